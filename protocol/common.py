@@ -1,0 +1,99 @@
+"""Base classes and the wire types shared by every game.
+
+Every wire type is a frozen msgspec Struct. Messages, actions and events are
+tagged with `type`; per-game views and rules are tagged with `game`. Types a
+bot sends (actions, replies) forbid unknown fields so a typo is reported, not
+silently ignored.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import msgspec
+
+Seat = Annotated[int, msgspec.Meta(ge=0, le=3, description="Seat number, 0-based, clockwise")]
+Card = Annotated[
+    str,
+    msgspec.Meta(
+        pattern="^[2-9TJQKA][shdc]$",
+        description="Rank 23456789TJQKA then suit s h d c, e.g. 'As', 'Td', '9h'",
+    ),
+]
+
+
+class Outbound(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+    """Something the referee sends (message or event)."""
+
+
+class Inbound(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", forbid_unknown_fields=True):
+    """Something a bot sends (reply or action)."""
+
+
+class PlayCard(Inbound, tag="play"):
+    """Play a card to the current trick (every trick-taking game)."""
+
+    card: Card
+
+
+class PlayedCard(msgspec.Struct, frozen=True, kw_only=True):
+    seat: Seat
+    card: Card
+
+
+class CardPlayed(Outbound, tag="card_played"):
+    """Public: a seat played a card to trick number `trick` (1-based)."""
+
+    seat: Seat
+    card: Card
+    trick: int
+
+
+class TrickWon(Outbound, tag="trick_won"):
+    """Public: who took trick number `trick`, and with which card."""
+
+    trick: int
+    seat: Seat
+    card: Card
+
+
+class ScoreChanged(Outbound, tag="score"):
+    """Public: a seat's score changed by `points` (after any floor) to `total`."""
+
+    seat: Seat
+    points: int
+    total: int
+    reason: str
+
+
+class GameEnded(Outbound, tag="game_ended"):
+    """Public: the game is over. `placements[s]` is seat s's place, 1 = first."""
+
+    winner: Seat | None
+    scores: list[int]
+    placements: list[int]
+    reason: str
+
+
+class DealStarted(Outbound, tag="deal_started"):
+    """Public: a new deal (hand) begins. `active` seats play it (a tie-break may exclude some)."""
+
+    deal: int
+    dealer: Seat
+    active: list[Seat]
+    tiebreak: bool = False
+    stock_size: int | None = None
+
+
+class HandDealt(Outbound, tag="hand_dealt"):
+    """Private: the cards dealt to `seat`."""
+
+    seat: Seat
+    cards: list[Card]
+
+
+class DealEnded(Outbound, tag="deal_ended"):
+    """Public: the deal is over; scores after it."""
+
+    deal: int
+    scores: list[int]

@@ -1,0 +1,57 @@
+"""The one error family of the referee.
+
+Everything the referee raises on purpose derives from `RefereeError`, so the
+CLI can print it as a one-line message instead of a traceback. trio and
+msgspec errors are translated into these at the boundary (`raise ... from`).
+"""
+
+from __future__ import annotations
+
+
+class RefereeError(Exception):
+    """Base of every expected error: bad input, bad bot, bad config, bad log."""
+
+
+class ConfigError(RefereeError):
+    """A rules option, time control, deal file or tournament config is invalid."""
+
+
+class IllegalAction(RefereeError):
+    """An action is not legal in the current state; the message says why."""
+
+
+class CorruptLog(RefereeError):
+    """A game log cannot be read or does not re-simulate; names file and line."""
+
+
+class BotError(RefereeError):
+    """A bot misbehaved. `reason` is the stable reason code written to logs."""
+
+    reason = "bot_error"
+
+    def __init__(self, message: str, *, detail: str = "") -> None:
+        super().__init__(message)
+        self.detail = detail
+
+
+class BotStartError(BotError):
+    reason = "startup_failure"
+
+
+class BotCrashed(BotError):
+    reason = "crash"
+
+
+class BotTimeout(BotError):
+    reason = "timeout"
+
+
+class ProtocolViolation(BotError):
+    """Malformed JSON, schema violation, over-long line or stale request id."""
+
+    reason = "protocol_violation"
+
+    def __init__(self, message: str, *, detail: str = "", reason: str | None = None) -> None:
+        super().__init__(message, detail=detail)
+        if reason is not None:
+            self.reason = reason

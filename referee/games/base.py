@@ -1,0 +1,85 @@
+"""What every game engine offers the runtime, and the shared result shape.
+
+An engine is a pure, synchronous state machine (OpenSpiel-shaped). The
+runtime (bot processes, clocks, logs, tournaments, replays) only ever talks
+to engines through this interface, so it holds no game-specific code.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import msgspec
+
+TERMINAL = -1
+PUBLIC = -1  # audience of an event every seat may see
+
+
+@dataclass(frozen=True)
+class Deal:
+    """An explicit deal: who deals, and the full deck order, top card first."""
+
+    dealer: int
+    deck: tuple[int, ...]
+
+
+class GameState(Protocol):
+    n_players: int
+    rules: Any
+    events: list[tuple[int, msgspec.Struct]]
+    """Every event so far with its audience: a seat, or PUBLIC."""
+
+    def current_player(self) -> int: ...
+    def legal_actions(self) -> list[Any]: ...
+    def verify_action(self, action: Any) -> None: ...
+    def apply_action(self, action: Any) -> None: ...
+    def is_terminal(self) -> bool: ...
+    def view(self, seat: int) -> Any: ...
+    def scores(self) -> list[int]: ...
+    def result(self) -> GameResult: ...
+    def dealt_decks(self) -> list[Deal]: ...
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """Final scores and placements (1 = first; equal scores share a place)."""
+
+    winner: int | None
+    scores: list[int]
+    placements: list[int]
+    reason: str
+
+
+@dataclass(frozen=True)
+class GameDef:
+    """A game as the runtime sees it: its name, seats, rules and factory."""
+
+    name: str
+    title: str
+    seat_counts: tuple[int, ...]
+    rules_type: type
+    presets: dict[str, dict[str, Any]]
+    default_preset: str
+    action_type: Any
+    new_state: Callable[..., GameState]
+    """new_state(rules, n_players, seed, deals=()) -> GameState"""
+    deck_size: int = 52
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+def placements_from(scores: Sequence[int], winner: int | None) -> list[int]:
+    """Winner first, then by score; equal scores share the better place."""
+    order = sorted(range(len(scores)), key=lambda s: (s != winner, -scores[s]))
+    places = [0] * len(scores)
+    for i, s in enumerate(order):
+        prev = order[i - 1] if i else None
+        same = prev is not None and prev != winner and s != winner and scores[prev] == scores[s]
+        places[s] = places[prev] if same else i + 1
+    return places
+
+
+def seeded_rng(seed: int) -> random.Random:
+    return random.Random(seed)

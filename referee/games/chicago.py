@@ -1,0 +1,658 @@
+"""Swedish Chicago as a pure state machine (rules.md §1, CH-01..CH-25).
+
+No I/O and no clock: a game is fully determined by its rules, seed, optional
+explicit deals and the actions applied. The engine emits events with an
+audience (a seat or PUBLIC) and builds per-seat views, which are the only
+ways information leaves it; that is what the no-leak tests check.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Sequence
+
+import msgspec
+
+from protocol.chicago import (
+    CallChicago,
+    ChicagoDecision,
+    ChicagoRules,
+    ChicagoView,
+    Drew,
+    Exchange,
+    Exchanged,
+    ExchangeRecord,
+    FirstDealerCut,
+    HandRevealed,
+    OpenCard,
+    OpenCardDecision,
+    Reveal,
+    Showdown,
+    ShowdownRecord,
+    StockReshuffled,
+    TakeOpen,
+    TrickRecord,
+)
+from protocol.common import (
+    CardPlayed,
+    DealEnded,
+    DealStarted,
+    GameEnded,
+    HandDealt,
+    PlayCard,
+    PlayedCard,
+    ScoreChanged,
+    TrickWon,
+)
+from referee.errors import ConfigError, IllegalAction
+from referee.games.base import PUBLIC, TERMINAL, Deal, GameResult, placements_from
+from referee.games.cards import CARD_STR, SUIT_NAMES, parse_card
+from referee.games.poker import ROYAL_VALUE, category_code, describe, evaluate
+
+HAND_SIZE = 5
+TRICKS = 5
+_SUBSETS = [
+    idx for k in range(HAND_SIZE + 1) for idx in itertools.combinations(range(HAND_SIZE), k)
+]
+# Suit order for the `suit_order` exact-tie policy: clubs < diamonds < hearts < spades.
+_SUIT_STRENGTH = (3, 2, 1, 0)
+
+
+def _strs(cards: Sequence[int]) -> list[str]:
+    return [CARD_STR[c] for c in cards]
+
+
+class ExchangeOptions(Sequence[Exchange]):
+    """The 32 legal exchanges of a hand, built on access (pass first).
+
+    A random policy touches one of them, the referee serialises all of them;
+    building 32 Structs per decision up front halved in-process throughput.
+    """
+
+    __slots__ = ("_names",)
+
+    def __init__(self, hand: Sequence[int]) -> None:
+        self._names = _strs(sorted(hand))
+
+    def __len__(self) -> int:
+        return len(_SUBSETS)
+
+    def __getitem__(self, i):  # type: ignore[no-untyped-def, override]
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(_SUBSETS)))]
+        names = self._names
+        return Exchange(discard=[names[k] for k in _SUBSETS[i]])
+
+    def __repr__(self) -> str:
+        return f"ExchangeOptions({' '.join(self._names)})"
+
+
+class ChicagoState:
+    """One game of Swedish Chicago for 2-4 seats."""
+
+    def __init__(
+        self,
+        rules: ChicagoRules,
+        n_players: int,
+        seed: int,
+        deals: Sequence[Deal] = (),
+    ) -> None:
+        if not 2 <= n_players <= 4:
+            raise IllegalAction(f"Chicago is for 2-4 players, not {n_players} (CH-02)")
+        self.rules = rules
+        self.n_players = n_players
+        self.seed = seed
+        self._rng = random.Random(seed)
+        self._explicit = list(deals)
+        self._decks: list[Deal] = []
+        self.events: list[tuple[int, msgspec.Struct]] = []
+        self._scores = [0] * n_players
+        self._hands: list[list[int]] = [[] for _ in range(n_players)]
+        self._points = dict(rules.hand_points)
+        self._winner: int | None = None
+        self._end_reason = ""
+        self._over = False
+        self._tied: list[int] | None = None  # seats in a tie-break (CH-22)
+        self.deal_number = 0
+        dealer = self._explicit[0].dealer if self._explicit else self._choose_first_dealer()
+        self._start_deal(dealer)
+
+    # ------------------------------------------------------------ public API
+
+    def current_player(self) -> int:
+        return TERMINAL if self._over else self._to_act
+
+    def is_terminal(self) -> bool:
+        return self._over
+
+    def scores(self) -> list[int]:
+        return list(self._scores)
+
+    def dealt_decks(self) -> list[Deal]:
+        return list(self._decks)
+
+    def result(self) -> GameResult:
+        return GameResult(
+            winner=self._winner,
+            scores=list(self._scores),
+            placements=placements_from(self._scores, self._winner),
+            reason=self._end_reason,
+        )
+
+    def legal_actions(self) -> list[msgspec.Struct]:
+        """Ready-made legal actions; the first is always the cautious default."""
+        if self._over:
+            return []
+        seat = self._to_act
+        if self._phase == "exchange":
+            if self._kopstopp(seat):
+                return [Exchange(discard=[])]
+            return ExchangeOptions(self._hands[seat])  # type: ignore[return-value]
+        if self._phase == "take_open":
+            return [TakeOpen(take=False), TakeOpen(take=True)]
+        if self._phase == "chicago_call":
+            return [CallChicago(call=False), CallChicago(call=True)]
+        return [PlayCard(card=CARD_STR[c]) for c in self._playable(seat)]
+
+    def verify_action(self, action: msgspec.Struct) -> None:
+        """Raise IllegalAction saying why `action` is not legal now (CH-25)."""
+        self._check(action)
+
+    def apply_action(self, action: msgspec.Struct) -> None:
+        checked = self._check(action)
+        seat = self._to_act
+        if self._phase == "exchange":
+            self._do_exchange(seat, checked)
+        elif self._phase == "take_open":
+            self._do_take_open(seat, action.take)  # type: ignore[attr-defined]
+        elif self._phase == "chicago_call":
+            self._do_chicago(seat, action.call)  # type: ignore[attr-defined]
+        else:
+            self._do_play(seat, checked[0])
+
+    def view(self, seat: int) -> ChicagoView:
+        r = self.rules
+        return ChicagoView(
+            seat=seat,
+            n_players=self.n_players,
+            phase="game_over" if self._over else self._phase,  # type: ignore[arg-type]
+            deal=self.deal_number,
+            dealer=self._dealer,
+            active=list(self._active),
+            tiebreak=self._tied is not None,
+            target_score=r.target_score,
+            scores=list(self._scores),
+            hand=_strs(sorted(self._hands[seat], key=lambda c: (c & 3, -(c >> 2)))),
+            exchange_round=self._round + 1 if self._phase in ("exchange", "take_open") else 0,
+            stock_size=len(self._stock),
+            discard_size=len(self._discards),
+            open_card=CARD_STR[self._open] if self._open is not None else None,
+            exchanges=list(self._rec_exchanges),
+            showdowns=list(self._rec_showdowns),
+            revealed=list(self._rec_reveals),
+            chicago_declarer=self._declarer,
+            trick_number=self._trick_no if self._phase == "trick" else 0,
+            leader=self._leader if self._phase == "trick" else None,
+            trick=[PlayedCard(seat=s, card=CARD_STR[c]) for s, c in self._trick],
+            tricks=list(self._rec_tricks),
+            tricks_won=list(self._tricks_won),
+        )
+
+    # ------------------------------------------------------------ checks
+
+    def _kopstopp(self, seat: int) -> bool:
+        t = self.rules.no_exchange_threshold
+        return t is not None and self._scores[seat] >= t
+
+    def _playable(self, seat: int) -> list[int]:
+        hand = sorted(self._hands[seat], key=lambda c: (c >> 2, c & 3))
+        if self._trick:
+            led = self._trick[0][1] & 3
+            follow = [c for c in hand if c & 3 == led]
+            if follow:
+                return follow
+        return hand
+
+    def _check(self, action: msgspec.Struct) -> list[int]:
+        if self._over:
+            raise IllegalAction("the game is over; no more actions")
+        seat = self._to_act
+        phase = self._phase
+        expected = {
+            "exchange": Exchange,
+            "take_open": TakeOpen,
+            "chicago_call": CallChicago,
+            "trick": PlayCard,
+        }[phase]
+        if not isinstance(action, expected):
+            kind = getattr(type(action), "__struct_config__", None)
+            got = kind.tag if kind is not None else type(action).__name__
+            raise IllegalAction(
+                f"seat {seat} must send a {expected.__struct_config__.tag!r} action now "
+                f"({phase.replace('_', ' ')}), not {got!r}"
+            )
+        if isinstance(action, Exchange):
+            cards = [parse_card(c) for c in action.discard]
+            if len(set(cards)) != len(cards):
+                raise IllegalAction(f"discard lists a card twice: {' '.join(action.discard)}")
+            missing = [CARD_STR[c] for c in cards if c not in self._hands[seat]]
+            if missing:
+                raise IllegalAction(
+                    f"cannot discard {' '.join(missing)}: not in hand {' '.join(_strs(self._hands[seat]))}"
+                )
+            if cards and self._kopstopp(seat):
+                raise IllegalAction(
+                    f"no exchange allowed (CH-08): score {self._scores[seat]} >= "
+                    f"threshold {self.rules.no_exchange_threshold}; you must pass"
+                )
+            return cards
+        if isinstance(action, CallChicago):
+            if action.call and not self._chicago_eligible(seat):
+                raise IllegalAction(
+                    f"Chicago not allowed (CH-14): needs score >= {self.rules.chicago_min_score}, "
+                    f"seat {seat} has {self._scores[seat]}"
+                )
+            return []
+        if isinstance(action, PlayCard):
+            card = parse_card(action.card)
+            hand = self._hands[seat]
+            if card not in hand:
+                raise IllegalAction(f"cannot play {action.card}: not in hand {' '.join(_strs(hand))}")
+            if self._trick:
+                led = self._trick[0][1] & 3
+                if card & 3 != led:
+                    same = [c for c in hand if c & 3 == led]
+                    if same:
+                        raise IllegalAction(
+                            f"must follow suit (CH-15): {SUIT_NAMES[led]} led, hand holds "
+                            f"{' '.join(_strs(same))}"
+                        )
+            return [card]
+        return []
+
+    def _chicago_eligible(self, seat: int) -> bool:
+        r = self.rules
+        return r.chicago_enabled and self._scores[seat] >= r.chicago_min_score
+
+    # ------------------------------------------------------------ deals
+
+    def _emit(self, event: msgspec.Struct, audience: int = PUBLIC) -> None:
+        self.events.append((audience, event))
+
+    def _choose_first_dealer(self) -> int:
+        """CH-03: low cut from a seeded deck (ties for lowest cut again)."""
+        n = self.n_players
+        if self.rules.first_dealer == "seeded_random":
+            dealer = self._rng.randrange(n)
+            self._emit(FirstDealerCut(rounds=[], dealer=dealer))
+            return dealer
+        deck = list(range(52))
+        self._rng.shuffle(deck)
+        cutters = list(range(n))
+        rounds: list[list[PlayedCard]] = []
+        pos = 0
+        while True:
+            cut = {s: deck[pos + i] for i, s in enumerate(cutters)}
+            pos += len(cutters)
+            rounds.append([PlayedCard(seat=s, card=CARD_STR[c]) for s, c in cut.items()])
+            low = min(c >> 2 for c in cut.values())
+            cutters = [s for s, c in cut.items() if c >> 2 == low]
+            if len(cutters) == 1:
+                self._emit(FirstDealerCut(rounds=rounds, dealer=cutters[0]))
+                return cutters[0]
+
+    def _next_active(self, seat: int) -> int:
+        n = self.n_players
+        for k in range(1, n + 1):
+            s = (seat + k) % n
+            if s in self._active:
+                return s
+        raise AssertionError("no active seat")
+
+    def _start_deal(self, dealer: int) -> None:
+        self.deal_number += 1
+        self._active = list(self._tied) if self._tied is not None else list(range(self.n_players))
+        if self._explicit:
+            spec = self._explicit.pop(0)
+            if spec.dealer not in self._active:
+                raise ConfigError(
+                    f"explicit deal {self.deal_number}: dealer {spec.dealer} is not a seat in this deal "
+                    f"(seats {self._active})"
+                )
+            dealer = spec.dealer
+            deck = list(spec.deck)
+            if sorted(deck) != list(range(52)):
+                raise ConfigError(f"explicit deal {self.deal_number}: the deck must hold each of the 52 cards once")
+        else:
+            deck = list(range(52))
+            self._rng.shuffle(deck)
+        self._decks.append(Deal(dealer, tuple(deck)))
+        self._dealer = dealer
+        order = []
+        s = dealer
+        for _ in self._active:
+            s = self._next_active(s)
+            order.append(s)
+        self._order = order  # eldest first, dealer last
+        self._hands = [[] for _ in range(self.n_players)]
+        k = len(order)
+        for i in range(HAND_SIZE * k):
+            self._hands[order[i % k]].append(deck[i])
+        self._stock = deck[HAND_SIZE * k :][::-1]  # pop() takes the top card
+        self._discards: list[int] = []
+        self._round = 0
+        self._turn = 0
+        self._open: int | None = None
+        self._pending_discards: list[int] = []
+        self._scored_hands: dict[int, frozenset[int]] = {}
+        self._declarer: int | None = None
+        self._trick: list[tuple[int, int]] = []
+        self._trick_no = 0
+        self._leader: int | None = None
+        self._tricks_won = [0] * self.n_players
+        self._start_hands: list[list[int]] = []
+        self._rec_exchanges: list[ExchangeRecord] = []
+        self._rec_showdowns: list[ShowdownRecord] = []
+        self._rec_reveals: list[Reveal] = []
+        self._rec_tricks: list[TrickRecord] = []
+        self._trick_cards: list[PlayedCard] = []
+        self._deal_closed = False
+        self._emit(
+            DealStarted(
+                deal=self.deal_number,
+                dealer=dealer,
+                active=list(self._active),
+                tiebreak=self._tied is not None,
+                stock_size=len(self._stock),
+            )
+        )
+        for seat in order:
+            self._emit(HandDealt(seat=seat, cards=_strs(self._hands[seat])), seat)
+        self._phase = "exchange"
+        self._to_act = order[0]
+
+    # ------------------------------------------------------------ exchange
+
+    def _draw(self, seat: int, count: int) -> list[int]:
+        """Draw from the stock; CH-09 reshuffles the older discards if needed."""
+        got: list[int] = []
+        while len(got) < count:
+            if not self._stock:
+                keep = self._pending_discards
+                older = self._discards[: len(self._discards) - len(keep)]
+                self._rng.shuffle(older)
+                self._stock = older
+                self._discards = list(keep)
+                self._emit(StockReshuffled(stock_size=len(self._stock)))
+                if not self._stock:
+                    raise AssertionError("stock and discards both empty")
+            got.append(self._stock.pop())
+        return got
+
+    def _do_exchange(self, seat: int, discard: list[int]) -> None:
+        hand = self._hands[seat]
+        scored = self._scored_hands.get(seat)
+        if discard and scored is not None and frozenset(hand) == scored:
+            self._reveal(seat, hand, "break_up")  # CH-13
+        for c in discard:
+            hand.remove(c)
+        self._discards.extend(discard)
+        self._pending_discards = list(discard)
+        self._rec_exchanges.append(ExchangeRecord(seat=seat, round=self._round + 1, count=len(discard)))
+        self._emit(Exchanged(seat=seat, round=self._round + 1, count=len(discard)))
+        if len(discard) == 1 and self.rules.one_open:
+            (self._open,) = self._draw(seat, 1)
+            self._emit(OpenCard(seat=seat, card=CARD_STR[self._open]))
+            self._phase = "take_open"
+            return
+        if discard:
+            drawn = self._draw(seat, len(discard))
+            hand.extend(drawn)
+            self._emit(Drew(seat=seat, cards=_strs(drawn)), seat)
+        self._after_exchange_turn()
+
+    def _do_take_open(self, seat: int, take: bool) -> None:
+        card = self._open
+        assert card is not None
+        self._open = None
+        self._emit(OpenCardDecision(seat=seat, take=take))
+        if take:
+            self._hands[seat].append(card)
+        else:
+            self._discards.append(card)
+            self._pending_discards.append(card)
+            drawn = self._draw(seat, 1)
+            self._hands[seat].extend(drawn)
+            self._emit(Drew(seat=seat, cards=_strs(drawn)), seat)
+        self._phase = "exchange"
+        self._after_exchange_turn()
+
+    def _after_exchange_turn(self) -> None:
+        self._pending_discards = []
+        self._turn += 1
+        if self._turn < len(self._order):
+            self._to_act = self._order[self._turn]
+            return
+        rnd = self._round
+        if self.rules.showdown_after[rnd]:
+            hands = {s: self._hands[s] for s in self._active}
+            if self._showdown(rnd + 1, hands):
+                return
+        self._round += 1
+        self._turn = 0
+        if self._round < self.rules.exchanges:
+            self._to_act = self._order[0]
+            return
+        self._start_chicago_window()
+
+    # ------------------------------------------------------------ scoring
+
+    def _reveal(self, seat: int, cards: Sequence[int], reason: str) -> None:
+        shown = _strs(cards)
+        self._rec_reveals.append(Reveal(seat=seat, cards=shown, reason=reason))
+        self._emit(HandRevealed(seat=seat, cards=shown, reason=reason))
+
+    def _add(self, seat: int, points: int, reason: str) -> None:
+        before = self._scores[seat]
+        after = before + points
+        floor = self.rules.score_floor
+        if floor is not None:
+            after = max(floor, after)
+        self._scores[seat] = after
+        self._emit(ScoreChanged(seat=seat, points=after - before, total=after, reason=reason))
+
+    def _showdown(self, rnd: int, hands: dict[int, list[int]]) -> bool:
+        """CH-10..CH-12 on `hands`; returns True if the game ended."""
+        ace_low = self.rules.ace_low_straight
+        values = {s: evaluate(h, ace_low) for s, h in hands.items()}
+        best = max(values.values())
+        top = [s for s in self._order if values[s] == best]
+        cat = category_code(best)
+        points = 0 if cat == "HC" else self._points.get(cat, 0)
+        winners: list[int] = []
+        tied: list[int] = []
+        if cat != "HC":
+            if len(top) == 1:
+                winners = top
+            else:
+                tied = top
+                policy = self.rules.exact_tie_policy
+                if policy == "all_tied":
+                    winners = top
+                elif policy == "suit_order":
+                    winners = [max(top, key=lambda s: self._tie_suit(hands[s], best))]
+        record = ShowdownRecord(
+            round=rnd,
+            winners=winners,
+            category=cat,
+            description=describe(best) if cat != "HC" else None,
+            points=points if winners else 0,
+            tied=tied,
+        )
+        self._rec_showdowns.append(record)
+        self._emit(Showdown(**msgspec.structs.asdict(record)))
+        if not winners:
+            return False
+        for s in winners:
+            self._scored_hands[s] = frozenset(hands[s])
+            if self.rules.reveal_scoring_hand and rnd != 0:
+                self._reveal(s, hands[s], "scoring_hand")
+        royal = best == ROYAL_VALUE
+        for s in winners:
+            if cat == "4K" and self.rules.four_kind_reset:
+                for o in self._active:
+                    if o != s and self._scores[o]:
+                        self._add(o, -self._scores[o], "four_kind_reset")
+            else:
+                self._add(s, points, "showdown")
+        if royal and self.rules.royal_instant_win:
+            return self._decide(winners, "royal_flush")
+        return self._immediate_check(winners)
+
+    def _tie_suit(self, hand: list[int], value: int) -> int:
+        """`suit_order` policy: the best suit among the cards of the top key rank."""
+        top_rank = (value >> 16) & 15
+        return max(_SUIT_STRENGTH[c & 3] for c in hand if c >> 2 == top_rank)
+
+    def _immediate_check(self, scorers: list[int]) -> bool:
+        if self.rules.win_check != "immediate" or self._tied is not None:
+            return False
+        reached = [s for s in scorers if self._scores[s] >= self.rules.target_score]
+        return self._decide(reached, "target") if reached else False
+
+    def _decide(self, candidates: list[int], reason: str) -> bool:
+        """End the game for the best candidate, or start a tie-break (CH-22)."""
+        best = max(self._scores[s] for s in candidates)
+        top = [s for s in candidates if self._scores[s] == best]
+        if len(top) == 1:
+            self._finish(top[0], reason)
+            return True
+        self._tied = sorted(top)
+        self._next_deal()
+        return True
+
+    def _finish(self, winner: int | None, reason: str) -> None:
+        self._close_deal()
+        self._winner = winner
+        self._end_reason = reason
+        self._over = True
+        self._to_act = TERMINAL
+        res = self.result()
+        self._emit(GameEnded(winner=winner, scores=res.scores, placements=res.placements, reason=reason))
+
+    # ------------------------------------------------------------ chicago & tricks
+
+    def _start_chicago_window(self) -> None:
+        self._callers = [s for s in self._order if self._chicago_eligible(s)]
+        if self._callers:
+            self._phase = "chicago_call"
+            self._to_act = self._callers[0]
+        else:
+            self._start_tricks()
+
+    def _do_chicago(self, seat: int, call: bool) -> None:
+        self._emit(ChicagoDecision(seat=seat, call=call))
+        if call:
+            self._declarer = seat
+            self._start_tricks()
+            return
+        self._callers.pop(0)
+        if self._callers:
+            self._to_act = self._callers[0]
+        else:
+            self._start_tricks()
+
+    def _start_tricks(self) -> None:
+        self._start_hands = [list(h) for h in self._hands]
+        self._phase = "trick"
+        self._trick_no = 1
+        lead_declarer = self._declarer is not None and self.rules.chicago_leader == "declarer"
+        self._leader = self._declarer if lead_declarer else self._order[0]
+        self._to_act = self._leader
+
+    def _do_play(self, seat: int, card: int) -> None:
+        self._hands[seat].remove(card)
+        self._trick.append((seat, card))
+        self._trick_cards.append(PlayedCard(seat=seat, card=CARD_STR[card]))
+        self._emit(CardPlayed(seat=seat, card=CARD_STR[card], trick=self._trick_no))
+        if len(self._trick) < len(self._active):
+            self._to_act = self._next_active(seat)
+            return
+        led = self._trick[0][1] & 3
+        winner, wcard = max((x for x in self._trick if x[1] & 3 == led), key=lambda x: x[1] >> 2)
+        self._tricks_won[winner] += 1
+        assert self._leader is not None
+        self._rec_tricks.append(
+            TrickRecord(number=self._trick_no, leader=self._leader, cards=self._trick_cards, winner=winner)
+        )
+        self._emit(TrickWon(trick=self._trick_no, seat=winner, card=CARD_STR[wcard]))
+        self._trick = []
+        self._trick_cards = []
+        declarer = self._declarer
+        if declarer is not None and winner != declarer:
+            self._add(declarer, -self.rules.chicago_penalty, "chicago_failed")  # CH-17
+            self._end_tricks()
+            return
+        if self._trick_no == TRICKS:
+            if declarer is not None:
+                self._add(declarer, self.rules.chicago_points, "chicago")
+            else:
+                pts = self.rules.last_trick_points
+                bonus = self.rules.last_trick_two_bonus
+                if bonus is not None and wcard >> 2 == 0:
+                    pts = bonus
+                self._add(winner, pts, "last_trick")
+            if self._immediate_check([winner if declarer is None else declarer]):
+                return
+            self._end_tricks()
+            return
+        self._trick_no += 1
+        self._leader = winner
+        self._to_act = winner
+
+    def _end_tricks(self) -> None:
+        r = self.rules
+        if r.final_showdown and (self._declarer is None or r.showdown_after_chicago):
+            for s in self._order:
+                self._reveal(s, self._start_hands[s], "final_showdown")
+            hands = {s: self._start_hands[s] for s in self._active}
+            if self._showdown(0, hands):
+                return
+        self._end_deal()
+
+    def _end_deal(self) -> None:
+        self._close_deal()
+        r = self.rules
+        if self._tied is not None:
+            best = max(self._scores[s] for s in self._tied)
+            top = [s for s in self._tied if self._scores[s] == best]
+            if len(top) == 1:
+                self._finish(top[0], "tiebreak")
+                return
+            self._tied = top
+        elif r.win_check == "end_of_deal":
+            reached = [s for s in range(self.n_players) if self._scores[s] >= r.target_score]
+            if reached and self._decide(reached, "target"):
+                return
+        if self.deal_number >= r.max_deals:
+            best = max(self._scores)
+            top = [s for s in range(self.n_players) if self._scores[s] == best]
+            self._finish(top[0] if len(top) == 1 else None, "deal_limit")
+            return
+        self._next_deal()
+
+    def _close_deal(self) -> None:
+        if not self._deal_closed:
+            self._deal_closed = True
+            self._emit(DealEnded(deal=self.deal_number, scores=list(self._scores)))
+
+    def _next_deal(self) -> None:
+        """The deal passes clockwise (CH-04), among the tied seats in a tie-break."""
+        self._close_deal()
+        self._active = list(self._tied) if self._tied is not None else list(range(self.n_players))
+        self._start_deal(self._next_active(self._dealer))
+
+
+def new_state(rules: ChicagoRules, n_players: int, seed: int, deals: Sequence[Deal] = ()) -> ChicagoState:
+    return ChicagoState(rules, n_players, seed, deals)

@@ -1,0 +1,186 @@
+"""Five-card poker hand values with exact tie-breaking (rules §3).
+
+A hand value is one int: `category << 20` plus up to five 4-bit ranks in
+descending importance, so comparing ints compares hands exactly (category,
+then kickers; suits never break ties). Evaluation is two multiplications'
+worth of table lookups: each card maps to a prime for its rank, the product
+identifies the rank multiset, and a flush is detected with a suit bitmask.
+Tables are built once at import for both `ace_low_straight` settings.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Final
+
+from referee.games.cards import RANK_NAMES, RANK_PLURALS, parse_cards, CARD_STR
+from referee.errors import ConfigError
+
+HC, P1, P2, K3, ST, FL, FH, K4, SF = range(9)
+CATEGORY_CODES: Final = ("HC", "1P", "2P", "3K", "ST", "FL", "FH", "4K", "SF", "RF")
+CATEGORY_NAMES: Final = (
+    "high card", "pair", "two pair", "three of a kind", "straight", "flush",
+    "full house", "four of a kind", "straight flush", "royal flush",
+)
+DEFAULT_HAND_POINTS: Final = {
+    "1P": 1, "2P": 2, "3K": 3, "ST": 4, "FL": 5, "FH": 6, "4K": 7, "SF": 8, "RF": 52,
+}
+_PRIMES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41)
+CARD_PRIME: Final = tuple(_PRIMES[c >> 2] for c in range(52))
+CARD_SUITBIT: Final = tuple(1 << (c & 3) for c in range(52))
+ACE = 12
+ROYAL_VALUE: Final = (SF << 20) | (ACE << 16)
+
+
+def _pack(category: int, key: list[int]) -> int:
+    v = 0
+    for i, r in enumerate(key):
+        v |= r << (16 - 4 * i)
+    return (category << 20) | v
+
+
+def _straight_high(ranks_desc: list[int], ace_low: bool) -> int | None:
+    if len(set(ranks_desc)) != 5:
+        return None
+    if ranks_desc[0] - ranks_desc[4] == 4:
+        return ranks_desc[0]
+    if ace_low and ranks_desc == [ACE, 3, 2, 1, 0]:
+        return 3
+    return None
+
+
+def _value_of_ranks(ranks: tuple[int, ...], flush: bool, ace_low: bool) -> int:
+    counts = Counter(ranks)
+    # Order ranks by (multiplicity, rank) descending: the tie-break key of §3.
+    groups = sorted(counts.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)
+    key = [r for r, _ in groups]
+    shape = [n for _, n in groups]
+    desc = sorted(ranks, reverse=True)
+    high = _straight_high(desc, ace_low)
+    if high is not None:
+        return _pack(SF if flush else ST, [high])
+    if flush:
+        return _pack(FL, desc)
+    if shape[0] == 4:
+        return _pack(K4, key)
+    if shape[:2] == [3, 2]:
+        return _pack(FH, key)
+    if shape[0] == 3:
+        return _pack(K3, key)
+    if shape[:2] == [2, 2]:
+        return _pack(P2, key)
+    if shape[0] == 2:
+        return _pack(P1, key)
+    return _pack(HC, desc)
+
+
+def _build(ace_low: bool) -> tuple[dict[int, int], dict[int, int]]:
+    plain: dict[int, int] = {}
+    flush: dict[int, int] = {}
+    for ranks in itertools.combinations_with_replacement(range(13), 5):
+        if max(Counter(ranks).values()) > 4:
+            continue
+        prod = 1
+        for r in ranks:
+            prod *= _PRIMES[r]
+        plain[prod] = _value_of_ranks(ranks, False, ace_low)
+        if len(set(ranks)) == 5:
+            flush[prod] = _value_of_ranks(ranks, True, ace_low)
+    return plain, flush
+
+
+_TABLES: Final = {True: _build(True), False: _build(False)}
+
+
+def evaluate(cards: tuple[int, ...] | list[int], ace_low_straight: bool = True) -> int:
+    """Value of exactly five card ints; higher is better, equal is an exact tie."""
+    c0, c1, c2, c3, c4 = cards
+    prod = CARD_PRIME[c0] * CARD_PRIME[c1] * CARD_PRIME[c2] * CARD_PRIME[c3] * CARD_PRIME[c4]
+    plain, flush = _TABLES[ace_low_straight]
+    if CARD_SUITBIT[c0] & CARD_SUITBIT[c1] & CARD_SUITBIT[c2] & CARD_SUITBIT[c3] & CARD_SUITBIT[c4]:
+        return flush[prod]
+    return plain[prod]
+
+
+def category_index(value: int) -> int:
+    """0..9 into CATEGORY_CODES; a royal flush (ace-high straight flush) is 9."""
+    return 9 if value == ROYAL_VALUE else value >> 20
+
+
+def category_code(value: int) -> str:
+    return CATEGORY_CODES[category_index(value)]
+
+
+def key_ranks(value: int) -> list[int]:
+    """The tie-break ranks of a value, most important first."""
+    cat = value >> 20
+    n = {HC: 5, P1: 4, P2: 3, K3: 3, ST: 1, FL: 5, FH: 2, K4: 2, SF: 1}[cat]
+    return [(value >> (16 - 4 * i)) & 15 for i in range(n)]
+
+
+def describe(value: int) -> str:
+    """Plain words, e.g. 'two pair, kings and fours' or 'straight, five high'."""
+    cat = category_index(value)
+    k = key_ranks(value)
+    if cat == 9:
+        return "royal flush"
+    if cat == HC:
+        return f"high card, {RANK_NAMES[k[0]]} high"
+    if cat == P1:
+        return f"pair of {RANK_PLURALS[k[0]]}"
+    if cat == P2:
+        return f"two pair, {RANK_PLURALS[k[0]]} and {RANK_PLURALS[k[1]]}"
+    if cat == K3:
+        return f"three of a kind, {RANK_PLURALS[k[0]]}"
+    if cat in (ST, SF, FL):
+        return f"{CATEGORY_NAMES[cat]}, {RANK_NAMES[k[0]]} high"
+    if cat == FH:
+        return f"full house, {RANK_PLURALS[k[0]]} over {RANK_PLURALS[k[1]]}"
+    return f"four of a kind, {RANK_PLURALS[k[0]]}"
+
+
+def hand_points(value: int, table: dict[str, int] = DEFAULT_HAND_POINTS) -> int:
+    """Chicago points of a value under a points table (high card scores 0)."""
+    return table.get(category_code(value), 0)
+
+
+@dataclass(frozen=True, order=True)
+class HandValue:
+    """A comparable five-card hand value for Python bot writers.
+
+    >>> hand_value("As Ks Qs Js Ts") > hand_value("5h 4h 3h 2h Ah")
+    True
+    """
+
+    value: int
+    cards: tuple[str, ...] = field(compare=False)
+
+    @property
+    def category(self) -> str:
+        """Short code: HC 1P 2P 3K ST FL FH 4K SF RF."""
+        return category_code(self.value)
+
+    @property
+    def name(self) -> str:
+        return CATEGORY_NAMES[category_index(self.value)]
+
+    @property
+    def points(self) -> int:
+        """Chicago points under the default table."""
+        return hand_points(self.value)
+
+    def describe(self) -> str:
+        return describe(self.value)
+
+    def __str__(self) -> str:
+        return f"{' '.join(self.cards)}: {self.describe()}"
+
+
+def hand_value(cards: str | list[str], ace_low_straight: bool = True) -> HandValue:
+    """Evaluate five cards given as `"As Ks Qs Js Ts"` or a list of strings."""
+    ints = parse_cards(cards)
+    if len(ints) != 5:
+        raise ConfigError(f"a poker hand has exactly 5 cards, got {len(ints)}: {cards!r}")
+    return HandValue(evaluate(ints, ace_low_straight), tuple(CARD_STR[c] for c in ints))
