@@ -1,0 +1,21 @@
+"""Sample bot: picks uniformly among the legal actions. Plays every game."""
+
+import random
+import sys
+from pathlib import Path
+
+try:
+    from protocol.bot import run_bot
+except ImportError:  # running from a source checkout without installing
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    from protocol.bot import run_bot
+
+rng = random.Random()
+
+
+def policy(view, legal):
+    return rng.choice(legal)
+
+
+if __name__ == "__main__":
+    run_bot(policy, name="random", version="1.0")
