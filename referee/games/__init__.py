@@ -6,6 +6,7 @@ from __future__ import annotations
 from referee.errors import ConfigError
 from referee.games import chicago
 from referee.games.base import GameDef
+from referee.games.ghost_euchre import GHOST_EUCHRE
 from protocol.chicago import ChicagoAction, ChicagoRules
 
 _ZONE = {
@@ -38,7 +39,7 @@ CHICAGO = GameDef(
     new_state=chicago.new_state,
 )
 
-GAMES: dict[str, GameDef] = {CHICAGO.name: CHICAGO}
+GAMES: dict[str, GameDef] = {CHICAGO.name: CHICAGO, GHOST_EUCHRE.name: GHOST_EUCHRE}
 
 
 def get_game(name: str) -> GameDef:

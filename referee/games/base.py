@@ -67,6 +67,8 @@ class GameDef:
     new_state: Callable[..., GameState]
     """new_state(rules, n_players, seed, deals=()) -> GameState"""
     deck_size: int = 52
+    full_deck: tuple[int, ...] = tuple(range(52))
+    """The card ints of this game's pack (explicit deals must use exactly these)."""
     extras: dict[str, Any] = field(default_factory=dict)
 
 

@@ -103,7 +103,9 @@ class ChicagoState:
         self.rules = rules
         self.n_players = n_players
         self.seed = seed
-        self._rng = random.Random(seed)
+        # Independent streams: the deck of deal k depends only on (seed, k), so
+        # every game of a deal set sees the same deck sequence however it is played.
+        self._rng = random.Random(f"{seed}/first-dealer")
         self._explicit = list(deals)
         self._decks: list[Deal] = []
         self.events: list[tuple[int, msgspec.Struct]] = []
@@ -313,6 +315,7 @@ class ChicagoState:
     def _start_deal(self, dealer: int) -> None:
         self.deal_number += 1
         self._active = list(self._tied) if self._tied is not None else list(range(self.n_players))
+        self._explicit_used = bool(self._explicit)
         if self._explicit:
             spec = self._explicit.pop(0)
             if spec.dealer not in self._active:
@@ -324,7 +327,8 @@ class ChicagoState:
             deck = list(spec.deck)
             if sorted(deck) != list(range(52)):
                 raise ConfigError(f"explicit deal {self.deal_number}: the deck must hold each of the 52 cards once")
-        else:
+        self._rng = random.Random(f"{self.seed}/deal/{self.deal_number}")
+        if not self._explicit_used:
             deck = list(range(52))
             self._rng.shuffle(deck)
         self._decks.append(Deal(dealer, tuple(deck)))

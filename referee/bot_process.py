@@ -1,0 +1,219 @@
+"""Bot processes: start, talk line by line, drain stderr, and kill for sure.
+
+Each bot runs in its own process group inside a Trio nursery. stdout has
+exactly one reader with a maximum line length; stderr is always drained into
+a bounded tail (a bot that floods stderr can never block on a full pipe). At
+the end the bot gets `bye`, its stdin is closed, it has a short grace period
+to exit, and then its whole process group is killed.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+
+import trio
+
+from referee.errors import BotCrashed, BotStartError, ProtocolViolation
+from referee.guardian import GUARDIAN
+
+MAX_LINE = 256 * 1024
+STDERR_TAIL = 8 * 1024
+SHUTDOWN_GRACE_S = 0.5
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """A bot as the user names it: a label and the argv that starts it."""
+
+    name: str
+    argv: tuple[str, ...]
+    cwd: str | None = None
+
+
+def resolve_command(command: str | Sequence[str], name: str | None = None, cwd: str | None = None) -> BotSpec:
+    """Split like a shell; run `.py` with this Python and `.js` with node."""
+    argv = shlex.split(command) if isinstance(command, str) else list(command)
+    if not argv:
+        raise BotStartError("empty bot command")
+    first = argv[0]
+    base = Path(cwd) if cwd else Path.cwd()
+    path = Path(first) if Path(first).is_absolute() else base / first
+    if first.endswith(".py"):
+        argv = [sys.executable, "-u", first, *argv[1:]]
+    elif first.endswith(".js"):
+        node = shutil.which("node") or shutil.which("nodejs")
+        if node is None:
+            raise BotStartError(f"cannot run {first}: node (Node.js) is not installed")
+        argv = [node, first, *argv[1:]]
+    elif path.is_dir():
+        raise BotStartError(f"bot {first!r} is a directory; give the program to run")
+    label = name or Path(first).stem or first
+    return BotSpec(name=label, argv=tuple(argv), cwd=cwd)
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+async def _deliver_cancel(proc: trio.Process) -> None:
+    _kill_group(proc.pid)
+
+
+class LineReader:
+    """Splits a byte stream into lines, refusing lines over `max_len` bytes."""
+
+    def __init__(self, stream: trio.abc.ReceiveStream, max_len: int = MAX_LINE) -> None:
+        self._stream = stream
+        self._buf = bytearray()
+        self._max_len = max_len
+        self._scan = 0
+
+    async def receive_line(self) -> bytes:
+        while True:
+            i = self._buf.find(b"\n", self._scan)
+            if i >= 0:
+                line = bytes(self._buf[:i])
+                del self._buf[: i + 1]
+                self._scan = 0
+                return line[:-1] if line.endswith(b"\r") else line
+            self._scan = len(self._buf)
+            if len(self._buf) > self._max_len:
+                head = bytes(self._buf[:200])
+                raise ProtocolViolation(
+                    f"line longer than {self._max_len} bytes without a newline",
+                    detail=head.decode("utf-8", "replace"),
+                    reason="line_too_long",
+                )
+            try:
+                chunk = await self._stream.receive_some(65536)
+            except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
+                raise BotCrashed("bot's stdout broke") from exc
+            if not chunk:
+                partial_line = bytes(self._buf[:200]).decode("utf-8", "replace")
+                raise BotCrashed("bot closed stdout (exited?)", detail=partial_line)
+            self._buf += chunk
+
+
+@dataclass
+class BotProcess:
+    """A running bot: send lines, receive lines, read its stderr tail."""
+
+    spec: BotSpec
+    proc: trio.Process
+    reader: LineReader
+    stderr_tail: bytearray = field(default_factory=bytearray)
+    stderr_bytes: int = 0
+    dead: bool = False
+    closed: bool = False
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def stderr_text(self, limit: int = 2000) -> str:
+        return bytes(self.stderr_tail[-limit:]).decode("utf-8", "replace")
+
+    async def send(self, data: bytes) -> None:
+        assert self.proc.stdin is not None
+        try:
+            await self.proc.stdin.send_all(data)
+        except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
+            self.dead = True
+            raise BotCrashed("bot's stdin is closed (exited?)", detail=self.stderr_text()) from exc
+
+    async def receive_line(self) -> bytes:
+        try:
+            return await self.reader.receive_line()
+        except BotCrashed as exc:
+            self.dead = True
+            exc.detail = exc.detail or self.stderr_text()
+            raise
+
+    def exit_note(self) -> str:
+        rc = self.proc.returncode
+        if rc is None:
+            return ""
+        return f" (exit code {rc})" if rc >= 0 else f" (killed by signal {-rc})"
+
+    async def close(self, farewell: bytes | None = None) -> None:
+        """`bye`, close stdin, a short grace, then kill the whole group."""
+        if self.closed:
+            return
+        self.closed = True
+        with trio.CancelScope(shield=True):
+            if farewell is not None and not self.dead:
+                with trio.move_on_after(0.2):
+                    try:
+                        await self.send(farewell)
+                    except BotCrashed:
+                        pass
+            if self.proc.stdin is not None:
+                with trio.move_on_after(0.2):
+                    try:
+                        await self.proc.stdin.aclose()
+                    except (trio.BrokenResourceError, trio.ClosedResourceError):
+                        pass
+            with trio.move_on_after(SHUTDOWN_GRACE_S):
+                await self.proc.wait()
+            _kill_group(self.proc.pid)
+            await self.proc.wait()
+            self.dead = True
+            GUARDIAN.release(self.proc.pid)
+
+
+async def _drain(stream: trio.abc.ReceiveStream, bot: BotProcess) -> None:
+    """Read stderr forever into a bounded tail (never let the pipe fill)."""
+    try:
+        while True:
+            chunk = await stream.receive_some(65536)
+            if not chunk:
+                return
+            bot.stderr_bytes += len(chunk)
+            bot.stderr_tail += chunk
+            if len(bot.stderr_tail) > 2 * STDERR_TAIL:
+                del bot.stderr_tail[:-STDERR_TAIL]
+    except (trio.BrokenResourceError, trio.ClosedResourceError):
+        return
+
+
+async def start_bot(nursery: trio.Nursery, spec: BotSpec) -> BotProcess:
+    """Start `spec` in its own process group, owned by `nursery`.
+
+    The caller must `await bot.close()` (which kills the group); if the
+    nursery is cancelled first, the group is killed by `deliver_cancel`.
+    """
+    try:
+        proc: trio.Process = await nursery.start(
+            partial(
+                trio.run_process,
+                list(spec.argv),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                check=False,
+                process_group=0,
+                cwd=spec.cwd,
+                deliver_cancel=_deliver_cancel,
+            )
+        )
+    except OSError as exc:
+        raise BotStartError(
+            f"cannot start bot {spec.name!r} ({shlex.join(spec.argv)}): {exc.strerror or exc}"
+        ) from exc
+    GUARDIAN.watch(proc.pid)
+    assert proc.stdout is not None and proc.stderr is not None
+    bot = BotProcess(spec=spec, proc=proc, reader=LineReader(proc.stdout))
+    nursery.start_soon(_drain, proc.stderr, bot)
+    return bot

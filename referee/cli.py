@@ -1,0 +1,180 @@
+"""The `chicago-referee` command line: thin wrappers that parse options,
+build configs, run the async work with `trio.run`, and print the results.
+Expected errors (bad options, bad files, bad bots) print one line, no traceback."""
+
+from __future__ import annotations
+
+import functools
+import json
+import random
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, Optional, TypeVar
+
+import msgspec
+import trio
+import typer
+from rich.console import Console
+
+from referee import __version__
+from referee.bot_process import resolve_command
+from referee.clock import format_time_control, parse_time_control
+from referee.deals import load_deals
+from referee.errors import RefereeError
+from referee.games import GAMES, get_game
+from referee.games.rules import build_rules, parse_option, preset_options
+from referee.match import MatchConfig, run_match, unique_names
+from referee.ratings import parse_sprt
+from referee.runner import FailurePolicy
+
+app = typer.Typer(
+    no_args_is_help=True,
+    add_completion=False,
+    help="Referee and tournament runner for card-game bots (Swedish Chicago, Ghost Hand Euchre).",
+)
+out = Console()
+err = Console(stderr=True)
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def expected_errors(fn: F) -> F:
+    """Print RefereeErrors as one red line and exit 2 (no traceback)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except RefereeError as exc:
+            err.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True)
+            raise typer.Exit(2) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _version(value: bool) -> None:
+    if value:
+        out.print(f"chicago-referee {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """Referee and tournament runner for card-game bots."""
+
+
+GameOpt = Annotated[str, typer.Option("--game", "-g", help="chicago or ghost-euchre.")]
+RulesOpt = Annotated[Optional[str], typer.Option("--rules", "-r", help="Rule preset (see `chicago-referee rules`).")]
+RuleOpt = Annotated[
+    Optional[list[str]], typer.Option("--rule", help="Override one rule option: KEY=VALUE (repeatable).")
+]
+
+
+def _rules(game_name: str, preset: str | None, rule: list[str] | None) -> tuple[Any, Any]:
+    game = get_game(game_name)
+    options = dict(parse_option(r) for r in rule or [])
+    return game, build_rules(game, preset, options)
+
+
+@app.command()
+@expected_errors
+def rules(
+    game_name: GameOpt = "chicago",
+    preset: RulesOpt = None,
+    rule: RuleOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the rules as JSON.")] = False,
+) -> None:
+    """Show a rule preset with every option (and the presets available)."""
+    game, rules_obj = _rules(game_name, preset, rule)
+    if as_json:
+        out.print_json(msgspec.json.encode(rules_obj).decode())
+        return
+    name = preset or game.default_preset
+    out.print(f"[bold]{game.title}[/], preset [bold]{name}[/] (seats: {', '.join(map(str, game.seat_counts))})")
+    for key, value in msgspec.to_builtins(rules_obj).items():
+        if key != "game":
+            out.print(f"  {key} = {json.dumps(value)}", highlight=False)
+    presets = ", ".join(f"{p} ({'defaults' if not preset_options(game, p) else 'changes ' + ', '.join(preset_options(game, p))})" for p in game.presets)
+    out.print(f"presets: {presets}", highlight=False)
+    out.print(f"games: {', '.join(GAMES)}")
+
+
+@app.command()
+@expected_errors
+def match(
+    bots: Annotated[list[str], typer.Argument(help="2-4 bot commands (a .py or .js file, an executable, or a quoted command line).")],
+    game_name: GameOpt = "chicago",
+    games: Annotated[int, typer.Option("--games", "-n", min=1, help="Games to play (rounded up to whole deal sets).")] = 20,
+    seed: Annotated[Optional[int], typer.Option("--seed", "-s", help="Match seed (random if not given; always printed).")] = None,
+    preset: RulesOpt = None,
+    rule: RuleOpt = None,
+    deals: Annotated[Optional[Path], typer.Option("--deals", help="JSON file of explicit deals (dealer + deck order).")] = None,
+    time_control: Annotated[str, typer.Option("--time-control", "-t", help="e.g. 1s or decision=500ms,bank=60s,inc=100ms,startup=10s")] = "decision=1s,startup=10s",
+    failure_policy: Annotated[str, typer.Option("--failure-policy", help="forfeit (default) or substitute.")] = "forfeit",
+    max_strikes: Annotated[int, typer.Option("--max-strikes", min=0, help="With --failure-policy substitute: strikes allowed per game.")] = 3,
+    log_dir: Annotated[Optional[Path], typer.Option("--log-dir", help="Write one JSONL log per game here.")] = None,
+    sprt_text: Annotated[Optional[str], typer.Option("--sprt", help="Stop early by SPRT: elo0,elo1[,alpha,beta] (2 bots).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print a machine-readable summary on stdout.")] = False,
+) -> None:
+    """Play a match between 2-4 bots in deal sets and print the standings."""
+    game, rules_obj = _rules(game_name, preset, rule)
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**31)
+    if failure_policy not in ("forfeit", "substitute"):
+        raise typer.BadParameter("must be forfeit or substitute", param_hint="--failure-policy")
+    specs = unique_names([resolve_command(b) for b in bots])
+    config = MatchConfig(
+        game=game, rules=rules_obj, bots=specs, games=games, seed=seed,
+        time_control=parse_time_control(time_control),
+        policy=FailurePolicy(mode=failure_policy, max_strikes=max_strikes),  # type: ignore[arg-type]
+        deals=load_deals(deals, game) if deals else (), log_dir=log_dir,
+        sprt=parse_sprt(sprt_text) if sprt_text else None,
+    )
+    if sprt_text and len(specs) != 2:
+        raise typer.BadParameter("SPRT needs exactly 2 bots", param_hint="--sprt")
+    total = config.n_sets * config.set_size
+    err.print(
+        f"{game.title}: {' vs '.join(s.name for s in specs)}, {total} games ({config.n_sets} deal sets), "
+        f"seed {seed}, {format_time_control(config.time_control)}",
+        highlight=False,
+    )
+    result = _run_with_progress(config, total)
+    if as_json:
+        from referee.cli_output import match_dict
+
+        sys.stdout.write(json.dumps(match_dict(result), indent=2) + "\n")
+        return
+    from referee.cli_output import elo_lines, match_table
+
+    out.print(match_table(result))
+    for line in elo_lines(result):
+        out.print(line, highlight=False)
+    out.print(f"seed {seed}" + (f", logs in {log_dir}" if log_dir else ""), highlight=False)
+
+
+def _run_with_progress(config: MatchConfig, total: int) -> Any:
+    if not err.is_terminal:
+        return trio.run(run_match, config)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                  console=err, transient=True) as progress:
+        task = progress.add_task("games", total=total)
+        wins: dict[str, int] = {}
+
+        def on_game(rec: Any) -> None:
+            if rec.winner is not None:
+                name = rec.seat_names[rec.winner]
+                wins[name] = wins.get(name, 0) + 1
+            desc = "  ".join(f"{n} {w}" for n, w in sorted(wins.items()))
+            progress.update(task, advance=1, description=f"games [{desc}]")
+
+        return trio.run(run_match, config, on_game)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    app()

@@ -1,0 +1,77 @@
+"""Time controls: parsing `--time-control` and keeping each seat's clock.
+
+Form: comma-separated `key=duration` with keys `decision`, `bank`, `inc`
+(or `increment`) and `startup`; durations take `ms`, `s` or `m` (bare
+numbers are seconds). A lone duration sets the decision limit:
+`1s`, `decision=500ms,bank=60s,inc=100ms`, `decision=2s,startup=30s`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from protocol.messages import Clock, TimeControl
+from referee.errors import ConfigError
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$")
+_KEYS = {"decision": "decision_ms", "bank": "bank_ms", "inc": "increment_ms",
+         "increment": "increment_ms", "startup": "startup_ms"}
+
+
+def parse_duration_ms(text: str) -> int:
+    m = _DURATION.match(text)
+    if not m:
+        raise ConfigError(f"bad duration {text!r}: write e.g. 500ms, 1.5s or 2m")
+    value = float(m.group(1)) * {"ms": 1, "s": 1000, "m": 60_000, None: 1000}[m.group(2)]
+    return int(round(value))
+
+
+def parse_time_control(text: str) -> TimeControl:
+    """`"decision=1s,bank=60s,inc=100ms"` -> TimeControl (see module doc)."""
+    fields: dict[str, int] = {}
+    for part in [p for p in text.split(",") if p.strip()]:
+        key, sep, value = part.partition("=")
+        if not sep:
+            key, value = "decision", part
+        name = _KEYS.get(key.strip().lower())
+        if name is None:
+            raise ConfigError(
+                f"unknown time-control key {key.strip()!r} in {text!r}; use decision, bank, inc, startup"
+            )
+        fields[name] = parse_duration_ms(value)
+    if fields.get("decision_ms", 1) <= 0:
+        raise ConfigError(f"the decision limit must be positive in {text!r}")
+    return TimeControl(**fields)
+
+
+def format_time_control(tc: TimeControl) -> str:
+    parts = [f"decision={tc.decision_ms}ms"]
+    if tc.bank_ms is not None:
+        parts.append(f"bank={tc.bank_ms}ms")
+        if tc.increment_ms:
+            parts.append(f"inc={tc.increment_ms}ms")
+    parts.append(f"startup={tc.startup_ms}ms")
+    return ",".join(parts)
+
+
+class SeatClock:
+    """One seat's clock for one game: a per-decision cap and an optional bank."""
+
+    def __init__(self, tc: TimeControl) -> None:
+        self.tc = tc
+        self.bank_ms: float | None = None if tc.bank_ms is None else float(tc.bank_ms)
+
+    def limit_s(self) -> float:
+        """Seconds allowed for the next decision."""
+        ms = float(self.tc.decision_ms)
+        if self.bank_ms is not None:
+            ms = min(ms, max(self.bank_ms, 0.0))
+        return ms / 1000.0
+
+    def snapshot(self) -> Clock:
+        bank = None if self.bank_ms is None else int(self.bank_ms)
+        return Clock(decision_ms=int(self.limit_s() * 1000), bank_ms=bank)
+
+    def charge(self, elapsed_s: float) -> None:
+        if self.bank_ms is not None:
+            self.bank_ms = max(0.0, self.bank_ms - elapsed_s * 1000.0) + self.tc.increment_ms

@@ -1,0 +1,62 @@
+"""Explicit deals from a file, so any scenario can be set up exactly.
+
+A deals file is JSON: a list of deals, each `{"dealer": SEAT, "deck": CARDS}`
+where CARDS is the full pack, top card first, as a list of card strings or
+one space-separated string. (JSON Lines, one deal per line, also works.)
+Games start with these deals in order; after the last, seeded shuffles go on.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from referee.errors import ConfigError
+from referee.games.base import Deal, GameDef
+from referee.games.cards import CARD_STR, CardError, parse_cards
+
+
+def parse_deals(data: Any, game: GameDef, where: str = "deals") -> tuple[Deal, ...]:
+    if isinstance(data, dict):
+        data = [data]
+    if not isinstance(data, list):
+        raise ConfigError(f"{where}: expected a list of deals like [{{\"dealer\": 0, \"deck\": \"As Kd ...\"}}]")
+    pack = sorted(game.full_deck)
+    deals = []
+    for i, item in enumerate(data, start=1):
+        if not isinstance(item, dict) or set(item) - {"dealer", "deck"} or "deck" not in item:
+            raise ConfigError(f"{where}: deal {i} must be an object with 'dealer' and 'deck' (and nothing else)")
+        dealer = item.get("dealer", 0)
+        if not isinstance(dealer, int) or dealer < 0:
+            raise ConfigError(f"{where}: deal {i}: 'dealer' must be a seat number (0, 1, ...)")
+        try:
+            deck = parse_cards(item["deck"])
+        except CardError as exc:
+            raise ConfigError(f"{where}: deal {i}: {exc}") from None
+        if sorted(deck) != pack:
+            missing = [CARD_STR[c] for c in pack if c not in deck]
+            extra = [CARD_STR[c] for c in deck if c not in pack]
+            raise ConfigError(
+                f"{where}: deal {i}: the deck must hold the {len(pack)} cards of {game.title} exactly once"
+                + (f"; missing {' '.join(missing)}" if missing else "")
+                + (f"; not in this pack: {' '.join(extra)}" if extra else "")
+            )
+        deals.append(Deal(dealer=dealer, deck=tuple(deck)))
+    return tuple(deals)
+
+
+def load_deals(path: Path, game: GameDef) -> tuple[Deal, ...]:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read deals file: {exc.strerror or exc}") from None
+    try:
+        data = msgspec.json.decode(raw)
+    except msgspec.DecodeError:
+        try:
+            data = [msgspec.json.decode(line) for line in raw.splitlines() if line.strip()]
+        except msgspec.DecodeError as exc:
+            raise ConfigError(f"{path}: not JSON or JSON Lines: {exc}") from None
+    return parse_deals(data, game, where=str(path))

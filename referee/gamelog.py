@@ -1,0 +1,118 @@
+"""Game logs: one JSONL file per game, byte-stable apart from timings.
+
+Line 1 is the header (versions, game, rules, seed, explicit deals, bots with
+argv, time control, failure policy). Then, in order: `deal` records (dealer
+and the full deck order of every deal), every message `send`/`recv` per seat
+with its time in ms since the game started, every engine `event` with its
+audience, every applied `action` (its source: the bot, or the referee's
+default after a failure), every `failure`, and last the `result`.
+Everything needed to re-simulate and verify the game is in the file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import msgspec
+
+from protocol.messages import SeatFailure
+from referee.errors import CorruptLog
+
+LOG_FORMAT = 1
+MAX_LOGGED_LINE = 4096
+
+_encoder = msgspec.json.Encoder(order="deterministic")
+
+
+class PlayerInfo(msgspec.Struct, frozen=True, kw_only=True):
+    seat: int
+    name: str
+    argv: list[str]
+
+
+class LogHeader(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="header"):
+    format: int = LOG_FORMAT
+    referee: str
+    game: str
+    game_id: int
+    rules: Any
+    n_players: int
+    seed: int
+    deals: list[dict[str, Any]]
+    players: list[PlayerInfo]
+    time_control: Any
+    failure_policy: Any
+    match_seed: int | None = None
+    deal_set: int | None = None
+
+
+class LogResult(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="result"):
+    winner: int | None
+    scores: list[int]
+    placements: list[int]
+    reason: str
+    failures: list[SeatFailure]
+    forfeited: list[int]
+    decisions: int
+
+
+class GameLogWriter:
+    """Appends records to one game's log file (or to nowhere)."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self._fh: BinaryIO | None = None
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._fh = open(path, "wb")  # noqa: SIM115 - closed in close()
+
+    def write(self, record: dict[str, Any] | msgspec.Struct) -> None:
+        if self._fh is not None:
+            self._fh.write(_encoder.encode(record) + b"\n")
+
+    def write_raw(self, prefix: bytes, payload: bytes, suffix: bytes = b"}") -> None:
+        """A record embedding an already-encoded JSON payload (no re-encoding)."""
+        if self._fh is not None:
+            self._fh.write(prefix + payload + suffix + b"\n")
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+
+
+def cut(text: bytes | str, limit: int = MAX_LOGGED_LINE) -> str:
+    s = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
+    return s if len(s) <= limit else s[:limit] + f"...[{len(s) - limit} more chars]"
+
+
+def read_log(path: Path) -> tuple[LogHeader, list[tuple[int, dict[str, Any]]]]:
+    """Header and (line number, record) pairs; CorruptLog names file and line."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise CorruptLog(f"{path}: cannot read: {exc.strerror or exc}") from None
+    lines = data.split(b"\n")
+    if not lines or not lines[0].strip():
+        raise CorruptLog(f"{path}:1: empty file, not a chicago-referee game log")
+    try:
+        header = msgspec.json.decode(lines[0], type=LogHeader)
+    except msgspec.DecodeError as exc:
+        raise CorruptLog(f"{path}:1: not a chicago-referee game log header ({exc})") from None
+    if header.format != LOG_FORMAT:
+        raise CorruptLog(f"{path}:1: log format {header.format} is not supported (expected {LOG_FORMAT})")
+    records: list[tuple[int, dict[str, Any]]] = []
+    for no, raw in enumerate(lines[1:], start=2):
+        if not raw.strip():
+            continue
+        try:
+            rec = msgspec.json.decode(raw)
+        except msgspec.DecodeError as exc:
+            raise CorruptLog(f"{path}:{no}: not valid JSON ({exc})") from None
+        if not isinstance(rec, dict) or "type" not in rec:
+            raise CorruptLog(f"{path}:{no}: a log record must be an object with a 'type'")
+        records.append((no, rec))
+    if not data.endswith(b"\n"):
+        raise CorruptLog(f"{path}:{len(lines)}: truncated: the last line has no newline")
+    return header, records

@@ -1,0 +1,378 @@
+"""One game between bot processes: requests, clocks, failures, log.
+
+The engine says whose turn it is; that seat gets a request carrying its view,
+the legal actions and its clock; the reply is awaited under `trio.fail_after`
+and checked (JSON, schema, request id, legality) before it is applied. Every
+failure becomes a recorded result with a reason code; the failure policy
+decides what follows. Nothing here knows which game is being played.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import msgspec
+import trio
+
+from protocol.messages import (
+    ActionReply,
+    BotMessage,
+    Events,
+    GameOver,
+    GameStart,
+    Request,
+    SeatFailure,
+    TimeControl,
+    Warning,
+)
+from referee import __version__
+from referee.bot_process import BotProcess
+from referee.clock import SeatClock
+from referee.errors import BotCrashed, BotError, ProtocolViolation, RefereeError
+from referee.gamelog import GameLogWriter, LogHeader, LogResult, PlayerInfo, cut
+from referee.games.base import PUBLIC, Deal, GameDef, GameState, placements_from
+from referee.games.cards import CARD_STR
+
+_encoder = msgspec.json.Encoder()
+
+
+class FailurePolicy(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """What follows a bot failure; the same for every bot, written in each log.
+
+    `forfeit`: the offending seat loses the game (2 seats: the game ends and
+    the other seat wins; 3-4 seats: it is ranked last and the referee plays
+    the first legal action for it for the rest of the game).
+    `substitute`: the referee plays the first legal action instead and counts
+    a strike; after `max_strikes` strikes in one game the seat forfeits.
+    A bot that crashed or broke the line stream forfeits under either policy.
+    """
+
+    mode: Literal["forfeit", "substitute"] = "forfeit"
+    max_strikes: int = 3
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """Everything that determines one game (the bots aside)."""
+
+    game: GameDef
+    rules: Any
+    n_players: int
+    seed: int
+    game_id: int
+    time_control: TimeControl
+    policy: FailurePolicy
+    deals: tuple[Deal, ...] = ()
+    match_seed: int | None = None
+    deal_set: int | None = None
+
+
+@dataclass
+class GameRecord:
+    """A finished game as the match and tournament layers count it."""
+
+    game_id: int
+    seed: int
+    deal_set: int | None
+    seat_names: list[str]
+    winner: int | None
+    scores: list[int]
+    placements: list[int]
+    reason: str
+    failures: list[SeatFailure]
+    forfeited: list[int]
+    deals: int
+    decisions: int
+    log_path: str | None
+    overhead_us: float = 0.0
+    think_ms: list[float] = field(default_factory=list)
+
+
+@dataclass
+class _Seat:
+    bot: BotProcess | None
+    clock: SeatClock
+    cursor: int = 0
+    strikes: int = 0
+    out: bool = False  # forfeited or unable to play: the referee acts for it
+
+
+class GameRunner:
+    def __init__(self, spec: GameSpec, bots: list[BotProcess | None], names: list[str], log: GameLogWriter) -> None:
+        self.spec = spec
+        self.names = names
+        self.log = log
+        self.state: GameState = spec.game.new_state(spec.rules, spec.n_players, spec.seed, spec.deals)
+        self.seats = [_Seat(bot=b, clock=SeatClock(spec.time_control)) for b in bots]
+        self.failures: list[SeatFailure] = []
+        self.forfeited: list[int] = []
+        self.decoder = msgspec.json.Decoder(BotMessage)
+        self.t0 = trio.current_time()
+        self.request_id = 0
+        self.logged_events = 0
+        self.logged_deals = 0
+        self.decisions = 0
+        self.overhead = 0.0
+        self.think = [0.0] * spec.n_players
+        self.ended_early = False
+
+    # ------------------------------------------------------------ logging
+
+    def _t(self) -> float:
+        return round((trio.current_time() - self.t0) * 1000, 3)
+
+    def _log_send(self, seat: int, data: bytes) -> None:
+        self.log.write_raw(b'{"type":"send","seat":%d,"t":%.3f,"msg":' % (seat, self._t()), data)
+
+    def _log_engine(self) -> None:
+        decks = self.state.dealt_decks()
+        while self.logged_deals < len(decks):
+            d = decks[self.logged_deals]
+            self.logged_deals += 1
+            self.log.write(
+                {"type": "deal", "deal": self.logged_deals, "dealer": d.dealer, "deck": [CARD_STR[c] for c in d.deck]}
+            )
+        events = self.state.events
+        while self.logged_events < len(events):
+            aud, ev = events[self.logged_events]
+            self.logged_events += 1
+            self.log.write({"type": "event", "to": aud, "event": ev})
+
+    def _fail(self, seat: int, reason: str, message: str, detail: str = "") -> None:
+        self.failures.append(SeatFailure(seat=seat, reason=reason, message=message))
+        self.log.write({"type": "failure", "seat": seat, "reason": reason, "message": message, "detail": cut(detail)})
+
+    # ------------------------------------------------------------ messaging
+
+    async def _send(self, seat: int, msg: msgspec.Struct) -> None:
+        bot = self.seats[seat].bot
+        if bot is None or bot.dead:
+            return
+        data = _encoder.encode(msg)
+        self._log_send(seat, data)
+        await bot.send(data + b"\n")
+
+    async def _flush_events(self, seat: int) -> None:
+        s = self.seats[seat]
+        events = self.state.events
+        mine = [ev for aud, ev in events[s.cursor :] if aud == PUBLIC or aud == seat]
+        s.cursor = len(events)
+        if mine:
+            await self._send(seat, Events(game_id=self.spec.game_id, events=mine))
+
+    async def _safe(self, seat: int, coro_fn: Any, *args: Any) -> None:
+        """Send something that may hit a dead bot; a crash is recorded once."""
+        s = self.seats[seat]
+        if s.bot is None or s.bot.dead:
+            return
+        try:
+            with trio.fail_after(max(1.0, self.spec.time_control.decision_ms / 1000)):
+                await coro_fn(seat, *args)
+        except (BotError, trio.TooSlowError) as exc:
+            if s.bot is not None:
+                s.bot.dead = True
+            if not s.out:
+                reason = "timeout" if isinstance(exc, trio.TooSlowError) else exc.reason
+                self._fail(seat, reason, f"could not write to bot: {exc or 'blocked'}", s.bot.stderr_text() if s.bot else "")
+                self._forfeit(seat)
+
+    # ------------------------------------------------------------ policy
+
+    def _forfeit(self, seat: int) -> None:
+        s = self.seats[seat]
+        if seat not in self.forfeited:
+            self.forfeited.append(seat)
+        s.out = True
+        if self.spec.n_players == 2:
+            self.ended_early = True
+
+    def _on_failure(self, seat: int, reason: str, message: str, detail: str, fatal: bool) -> None:
+        self._fail(seat, reason, message, detail)
+        s = self.seats[seat]
+        if fatal or self.spec.policy.mode == "forfeit":
+            self._forfeit(seat)
+            return
+        s.strikes += 1
+        if s.strikes > self.spec.policy.max_strikes:
+            self._fail(seat, "strike_limit", f"{s.strikes} strikes exceed the limit of {self.spec.policy.max_strikes}")
+            self._forfeit(seat)
+
+    # ------------------------------------------------------------ one decision
+
+    async def _ask(self, seat: int, legal: list[Any], started: float) -> tuple[Any, int | None, float]:
+        """Ask the seat's bot; returns (action or None, request id, think seconds)."""
+        s = self.seats[seat]
+        bot = s.bot
+        assert bot is not None
+        await self._flush_events(seat)
+        self.request_id += 1
+        rid = self.request_id
+        limit = s.clock.limit_s()
+        req = Request(
+            id=rid, game_id=self.spec.game_id, view=self.state.view(seat), legal=list(legal), clock=s.clock.snapshot()
+        )
+        data = _encoder.encode(req)
+        # The view and legal list are a pure function of the game so far and are
+        # re-created by `verify`; logging them would make logs ten times larger.
+        self.log.write({"type": "send", "seat": seat, "t": self._t(), "elided": ["view", "legal"],
+                        "msg": {"type": "request", "id": rid, "game_id": self.spec.game_id, "clock": req.clock}})
+        stale: bytes | None = None
+        sent = False
+        t_sent = trio.current_time()
+        self.overhead += t_sent - started
+        try:
+            with trio.fail_after(limit):
+                await bot.send(data + b"\n")
+                sent = True
+                while True:
+                    line = await bot.receive_line()
+                    self.log.write({"type": "recv", "seat": seat, "t": self._t(), "line": cut(line)})
+                    try:
+                        msg = self.decoder.decode(line)
+                    except msgspec.ValidationError as exc:
+                        raise ProtocolViolation(f"reply does not match the protocol: {exc}", detail=cut(line, 500), reason="schema_violation") from None
+                    except msgspec.DecodeError as exc:
+                        raise ProtocolViolation(f"reply is not valid JSON: {exc}", detail=cut(line, 500), reason="malformed_json") from None
+                    if not isinstance(msg, ActionReply):
+                        raise ProtocolViolation(f"expected an 'action' reply to request {rid}, got {type(msg).__struct_config__.tag!r}", detail=cut(line, 500), reason="unexpected_message")
+                    if msg.id < rid:
+                        stale = line  # a late answer to an earlier request: dropped
+                        continue
+                    if msg.id > rid:
+                        raise ProtocolViolation(f"reply id {msg.id} was never issued (current request id is {rid})", detail=cut(line, 500), reason="stale_id")
+                    break
+        except trio.TooSlowError:
+            elapsed = trio.current_time() - t_sent
+            s.clock.charge(elapsed)
+            if stale is not None:
+                self._on_failure(seat, "stale_id", f"only answered with a stale request id (waiting for {rid})", cut(stale, 500), fatal=not sent)
+            else:
+                why = f"no reply to request {rid} within {limit * 1000:.0f} ms"
+                self._on_failure(seat, "timeout", why, bot.stderr_text(), fatal=not sent)
+                if not sent:
+                    bot.dead = True
+            return None, rid, elapsed
+        except BotError as exc:
+            elapsed = trio.current_time() - t_sent
+            fatal = isinstance(exc, BotCrashed) or exc.reason == "line_too_long"
+            if fatal:
+                bot.dead = True
+            note = bot.exit_note() if isinstance(exc, BotCrashed) else ""
+            detail = exc.detail or bot.stderr_text()
+            self._on_failure(seat, exc.reason, f"{exc}{note}", detail, fatal=fatal)
+            return None, rid, elapsed
+        elapsed = trio.current_time() - t_sent
+        s.clock.charge(elapsed)
+        try:
+            self.state.verify_action(msg.action)
+        except RefereeError as exc:
+            self._on_failure(seat, "illegal_action", f"illegal action {_encoder.encode(msg.action).decode()}: {exc}", "", fatal=False)
+            return None, rid, elapsed
+        return msg.action, rid, elapsed
+
+    # ------------------------------------------------------------ the game
+
+    def header(self, players: list[PlayerInfo]) -> LogHeader:
+        sp = self.spec
+        return LogHeader(
+            referee=__version__,
+            game=sp.game.name,
+            game_id=sp.game_id,
+            rules=sp.rules,
+            n_players=sp.n_players,
+            seed=sp.seed,
+            deals=[{"dealer": d.dealer, "deck": [CARD_STR[c] for c in d.deck]} for d in sp.deals],
+            players=players,
+            time_control=sp.time_control,
+            failure_policy=sp.policy,
+            match_seed=sp.match_seed,
+            deal_set=sp.deal_set,
+        )
+
+    async def run(self, players: list[PlayerInfo], start_failures: dict[int, tuple[str, str, str]]) -> GameRecord:
+        sp = self.spec
+        self.log.write(self.header(players))
+        for seat, (reason, message, detail) in start_failures.items():
+            self._fail(seat, reason, message, detail)
+            self._forfeit(seat)
+        for seat in range(sp.n_players):
+            start = GameStart(
+                game_id=sp.game_id, game=sp.game.name, rules=sp.rules, seat=seat,
+                n_players=sp.n_players, players=self.names, time_control=sp.time_control,
+            )
+            await self._safe(seat, self._send, start)
+        state = self.state
+        while not state.is_terminal() and not self.ended_early:
+            started = trio.current_time()
+            seat = state.current_player()
+            legal = state.legal_actions()
+            s = self.seats[seat]
+            action, rid, source = None, None, "default"
+            if not s.out and s.bot is not None and not s.bot.dead:
+                action, rid, elapsed = await self._ask(seat, legal, started)
+                self.think[seat] += elapsed
+                if action is not None:
+                    source = "bot"
+                elif not s.out and s.bot is not None and not s.bot.dead:
+                    await self._safe(seat, self._send, Warning(
+                        id=rid, game_id=sp.game_id, reason=self.failures[-1].reason,
+                        message=f"{self.failures[-1].message}; the referee played the first legal action"))
+                started = trio.current_time()
+            elif not s.out:
+                self._on_failure(seat, "crash", "bot is not running", s.bot.stderr_text() if s.bot else "", fatal=True)
+            if self.ended_early:
+                break
+            if action is None:
+                action = legal[0]
+            state.apply_action(action)
+            self.decisions += 1
+            self.log.write({"type": "action", "seat": seat, "id": rid, "source": source, "action": action})
+            self._log_engine()
+            self.overhead += trio.current_time() - started
+        self._log_engine()
+        return await self._finish()
+
+    def _final_result(self) -> tuple[int | None, list[int], list[int], str]:
+        res = self.state.result() if self.state.is_terminal() else None
+        scores = self.state.scores()
+        if not self.forfeited and res is not None:
+            return res.winner, res.scores, res.placements, res.reason
+        n = self.spec.n_players
+        base = res.placements if res is not None else placements_from(scores, None)
+        alive = sorted((s for s in range(n) if s not in self.forfeited), key=lambda s: base[s])
+        order = alive + list(reversed(self.forfeited))  # first forfeiter is last
+        placements = [0] * n
+        for i, s in enumerate(order):
+            same = i > 0 and s in alive and order[i - 1] in alive and base[s] == base[order[i - 1]]
+            placements[s] = placements[order[i - 1]] if same else i + 1
+        winner = alive[0] if alive and placements.count(1) == 1 else None
+        return winner, scores, placements, "forfeit"
+
+    async def _finish(self) -> GameRecord:
+        sp = self.spec
+        winner, scores, placements, reason = self._final_result()
+        for seat in range(sp.n_players):
+            if not self.seats[seat].out:
+                await self._safe(seat, self._flush_events)
+        over = GameOver(game_id=sp.game_id, winner=winner, scores=scores, placements=placements,
+                        reason=reason, failures=self.failures)
+        for seat in range(sp.n_players):
+            await self._safe(seat, self._send, over)
+        deals = len(self.state.dealt_decks())
+        self.log.write(LogResult(winner=winner, scores=scores, placements=placements, reason=reason,
+                                 failures=self.failures, forfeited=self.forfeited, decisions=self.decisions))
+        self.log.close()
+        return GameRecord(
+            game_id=sp.game_id, seed=sp.seed, deal_set=sp.deal_set, seat_names=self.names,
+            winner=winner, scores=scores, placements=placements, reason=reason, failures=self.failures,
+            forfeited=self.forfeited, deals=deals, decisions=self.decisions,
+            log_path=str(self.log.path) if self.log.path else None,
+            overhead_us=(self.overhead / max(1, self.decisions)) * 1e6,
+            think_ms=[t * 1000 for t in self.think],
+        )
+
+
+def log_path_for(log_dir: Path | None, game_id: int) -> Path | None:
+    return None if log_dir is None else log_dir / f"game-{game_id:05d}.jsonl"

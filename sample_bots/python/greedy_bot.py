@@ -1,0 +1,494 @@
+"""Sample bot `greedy`: simple, explainable heuristics for Swedish Chicago.
+
+Uses only `protocol` and the standard library (bots never see `referee`).
+`choose(view, legal)` is a pure function: the same view and legal list give
+the same action (its small Monte Carlo samples are seeded from the view).
+
+Heuristics, by phase:
+
+* exchange: keep made hands (pair, two pair, trips keep their cards; a
+  straight or better stands pat); break nothing good; draw to four cards of
+  a flush, or to an open-ended straight in a scored round; otherwise keep one
+  or two high cards and draw. The last exchange round (unscored in the
+  `gamerules` preset) feeds the final showdown *and* trick play, so there the
+  bot also keeps an ace (or king) kicker for the last trick.
+* take_open (`one_open`): take the face-up card if the hand with it is worth
+  at least as much as the average hand with an unknown card.
+* chicago_call: call only when sampled opponent hands show that the hand
+  takes all five tricks at least ~92 % of the time (tops of long suits).
+* trick: everything aims at the last trick (or at breaking an opponent's
+  Chicago). Early tricks shed low cards and save the highest card; from
+  three cards left (two with 3-4 players) the bot samples opponent hands
+  consistent with the cards played and the voids shown, and searches the
+  rest of the deal exactly (opponents assumed to play against it).
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from collections import Counter
+from pathlib import Path
+
+try:
+    from protocol.bot import run_bot
+except ImportError:  # running from a source checkout without installing
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    from protocol.bot import run_bot
+
+RANKS = "23456789TJQKA"
+SUITS = "shdc"
+_CARD_INT = {r + s: i * 4 + j for i, r in enumerate(RANKS) for j, s in enumerate(SUITS)}
+_CARD_STR = {v: k for k, v in _CARD_INT.items()}
+
+HC, P1, P2, K3, ST, FL, FH, K4, SF = range(9)
+# Showdown points per category (default table); used only to weigh options.
+_POINTS = (0, 1, 2, 3, 4, 5, 6, 7, 8)
+ACE, KING, QUEEN, JACK = 12, 11, 10, 9
+
+# Tunables (see the module docstring and the report in tests/test_greedy_bot.py).
+SEARCH_CARDS_2P = 3  # exact end-game search from this many cards in hand (2 players)
+SEARCH_CARDS_NP = 2  # ... with 3-4 players
+SEARCH_WORLDS = 24  # sampled opponent hands per search decision
+CHICAGO_WORLDS = 150
+CHICAGO_THRESHOLD = 0.92
+
+
+def card_int(card: str) -> int:
+    """`"As"` -> rank * 4 + suit (rank 0 = deuce, 12 = ace; suits s h d c)."""
+    return _CARD_INT[card]
+
+
+def card_str(card: int) -> str:
+    return _CARD_STR[card]
+
+
+# ------------------------------------------------------------------ evaluator
+
+
+def evaluate(cards: list[int], ace_low: bool = True) -> tuple[int, tuple[int, ...]]:
+    """(category, tie-break ranks) of up to five card ints; higher is better.
+
+    With fewer than five cards only pairs/trips/quads count (no straight or
+    flush), which is what the exchange heuristics need for a kept subset.
+    """
+    ranks = sorted((c >> 2 for c in cards), reverse=True)
+    counts = Counter(ranks)
+    groups = sorted(counts.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)
+    key = tuple(r for r, _ in groups)
+    shape = [n for _, n in groups]
+    if len(cards) == 5:
+        flush = len({c & 3 for c in cards}) == 1
+        high = None
+        if len(counts) == 5:
+            if ranks[0] - ranks[4] == 4:
+                high = ranks[0]
+            elif ace_low and ranks == [ACE, 3, 2, 1, 0]:
+                high = 3
+        if high is not None:
+            return (SF if flush else ST, (high,))
+        if flush:
+            return (FL, tuple(ranks))
+    if not shape:
+        return (HC, ())
+    if shape[0] == 4:
+        return (K4, key)
+    if shape[0] == 3 and len(shape) > 1 and shape[1] == 2:
+        return (FH, key)
+    if shape[0] == 3:
+        return (K3, key)
+    if shape[0] == 2 and len(shape) > 1 and shape[1] == 2:
+        return (P2, key)
+    if shape[0] == 2:
+        return (P1, key)
+    return (HC, key)
+
+
+def hand_score(cards: list[int]) -> float:
+    """A scalar worth of five cards for comparing options: showdown points
+    plus a little for higher key ranks (better odds of being the best hand)."""
+    cat, key = evaluate(cards)
+    return _POINTS[cat] + (key[0] / 26.0 if key else 0.0)
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def _rules_shape(view, rules) -> tuple[int, list[bool]]:
+    """(number of exchange rounds, showdown after each) from rules or defaults."""
+    if rules is not None:
+        return rules.exchanges, list(rules.showdown_after)
+    n = max(3, view.exchange_round)
+    return n, [True] * (n - 1) + [False]
+
+
+def _unseen(view) -> list[int]:
+    """Cards this seat has not seen played or in its hand."""
+    seen = {card_int(c) for c in view.hand}
+    for t in view.tricks:
+        seen.update(card_int(p.card) for p in t.cards)
+    seen.update(card_int(p.card) for p in view.trick)
+    return [c for c in range(52) if c not in seen]
+
+
+def _rng_for(view) -> random.Random:
+    """Deterministic per decision, so `choose` stays a pure function."""
+    text = "|".join(
+        [str(view.deal), str(view.seat), str(view.trick_number), " ".join(view.hand)]
+        + [p.card for p in view.trick]
+    )
+    return random.Random(text)
+
+
+def _find(legal, pred):
+    for action in legal:
+        if pred(action):
+            return action
+    return None
+
+
+# ------------------------------------------------------------------ exchange
+
+
+def _straight_draw(cards: list[int]) -> list[int] | None:
+    """Four distinct ranks open at both ends (e.g. 5-6-7-8); the 4 cards or None."""
+    by_rank: dict[int, int] = {}
+    for c in cards:
+        by_rank.setdefault(c >> 2, c)
+    ranks = sorted(by_rank)
+    for i in range(len(ranks) - 3):
+        run = ranks[i : i + 4]
+        if run[3] - run[0] == 3 and run[0] >= 1 and run[3] <= KING:
+            return [by_rank[r] for r in run]
+    return None
+
+
+def _flush_draw(cards: list[int]) -> list[int] | None:
+    by_suit: dict[int, list[int]] = {}
+    for c in cards:
+        by_suit.setdefault(c & 3, []).append(c)
+    for group in by_suit.values():
+        if len(group) == 4:
+            return group
+    return None
+
+
+def keep_for_exchange(hand: list[int], scored: bool, last: bool) -> list[int]:
+    """Which cards to keep in an exchange round.
+
+    `scored`: a showdown follows this round; `last`: trick play (and the final
+    showdown) follows it, so a high card is worth keeping for the last trick.
+    """
+    cat, key = evaluate(hand)
+    if cat >= ST:  # straight, flush, full house, quads, straight flush: stand pat
+        return list(hand)
+    by_rank = Counter(c >> 2 for c in hand)
+    if cat in (K3, P2, P1):
+        made = [c for c in hand if by_rank[c >> 2] >= 2]
+        rest = sorted((c for c in hand if by_rank[c >> 2] == 1), reverse=True)
+        if last and rest and (rest[0] >> 2) >= (KING if cat == P1 else ACE):
+            made.append(rest[0])  # a top kicker also wins the last trick
+        return made
+    # No pair.
+    flush = _flush_draw(hand)
+    if flush is not None:
+        return flush
+    straight = _straight_draw(hand)
+    if straight is not None and not last:
+        return straight
+    high = sorted(hand, reverse=True)
+    keep = [c for c in high[:2] if (c >> 2) >= QUEEN]
+    if len(keep) < 2 and (high[0] >> 2) >= JACK and not keep:
+        keep = [high[0]]
+    if last and not keep:
+        keep = [high[0]]
+    return keep
+
+
+def _exchange(view, legal, rules):
+    hand = [card_int(c) for c in view.hand]
+    n_exch, showdowns = _rules_shape(view, rules)
+    rnd = max(1, view.exchange_round)
+    scored = showdowns[rnd - 1] if rnd - 1 < len(showdowns) else False
+    last = rnd >= n_exch
+    keep = set(keep_for_exchange(hand, scored, last))
+    discard = {card_str(c) for c in hand if c not in keep}
+    return _find(legal, lambda a: set(a.discard) == discard)
+
+
+def _take_open(view, legal):
+    hand = [card_int(c) for c in view.hand]
+    if view.open_card is None or len(hand) != 4:
+        return None
+    open_card = card_int(view.open_card)
+    pool = [c for c in range(52) if c not in hand and c != open_card]
+    expected = sum(hand_score(hand + [c]) for c in pool) / len(pool)
+    take = hand_score(hand + [open_card]) >= expected
+    return _find(legal, lambda a: a.take == take)
+
+
+# ------------------------------------------------------------------ chicago
+
+
+def _deal_worlds(view, rng: random.Random, n: int) -> list[dict[int, list[int]]]:
+    """Sample `n` assignments of unseen cards to the other active seats,
+    respecting hand sizes and the voids they have shown."""
+    me = view.seat
+    others = [s for s in view.active if s != me]
+    played_now = {p.seat for p in view.trick}
+    done = len(view.tricks)
+    sizes = {s: 5 - done - (1 if s in played_now else 0) for s in others}
+    voids: dict[int, set[int]] = {s: set() for s in others}
+    for cards in [t.cards for t in view.tricks] + [view.trick]:
+        if not cards:
+            continue
+        led = card_int(cards[0].card) & 3
+        for p in cards[1:]:
+            if p.seat in voids and card_int(p.card) & 3 != led:
+                voids[p.seat].add(led)
+    pool = _unseen(view)
+    order = sorted(others, key=lambda s: -len(voids[s]))
+    worlds = []
+    for _ in range(n):
+        for _attempt in range(20):
+            left = set(pool)
+            world: dict[int, list[int]] = {}
+            for s in order:
+                fit = [c for c in pool if c in left and (c & 3) not in voids[s]]
+                if len(fit) < sizes[s]:
+                    break
+                world[s] = rng.sample(fit, sizes[s])
+                left.difference_update(world[s])
+            else:
+                worlds.append(world)
+                break
+    return worlds
+
+
+def _next_seat(active: list[int], seat: int) -> int:
+    i = active.index(seat)
+    return active[(i + 1) % len(active)]
+
+
+def _chicago_succeeds(mine: list[int], world: dict[int, list[int]], active: list[int], me: int) -> bool:
+    """Declarer leads every trick: bosses first, then the top of the longest
+    suit. Opponents beat the lead when they can, else play low."""
+    mine = list(mine)
+    hands = {s: list(h) for s, h in world.items()}
+    for _ in range(5):
+        outstanding = [c for h in hands.values() for c in h]
+
+        def is_boss(c: int) -> bool:
+            return not any((o & 3) == (c & 3) and o > c for o in outstanding)
+
+        bosses = [c for c in mine if is_boss(c)]
+        if bosses:
+            length = Counter(c & 3 for c in mine)
+            lead = max(bosses, key=lambda c: (length[c & 3], c >> 2))
+        else:
+            length = Counter(c & 3 for c in mine)
+            lead = max(mine, key=lambda c: (length[c & 3], c >> 2))
+        mine.remove(lead)
+        suit = lead & 3
+        s = _next_seat(active, me)
+        while s != me:
+            h = hands[s]
+            follow = [c for c in h if c & 3 == suit]
+            if follow:
+                top = max(follow)
+                if top > lead:
+                    return False
+                h.remove(min(follow))
+            else:
+                h.remove(min(h, key=lambda c: c >> 2))
+            s = _next_seat(active, s)
+    return True
+
+
+def top_cards(cards: list[int]) -> int:
+    """How many cards head an unbroken run from the ace of their suit."""
+    mine = set(cards)
+    return sum(all(h in mine for h in range(c + 4, 52, 4)) for c in cards)
+
+
+def chicago_odds(view, worlds: int = CHICAGO_WORLDS) -> float:
+    """Estimated chance of taking all five tricks with this hand as declarer."""
+    mine = [card_int(c) for c in view.hand]
+    if top_cards(mine) < 3:  # cheap filter: far from a sure thing
+        return 0.0
+    sample = _deal_worlds(view, _rng_for(view), worlds)
+    if not sample:
+        return 0.0
+    wins = sum(_chicago_succeeds(mine, w, list(view.active), view.seat) for w in sample)
+    return wins / len(sample)
+
+
+def _chicago(view, legal):
+    call = chicago_odds(view) >= CHICAGO_THRESHOLD
+    return _find(legal, lambda a: a.call == call)
+
+
+# ------------------------------------------------------------------ tricks
+
+
+def _trick_winner(trick: list[tuple[int, int]]) -> tuple[int, int]:
+    led = trick[0][1] & 3
+    return max((x for x in trick if x[1] & 3 == led), key=lambda x: x[1] >> 2)
+
+
+def _search(hands, trick, seat, tricks_left, me, active) -> int:
+    """1 if `me` can force winning the last trick, opponents playing against it."""
+    hand = hands[seat]
+    if trick:
+        led = trick[0][1] & 3
+        options = [c for c in hand if c & 3 == led] or hand
+    else:
+        options = hand
+    maximize = seat == me
+    best = 0 if maximize else 1
+    for c in list(options):
+        hand.remove(c)
+        t2 = trick + [(seat, c)]
+        if len(t2) == len(active):
+            winner = _trick_winner(t2)[0]
+            if tricks_left == 1:
+                v = 1 if winner == me else 0
+            else:
+                v = _search(hands, [], winner, tricks_left - 1, me, active)
+        else:
+            v = _search(hands, t2, _next_seat(active, seat), tricks_left, me, active)
+        hand.append(c)
+        if maximize and v > best:
+            best = v
+            if best == 1:
+                break
+        elif not maximize and v < best:
+            best = v
+            if best == 0:
+                break
+    return best
+
+
+def _endgame(view, options: list[int], mine: list[int]) -> int | None:
+    """The option that wins the last trick in the most sampled worlds."""
+    worlds = _deal_worlds(view, _rng_for(view), SEARCH_WORLDS)
+    if not worlds:
+        return None
+    active = list(view.active)
+    me = view.seat
+    trick = [(p.seat, card_int(p.card)) for p in view.trick]
+    tricks_left = 5 - len(view.tricks)
+    score = {c: 0 for c in options}
+    for w in worlds:
+        for c in options:
+            hands = {s: list(h) for s, h in w.items()}
+            hands[me] = [x for x in mine if x != c]
+            t2 = trick + [(me, c)]
+            if len(t2) == len(active):
+                winner = _trick_winner(t2)[0]
+                if tricks_left == 1:
+                    v = 1 if winner == me else 0
+                else:
+                    v = _search(hands, [], winner, tricks_left - 1, me, active)
+            else:
+                v = _search(hands, t2, _next_seat(active, me), tricks_left, me, active)
+            score[c] += v
+    # Most wins; then keep high cards (shed the lowest).
+    return max(options, key=lambda c: (score[c], -(c >> 2), c & 3))
+
+
+def _keeper(mine: list[int], unseen: list[int]) -> int:
+    """The card to save for the last trick: the strongest, bosses first."""
+
+    def strength(c: int) -> tuple[int, int, int]:
+        higher = sum(1 for o in unseen if (o & 3) == (c & 3) and o > c)
+        length = sum(1 for m in mine if (m & 3) == (c & 3))
+        return (-higher, c >> 2, length)
+
+    return max(mine, key=strength)
+
+
+def _play(view, legal):
+    mine = [card_int(c) for c in view.hand]
+    options = [card_int(a.card) for a in legal]
+    trick = [(p.seat, card_int(p.card)) for p in view.trick]
+    declarer = view.chicago_declarer
+    low = lambda cs: min(cs, key=lambda c: (c >> 2, c & 3))  # noqa: E731
+    if declarer is not None and declarer == view.seat:
+        # Our Chicago: lead bosses first, then the top of the longest suit.
+        unseen = _unseen(view)
+        length = Counter(c & 3 for c in mine)
+        if not trick:
+            bosses = [c for c in options if not any((o & 3) == (c & 3) and o > c for o in unseen)]
+            pick = bosses or options
+            return max(pick, key=lambda c: (length[c & 3], c >> 2))
+        return max(options, key=lambda c: c >> 2)
+    if declarer is not None:
+        # Someone else's Chicago: take any trick we can.
+        if trick:
+            best = _trick_winner(trick)[1]
+            beaters = [c for c in options if c & 3 == best & 3 and c > best]
+            if beaters:
+                return max(beaters)
+        return low(options)
+    n_hand = len(mine)
+    depth = SEARCH_CARDS_2P if len(view.active) == 2 else SEARCH_CARDS_NP
+    if n_hand <= depth and len(options) > 1:
+        pick = _endgame(view, options, mine)
+        if pick is not None:
+            return pick
+    keeper = _keeper(mine, _unseen(view))
+    spare = [c for c in options if c != keeper] or options
+    if trick:
+        led = trick[0][1] & 3
+        if any(c & 3 == led for c in options):
+            return low(spare)  # follow with the lowest card that doesn't matter
+        return low(spare)  # void: shed the lowest card
+    return low(spare)
+
+
+# ------------------------------------------------------------------ entry
+
+
+def choose(view, legal, rules=None):
+    """Pick one element of `legal` for `view` (a ChicagoView).
+
+    `rules` (a ChicagoRules, e.g. from `game_start`) tells how many exchange
+    rounds there are and which are scored; without it the `gamerules` shape
+    (three rounds, the last unscored) is assumed.
+    """
+    if not legal:
+        return None
+    if len(legal) == 1:
+        return legal[0]
+    try:
+        phase = view.phase
+        if phase == "exchange":
+            action = _exchange(view, legal, rules)
+        elif phase == "take_open":
+            action = _take_open(view, legal)
+        elif phase == "chicago_call":
+            action = _chicago(view, legal)
+        elif phase == "trick":
+            pick = card_str(_play(view, legal))
+            action = _find(legal, lambda a: a.card == pick)
+        else:
+            action = None
+    except Exception as exc:  # never crash a match over a heuristic bug
+        print(f"greedy: {type(exc).__name__}: {exc}", file=sys.stderr)
+        action = None
+    return action if action is not None else legal[0]
+
+
+if __name__ == "__main__":
+    _current: dict[str, object] = {}
+
+    def _on_game_start(msg) -> None:
+        _current["rules"] = msg.rules
+
+    run_bot(
+        lambda view, legal: choose(view, legal, _current.get("rules")),
+        name="greedy",
+        version="1.0",
+        on_game_start=_on_game_start,
+    )
