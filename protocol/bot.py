@@ -25,7 +25,6 @@ from protocol.messages import (
     ActionReply,
     BotHello,
     Bye,
-    Events,
     GameOver,
     GameStart,
     Hello,
@@ -63,18 +62,20 @@ def run_bot(
             continue
         msg = decoder.decode(line)
         if isinstance(msg, Request):
-            action = policy(msg.view, msg.legal)
-            send(ActionReply(id=msg.id, action=action))
-        elif isinstance(msg, Events):
             if on_event is not None:
                 for event in msg.events:
                     on_event(msg.game_id, event)
+            action = policy(msg.view, msg.legal)
+            send(ActionReply(id=msg.id, action=action))
         elif isinstance(msg, Hello):
             send(BotHello(name=name, version=version))
         elif isinstance(msg, GameStart):
             if on_game_start is not None:
                 on_game_start(msg)
         elif isinstance(msg, GameOver):
+            if on_event is not None:
+                for event in msg.events:
+                    on_event(msg.game_id, event)
             if on_game_over is not None:
                 on_game_over(msg)
         elif isinstance(msg, Warning):

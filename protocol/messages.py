@@ -1,6 +1,6 @@
 """The envelope: every line exchanged between the referee and a bot.
 
-Referee -> bot: hello, game_start, request, events, warning, game_over, bye.
+Referee -> bot: hello, game_start, request, warning, game_over, bye.
 Bot -> referee: hello (once, after ours), action (echoing a request id).
 One JSON object per line, UTF-8, `\\n`-terminated, tagged by `type`.
 """
@@ -71,20 +71,18 @@ class GameStart(Outbound, tag="game_start"):
 
 
 class Request(Outbound, tag="request"):
-    """Your turn: reply with an `action` echoing `id`, chosen from `legal`."""
+    """Your turn: reply with an `action` echoing `id`, chosen from `legal`.
+
+    `events` is what happened since your previous request, as far as your
+    seat may know (for bots that track history; `view` already has it all).
+    """
 
     id: int
     game_id: int
+    events: list[Event]
     view: View
     legal: list[Action]
     clock: Clock
-
-
-class Events(Outbound, tag="events"):
-    """What happened since the last message, as far as this seat may know."""
-
-    game_id: int
-    events: list[Event]
 
 
 class Warning(Outbound, tag="warning"):
@@ -97,7 +95,10 @@ class Warning(Outbound, tag="warning"):
 
 
 class GameOver(Outbound, tag="game_over"):
+    """The game ended. `events` are the last ones your seat had not yet seen."""
+
     game_id: int
+    events: list[Event]
     winner: Seat | None
     scores: list[int]
     placements: list[int]
@@ -109,7 +110,7 @@ class Bye(Outbound, tag="bye"):
     """The match is over: exit now (stdin closes next)."""
 
 
-RefereeMessage = Hello | GameStart | Request | Events | Warning | GameOver | Bye
+RefereeMessage = Hello | GameStart | Request | Warning | GameOver | Bye
 
 
 # ------------------------------------------------------- bot -> referee

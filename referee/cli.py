@@ -176,5 +176,54 @@ def _run_with_progress(config: MatchConfig, total: int) -> Any:
         return trio.run(run_match, config, on_game)
 
 
+@app.command()
+@expected_errors
+def check(
+    bot: Annotated[str, typer.Argument(help="The bot command to check.")],
+    game_name: GameOpt = "chicago",
+    time_control: Annotated[str, typer.Option("--time-control", "-t", help="Limits used during the check.")] = "decision=2s,startup=10s",
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable report.")] = False,
+) -> None:
+    """Conformance check: handshake, every decision kind, whole games at each seat count."""
+    from referee.check import check_bot, report_dict
+
+    game = get_game(game_name)
+    spec = resolve_command(bot)
+    err.print(f"checking {spec.name} ({' '.join(spec.argv)}) on {game.title} ...", highlight=False)
+    report = trio.run(check_bot, spec, game, parse_time_control(time_control))
+    if as_json:
+        sys.stdout.write(json.dumps(report_dict(report), indent=2) + "\n")
+    else:
+        for line in report.passed:
+            out.print(f"[green]ok[/]    {line}", highlight=False)
+        for line in report.notes:
+            out.print(f"[yellow]note[/]  {line}", highlight=False)
+        for line in report.problems:
+            out.print(f"[red]FAIL[/]  {line}", highlight=False)
+        verdict = "[green]passed[/]" if report.ok else "[red]failed[/]"
+        out.print(f"{spec.name}: {verdict}")
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+@app.command()
+@expected_errors
+def bench(
+    bot: Annotated[str, typer.Argument(help="Bot used for both measurements.")] = "sample_bots/python/first_legal_bot.py",
+    game_name: GameOpt = "chicago",
+    seconds: Annotated[float, typer.Option(help="Duration of the raw pipe measurement.")] = 3.0,
+    games: Annotated[int, typer.Option(help="Games played through the referee.")] = 20,
+) -> None:
+    """Referee decisions/s against the raw pipe round trip with the same bot."""
+    from referee.bench import run_bench
+
+    spec = resolve_command(bot)
+    res = trio.run(run_bench, spec, get_game(game_name).name, seconds, games)
+    out.print(f"raw trio pipe round trip : {res.raw_per_s:10.0f} round trips/s", highlight=False)
+    out.print(f"through the referee      : {res.referee_per_s:10.0f} decisions/s ({res.referee_decisions} decisions)", highlight=False)
+    out.print(f"ratio                    : {100 * res.ratio:10.1f} %", highlight=False)
+    out.print(f"referee overhead         : {res.overhead_us:10.1f} us per decision", highlight=False)
+
+
 if __name__ == "__main__":  # pragma: no cover
     app()

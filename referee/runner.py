@@ -19,7 +19,6 @@ import trio
 from protocol.messages import (
     ActionReply,
     BotMessage,
-    Events,
     GameOver,
     GameStart,
     Request,
@@ -154,13 +153,13 @@ class GameRunner:
         self._log_send(seat, data)
         await bot.send(data + b"\n")
 
-    async def _flush_events(self, seat: int) -> None:
+    def _new_events(self, seat: int) -> list[Any]:
+        """Events this seat may see that it has not been sent yet."""
         s = self.seats[seat]
         events = self.state.events
         mine = [ev for aud, ev in events[s.cursor :] if aud == PUBLIC or aud == seat]
         s.cursor = len(events)
-        if mine:
-            await self._send(seat, Events(game_id=self.spec.game_id, events=mine))
+        return mine
 
     async def _safe(self, seat: int, coro_fn: Any, *args: Any) -> None:
         """Send something that may hit a dead bot; a crash is recorded once."""
@@ -206,18 +205,20 @@ class GameRunner:
         s = self.seats[seat]
         bot = s.bot
         assert bot is not None
-        await self._flush_events(seat)
         self.request_id += 1
         rid = self.request_id
         limit = s.clock.limit_s()
+        events = self._new_events(seat)
         req = Request(
-            id=rid, game_id=self.spec.game_id, view=self.state.view(seat), legal=list(legal), clock=s.clock.snapshot()
+            id=rid, game_id=self.spec.game_id, events=events, view=self.state.view(seat), legal=list(legal),
+            clock=s.clock.snapshot(),
         )
         data = _encoder.encode(req)
         # The view and legal list are a pure function of the game so far and are
         # re-created by `verify`; logging them would make logs ten times larger.
         self.log.write({"type": "send", "seat": seat, "t": self._t(), "elided": ["view", "legal"],
-                        "msg": {"type": "request", "id": rid, "game_id": self.spec.game_id, "clock": req.clock}})
+                        "msg": {"type": "request", "id": rid, "game_id": self.spec.game_id, "events": events,
+                                "clock": req.clock}})
         stale: bytes | None = None
         sent = False
         t_sent = trio.current_time()
@@ -354,11 +355,8 @@ class GameRunner:
         sp = self.spec
         winner, scores, placements, reason = self._final_result()
         for seat in range(sp.n_players):
-            if not self.seats[seat].out:
-                await self._safe(seat, self._flush_events)
-        over = GameOver(game_id=sp.game_id, winner=winner, scores=scores, placements=placements,
-                        reason=reason, failures=self.failures)
-        for seat in range(sp.n_players):
+            over = GameOver(game_id=sp.game_id, events=self._new_events(seat), winner=winner, scores=scores,
+                            placements=placements, reason=reason, failures=self.failures)
             await self._safe(seat, self._send, over)
         deals = len(self.state.dealt_decks())
         self.log.write(LogResult(winner=winner, scores=scores, placements=placements, reason=reason,

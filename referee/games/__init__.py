@@ -37,6 +37,16 @@ CHICAGO = GameDef(
     default_preset="gamerules",
     action_type=ChicagoAction,
     new_state=chicago.new_state,
+    extras={
+        # `check` plays one deal set of each; together they bring up every
+        # decision kind (one_open + Chicago calls at any score in swedish_common).
+        "check_scenarios": [
+            (2, "gamerules", {"target_score": 25}),
+            (3, "swedish_common", {"target_score": 25}),
+            (4, "cardgames_zone_short", {}),
+        ],
+        "decision_kinds": ["exchange", "take_open", "chicago", "play"],
+    },
 )
 
 GAMES: dict[str, GameDef] = {CHICAGO.name: CHICAGO, GHOST_EUCHRE.name: GHOST_EUCHRE}

@@ -42,9 +42,9 @@ _CARD_INT = {r + s: i * 4 + j for i, r in enumerate(RANKS) for j, s in enumerate
 _CARD_STR = {v: k for k, v in _CARD_INT.items()}
 
 HC, P1, P2, K3, ST, FL, FH, K4, SF = range(9)
+ACE, KING, QUEEN, JACK = 12, 11, 10, 9
 # Showdown points per category (default table); used only to weigh options.
 _POINTS = (0, 1, 2, 3, 4, 5, 6, 7, 8)
-ACE, KING, QUEEN, JACK = 12, 11, 10, 9
 
 # Tunables (see the module docstring and the report in tests/test_greedy_bot.py).
 SEARCH_CARDS_2P = 3  # exact end-game search from this many cards in hand (2 players)
@@ -52,6 +52,10 @@ SEARCH_CARDS_NP = 2  # ... with 3-4 players
 SEARCH_WORLDS = 24  # sampled opponent hands per search decision
 CHICAGO_WORLDS = 150
 CHICAGO_THRESHOLD = 0.92
+LAST_PAIR_KICKER = KING  # last exchange: a pair keeps a kicker this high (for the last trick)
+LAST_MADE_KICKER = ACE  # ... two pair / trips keep a kicker this high
+STRAIGHT_DRAW_LAST = False  # draw to an open-ended straight in the last exchange too
+HIGH_KEEP = QUEEN  # no pair, no draw: keep up to two cards this high
 
 
 def card_int(card: str) -> int:
@@ -173,11 +177,11 @@ def _flush_draw(cards: list[int]) -> list[int] | None:
     return None
 
 
-def keep_for_exchange(hand: list[int], scored: bool, last: bool) -> list[int]:
+def keep_for_exchange(hand: list[int], last: bool) -> list[int]:
     """Which cards to keep in an exchange round.
 
-    `scored`: a showdown follows this round; `last`: trick play (and the final
-    showdown) follows it, so a high card is worth keeping for the last trick.
+    `last`: trick play and the final showdown follow this round, so a high
+    card is also worth keeping for the last trick.
     """
     cat, key = evaluate(hand)
     if cat >= ST:  # straight, flush, full house, quads, straight flush: stand pat
@@ -186,7 +190,8 @@ def keep_for_exchange(hand: list[int], scored: bool, last: bool) -> list[int]:
     if cat in (K3, P2, P1):
         made = [c for c in hand if by_rank[c >> 2] >= 2]
         rest = sorted((c for c in hand if by_rank[c >> 2] == 1), reverse=True)
-        if last and rest and (rest[0] >> 2) >= (KING if cat == P1 else ACE):
+        need = LAST_PAIR_KICKER if cat == P1 else LAST_MADE_KICKER
+        if last and rest and (rest[0] >> 2) >= need:
             made.append(rest[0])  # a top kicker also wins the last trick
         return made
     # No pair.
@@ -194,13 +199,11 @@ def keep_for_exchange(hand: list[int], scored: bool, last: bool) -> list[int]:
     if flush is not None:
         return flush
     straight = _straight_draw(hand)
-    if straight is not None and not last:
+    if straight is not None and (STRAIGHT_DRAW_LAST or not last):
         return straight
     high = sorted(hand, reverse=True)
-    keep = [c for c in high[:2] if (c >> 2) >= QUEEN]
-    if len(keep) < 2 and (high[0] >> 2) >= JACK and not keep:
-        keep = [high[0]]
-    if last and not keep:
+    keep = [c for c in high[:2] if (c >> 2) >= HIGH_KEEP]
+    if not keep and (last or (high[0] >> 2) >= JACK):
         keep = [high[0]]
     return keep
 
@@ -209,9 +212,8 @@ def _exchange(view, legal, rules):
     hand = [card_int(c) for c in view.hand]
     n_exch, showdowns = _rules_shape(view, rules)
     rnd = max(1, view.exchange_round)
-    scored = showdowns[rnd - 1] if rnd - 1 < len(showdowns) else False
     last = rnd >= n_exch
-    keep = set(keep_for_exchange(hand, scored, last))
+    keep = set(keep_for_exchange(hand, last))
     discard = {card_str(c) for c in hand if c not in keep}
     return _find(legal, lambda a: set(a.discard) == discard)
 

@@ -1,0 +1,22 @@
+"""Sleeps `sleep` seconds (default 1.0) before answering request number `on`
+(default 1) of this process, then answers it correctly (too late)."""
+
+import sys
+import time
+
+from _botlib import first_legal, options, serve
+
+opts = options()
+delay = float(opts.get("sleep", 1.0))
+on = int(opts.get("on", 1))
+
+
+def on_request(n, msg):
+    if n == on:
+        sys.stderr.write(f"sleeper: sleeping {delay}s on request {msg['id']}\n")
+        sys.stderr.flush()
+        time.sleep(delay)
+    return first_legal(msg)
+
+
+serve("sleeper", on_request)
