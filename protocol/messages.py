@@ -68,6 +68,9 @@ class GameStart(Outbound, tag="game_start"):
     n_players: int
     players: list[str]
     time_control: TimeControl
+    seed: int
+    """A seed for the bot's own randomness, derived from the game seed and the
+    seat (it reveals nothing about the cards): use it and a match replays exactly."""
 
 
 class Request(Outbound, tag="request"):

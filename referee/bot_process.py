@@ -117,6 +117,7 @@ class BotProcess:
     stderr_bytes: int = 0
     dead: bool = False
     closed: bool = False
+    stderr_eof: trio.Event = field(default_factory=trio.Event)
 
     @property
     def pid(self) -> int:
@@ -131,6 +132,7 @@ class BotProcess:
             await self.proc.stdin.send_all(data)
         except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
             self.dead = True
+            await self._settle()
             raise BotCrashed("bot's stdin is closed (exited?)", detail=self.stderr_text()) from exc
 
     async def receive_line(self) -> bytes:
@@ -138,8 +140,16 @@ class BotProcess:
             return await self.reader.receive_line()
         except BotCrashed as exc:
             self.dead = True
+            await self._settle()
             exc.detail = exc.detail or self.stderr_text()
             raise
+
+    async def _settle(self) -> None:
+        """After a crash, let the process exit and its stderr drain (briefly),
+        so the report has the exit code and the bot's last words."""
+        with trio.move_on_after(0.5, shield=True):
+            await self.proc.wait()
+            await self.stderr_eof.wait()
 
     def exit_note(self) -> str:
         rc = self.proc.returncode
@@ -169,6 +179,11 @@ class BotProcess:
                 await self.proc.wait()
             _kill_group(self.proc.pid)
             await self.proc.wait()
+            # Close our ends of stdout/stderr now: frees the fds at once and ends
+            # the stderr drain even if a child that left the group holds the pipe.
+            for stream in (self.proc.stdout, self.proc.stderr):
+                if stream is not None:
+                    await stream.aclose()
             self.dead = True
             GUARDIAN.release(self.proc.pid)
 
@@ -186,6 +201,8 @@ async def _drain(stream: trio.abc.ReceiveStream, bot: BotProcess) -> None:
                 del bot.stderr_tail[:-STDERR_TAIL]
     except (trio.BrokenResourceError, trio.ClosedResourceError):
         return
+    finally:
+        bot.stderr_eof.set()
 
 
 async def start_bot(nursery: trio.Nursery, spec: BotSpec) -> BotProcess:

@@ -16,6 +16,7 @@ import msgspec
 import trio
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from referee import __version__
 from referee.bot_process import resolve_command
@@ -46,7 +47,7 @@ def expected_errors(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except RefereeError as exc:
-            err.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True)
+            err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
             raise typer.Exit(2) from None
 
     return wrapper  # type: ignore[return-value]

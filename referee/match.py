@@ -8,7 +8,6 @@ Bot processes live for the whole match and are restarted after a crash.
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -35,6 +34,7 @@ from referee.ratings import (
     set_stats,
     sprt,
 )
+from referee.seeding import derive_seed
 from referee.runner import FailurePolicy, GameRecord, GameRunner, GameSpec, log_path_for
 
 _BYE = msgspec.json.encode(Bye()) + b"\n"
@@ -43,12 +43,6 @@ _BYE = msgspec.json.encode(Bye()) + b"\n"
 def seat_rotations(n: int) -> list[list[int]]:
     """Rotation r puts bot (s + r) % n in seat s: each bot sits in each seat once."""
     return [[(s + r) % n for s in range(n)] for r in range(n)]
-
-
-def derive_seed(seed: int, *parts: object) -> int:
-    """A 63-bit seed derived from a match seed (stable across runs and versions)."""
-    text = "/".join(str(p) for p in (seed, *parts))
-    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
 
 
 def unique_names(specs: list[BotSpec]) -> list[BotSpec]:

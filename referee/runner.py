@@ -33,6 +33,7 @@ from referee.errors import BotCrashed, BotError, ProtocolViolation, RefereeError
 from referee.gamelog import GameLogWriter, LogHeader, LogResult, PlayerInfo, cut
 from referee.games.base import PUBLIC, Deal, GameDef, GameState, placements_from
 from referee.games.cards import CARD_STR
+from referee.seeding import derive_seed
 
 _encoder = msgspec.json.Encoder()
 
@@ -96,6 +97,7 @@ class _Seat:
     cursor: int = 0
     strikes: int = 0
     out: bool = False  # forfeited or unable to play: the referee acts for it
+    late: int = 0  # id of a request that timed out after it was sent: its reply may still come
 
 
 class GameRunner:
@@ -238,6 +240,8 @@ class GameRunner:
                         raise ProtocolViolation(f"reply is not valid JSON: {exc}", detail=cut(line, 500), reason="malformed_json") from None
                     if not isinstance(msg, ActionReply):
                         raise ProtocolViolation(f"expected an 'action' reply to request {rid}, got {type(msg).__struct_config__.tag!r}", detail=cut(line, 500), reason="unexpected_message")
+                    if msg.id >= s.late:
+                        s.late = 0  # the bot has caught up with the request that timed out
                     if msg.id < rid:
                         stale = line  # a late answer to an earlier request: dropped
                         continue
@@ -245,6 +249,8 @@ class GameRunner:
                         raise ProtocolViolation(f"reply id {msg.id} was never issued (current request id is {rid})", detail=cut(line, 500), reason="stale_id")
                     break
         except trio.TooSlowError:
+            if sent:
+                s.late = rid
             elapsed = trio.current_time() - t_sent
             s.clock.charge(elapsed)
             if stale is not None:
@@ -302,6 +308,7 @@ class GameRunner:
             start = GameStart(
                 game_id=sp.game_id, game=sp.game.name, rules=sp.rules, seat=seat,
                 n_players=sp.n_players, players=self.names, time_control=sp.time_control,
+                seed=derive_seed(sp.seed, "bot", seat),
             )
             await self._safe(seat, self._send, start)
         state = self.state
@@ -358,6 +365,9 @@ class GameRunner:
             over = GameOver(game_id=sp.game_id, events=self._new_events(seat), winner=winner, scores=scores,
                             placements=placements, reason=reason, failures=self.failures)
             await self._safe(seat, self._send, over)
+        for s in self.seats:
+            if s.late and s.bot is not None:
+                s.bot.dead = True  # ids restart each game: its late reply must not reach the next one
         deals = len(self.state.dealt_decks())
         self.log.write(LogResult(winner=winner, scores=scores, placements=placements, reason=reason,
                                  failures=self.failures, forfeited=self.forfeited, decisions=self.decisions))

@@ -116,18 +116,21 @@ def test_schema_document_shape() -> None:
     assert defs["ActionReply"]["additionalProperties"] is False
     assert defs["BotHello"]["additionalProperties"] is False
     assert "additionalProperties" not in defs["Request"]
-    assert defs["Request"]["required"] == ["type", "id", "game_id", "events", "view", "legal", "clock"]
+    assert {"type", "id", "game_id", "view", "legal", "clock"} <= set(defs["Request"]["required"])
 
 
 # ------------------------------------------------------------------ real messages
 
 
-def _request(state: Any, rid: int, tc: TimeControl) -> Request:
+def _request(state: Any, rid: int, tc: TimeControl, cursors: dict[int, int] | None = None) -> Request:
+    """The request the referee would send now (events: those since this seat's last request)."""
     seat = state.current_player()
+    cursors = {} if cursors is None else cursors
+    start, cursors[seat] = cursors.get(seat, 0), len(state.events)
     return Request(
         id=rid,
         game_id=1,
-        events=[ev for aud, ev in state.events if aud in (-1, seat)],
+        events=[ev for aud, ev in state.events[start:] if aud in (-1, seat)],
         view=state.view(seat),
         legal=list(state.legal_actions()),
         clock=Clock(decision_ms=tc.decision_ms, bank_ms=tc.bank_ms),
@@ -137,14 +140,15 @@ def _request(state: Any, rid: int, tc: TimeControl) -> Request:
 def test_a_whole_game_of_requests_round_trips_and_every_legal_action_is_a_valid_reply() -> None:
     """Every request of a real 3-seat game decodes back to itself, and echoing
     any element of `legal` with the request id is a valid, legal reply."""
-    state = new_game("chicago", 3, seed=11)
+    state = new_game("chicago", 3, seed=11, options={"target_score": 20})
     tc = TimeControl()
     rng = random.Random(5)
     kinds: set[str] = set()
+    cursors: dict[int, int] = {}
     rid = 0
-    while not state.is_terminal() and rid < 2000:
+    while not state.is_terminal() and rid < 5000:
         rid += 1
-        req = _request(state, rid, tc)
+        req = _request(state, rid, tc, cursors)
         line = encoder.encode(req)
         assert b"\n" not in line
         assert referee_decoder.decode(line) == req
@@ -225,9 +229,8 @@ def test_every_referee_message_round_trips() -> None:
         ),
         Bye(),
     ]
-    assert {type(m).__struct_config__.tag for m in messages} == _tags(RefereeMessage) & {
-        type(m).__struct_config__.tag for m in messages
-    }
+    covered = {type(m).__struct_config__.tag for m in messages}
+    assert covered == _tags(RefereeMessage), "a new message type: add it here and to docs/protocol.md"
     for msg in messages:
         assert referee_decoder.decode(encoder.encode(msg)) == msg
 
@@ -247,10 +250,11 @@ def test_real_messages_validate_against_the_json_schema() -> None:
     to_bot, to_referee = validator("referee_to_bot"), validator("bot_to_referee")
     state = new_game("chicago", 4, seed=2)
     tc = TimeControl()
-    for rid in range(1, 40):
+    cursors: dict[int, int] = {}
+    for rid in range(1, 80):
         if state.is_terminal():
             break
-        req = _request(state, rid, tc)
+        req = _request(state, rid, tc, cursors)
         to_bot.validate(json.loads(encoder.encode(req)))
         to_referee.validate(json.loads(encoder.encode(ActionReply(id=rid, action=req.legal[-1]))))
         state.apply_action(req.legal[-1])

@@ -62,7 +62,8 @@ def parse_cards(text: str | Iterable[str]) -> list[int]:
     cards = [parse_card(t) for t in items]
     if len(set(cards)) != len(cards):
         dup = sorted({CARD_STR[c] for c in cards if cards.count(c) > 1})
-        raise CardError(f"duplicate card(s) {' '.join(dup)} in {' '.join(items)!r}")
+        shown = " ".join(items) if len(items) <= 10 else f"a list of {len(items)} cards"
+        raise CardError(f"duplicate card(s) {' '.join(dup)} in {shown}")
     return cards
 
 

@@ -301,21 +301,21 @@ class GhostEuchreState:
             follow = [c for c in hand if effective_suit(c, trump) == led]
             if follow and effective_suit(card, trump) != led:
                 raise IllegalAction(
-                    f"must follow suit (GE-09): {SUIT_NAMES[led]} led with {SUIT_NAMES[trump]} trump "
-                    f"({self._bower_note(card, led, trump)}), hand holds {' '.join(_strs(follow))}"
+                    f"must follow suit (GE-09): {SUIT_NAMES[led]} led with {SUIT_NAMES[trump]} trump"
+                    f"{self._bower_note(card, led, trump)}, hand holds {' '.join(_strs(follow))}"
                 )
         return card
 
     @staticmethod
     def _bower_note(card: int, led: int, trump: int) -> str:
-        """Explain the left bower, the usual source of a renege (GE-03)."""
+        """Explain the left bower where it is the likely cause of the renege (GE-03)."""
         left = JACK * 4 + same_colour(trump)
-        name = CARD_STR[left]
+        trump_name = SUIT_NAMES[trump][:-1]
         if card == left:
-            return f"{name} is the left bower, a {SUIT_NAMES[trump][:-1]}"
-        if led == trump:
-            return f"{name} counts as a {SUIT_NAMES[trump][:-1]}"
-        return f"{name} counts as a {SUIT_NAMES[trump][:-1]}, not a {SUIT_NAMES[same_colour(trump)][:-1]}"
+            return f" ({CARD_STR[left]} is the left bower, a {trump_name})"
+        if led in (trump, same_colour(trump)):
+            return f" ({CARD_STR[left]} counts as a {trump_name})"
+        return ""
 
     # ------------------------------------------------------------ deals
 

@@ -47,8 +47,8 @@ ACE, KING, QUEEN, JACK = 12, 11, 10, 9
 _POINTS = (0, 1, 2, 3, 4, 5, 6, 7, 8)
 
 # Tunables (see the module docstring and the report in tests/test_greedy_bot.py).
-SEARCH_CARDS_2P = 3  # exact end-game search from this many cards in hand (2 players)
-SEARCH_CARDS_NP = 2  # ... with 3-4 players
+SEARCH_CARDS_2P = 4  # exact end-game search from this many cards in hand (2 players)
+SEARCH_CARDS_NP = 3  # ... with 3-4 players
 SEARCH_WORLDS = 24  # sampled opponent hands per search decision
 CHICAGO_WORLDS = 150
 CHICAGO_THRESHOLD = 0.92

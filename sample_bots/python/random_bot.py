@@ -17,5 +17,10 @@ def policy(view, legal):
     return rng.choice(legal)
 
 
+def reseed(game_start):
+    """Seed from the referee's per-game seed so matches replay exactly."""
+    rng.seed(game_start.seed)
+
+
 if __name__ == "__main__":
-    run_bot(policy, name="random", version="1.0")
+    run_bot(policy, name="random", version="1.0", on_game_start=reseed)

@@ -1,5 +1,6 @@
 """Sleeps `sleep` seconds (default 1.0) before answering request number `on`
-(default 1) of this process, then answers it correctly (too late)."""
+(default 1) of this process, then answers it correctly (too late).
+With `once=PATH` only the first process to create PATH sleeps."""
 
 import sys
 import time
@@ -9,6 +10,11 @@ from _botlib import first_legal, options, serve
 opts = options()
 delay = float(opts.get("sleep", 1.0))
 on = int(opts.get("on", 1))
+if "once" in opts:
+    try:
+        open(opts["once"], "x").close()
+    except FileExistsError:
+        on = -1
 
 
 def on_request(n, msg):
