@@ -56,6 +56,14 @@ def render() -> str:
     return json.dumps(build_schema(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
+def _display(path: Path) -> str:
+    """`path` relative to the current directory when it is below it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m protocol.make_schema",
@@ -75,26 +83,27 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     text = render()
     path: Path = args.output
+    shown = _display(path)
     if args.check:
         try:
             current = path.read_text(encoding="utf-8")
         except FileNotFoundError:
-            print(f"{path} is missing; run `{REGENERATE}` to create it", file=sys.stderr)
+            print(f"{shown} is missing; run `{REGENERATE}` to create it", file=sys.stderr)
             return 1
         if current != text:
             print(
-                f"{path} is out of date: it no longer matches the Structs in protocol/. "
+                f"{shown} is out of date: it no longer matches the Structs in protocol/. "
                 f"Run `{REGENERATE}` and commit the result.",
                 file=sys.stderr,
             )
             return 1
-        print(f"{path} is up to date")
+        print(f"{shown} is up to date")
         return 0
     if path.exists() and path.read_text(encoding="utf-8") == text:
-        print(f"{path} is already up to date")
+        print(f"{shown} is already up to date")
         return 0
     path.write_text(text, encoding="utf-8", newline="\n")
-    print(f"wrote {path}")
+    print(f"wrote {shown}")
     return 0
 
 

@@ -13,13 +13,15 @@ import msgspec
 
 from protocol.chicago import ChicagoAction, ChicagoEvent, ChicagoRules, ChicagoView
 from protocol.common import Inbound, Outbound, Seat
+from protocol.euchre import EuchreAction, EuchreEvent, EuchreRules, EuchreView
 
 PROTOCOL_VERSION = 1
 
-Rules = ChicagoRules
-View = ChicagoView
-Action = ChicagoAction
-Event = ChicagoEvent
+# One union per kind over every game; tags are unique across games.
+Rules = ChicagoRules | EuchreRules
+View = ChicagoView | EuchreView
+Action = ChicagoAction | EuchreAction
+Event = ChicagoEvent | EuchreEvent
 Millis = Annotated[int, msgspec.Meta(ge=0)]
 
 

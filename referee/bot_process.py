@@ -83,7 +83,7 @@ class LineReader:
     async def receive_line(self) -> bytes:
         while True:
             i = self._buf.find(b"\n", self._scan)
-            if i >= 0:
+            if 0 <= i <= self._max_len:  # a longer line, newline or not, is refused below
                 line = bytes(self._buf[:i])
                 del self._buf[: i + 1]
                 self._scan = 0

@@ -226,5 +226,9 @@ def bench(
     out.print(f"referee overhead         : {res.overhead_us:10.1f} us per decision", highlight=False)
 
 
+from referee import cli_tournament  # noqa: E402
+cli_tournament.register(app)
+
+
 if __name__ == "__main__":  # pragma: no cover
     app()

@@ -46,11 +46,18 @@ def seat_rotations(n: int) -> list[list[int]]:
 
 
 def unique_names(specs: list[BotSpec]) -> list[BotSpec]:
+    """Distinct labels: `js/chicago_bot` vs `c/chicago_bot`, else `name#2`."""
+    programs = {spec.name: {s.argv for s in specs if s.name == spec.name} for spec in specs}
     seen: Counter[str] = Counter()
     out = []
     for spec in specs:
-        seen[spec.name] += 1
-        name = spec.name if seen[spec.name] == 1 else f"{spec.name}#{seen[spec.name]}"
+        name = spec.name
+        if len(programs[name]) > 1:
+            script = next((a for a in reversed(spec.argv) if Path(a).name.startswith(name)), spec.argv[-1])
+            name = f"{Path(script).parent.name}/{name}"
+        seen[name] += 1
+        if seen[name] > 1:
+            name = f"{name}#{seen[name]}"
         out.append(BotSpec(name=name, argv=spec.argv, cwd=spec.cwd))
     return out
 

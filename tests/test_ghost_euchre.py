@@ -689,8 +689,10 @@ def check_invariants(g: GhostEuchreState, legal: list[msgspec.Struct]) -> None:
     assert g.current_player() in (0, 1, 2) and legal
     assert sorted(g.cards_in_play()) == list(EUCHRE_DECK)
     assert len(set(map(msgspec.json.encode, legal))) == len(legal)
-    v = g.view(g.current_player())
-    assert sum(len(g.view(s).hand) for s in range(3)) == 18 - 3 * len(v.tricks) - len(v.trick)
+    seat = g.current_player()
+    v = g.view(seat)
+    played = [p.seat for t in v.tricks for p in t.cards] + [p.seat for p in v.trick]
+    assert len(v.hand) == 6 - played.count(seat)
     if v.phase == "trick" and g.rules.renege_policy == "reject":  # everything else in hand is refused
         illegal = set(v.hand) - set(cards(legal))
         for card in illegal:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import typing
 from pathlib import Path
 from typing import Any
@@ -17,15 +18,17 @@ import msgspec
 import pytest
 
 from protocol import make_schema
-from protocol.chicago import CallChicago, Exchange
+from protocol.chicago import CallChicago, ChicagoAction, ChicagoEvent, Exchange
 from protocol.common import PlayCard
 from protocol.messages import (
     PROTOCOL_VERSION,
+    Action,
     ActionReply,
     BotHello,
     BotMessage,
     Bye,
     Clock,
+    Event,
     GameOver,
     GameStart,
     Hello,
@@ -38,6 +41,7 @@ from protocol.messages import (
 from referee.play import new_game
 
 REGENERATE = "python -m protocol.make_schema"
+PROTOCOL_DOC = Path(__file__).resolve().parents[1] / "docs" / "protocol.md"
 
 referee_decoder = msgspec.json.Decoder(RefereeMessage)
 bot_decoder = msgspec.json.Decoder(BotMessage)
@@ -219,7 +223,9 @@ def test_every_referee_message_round_trips() -> None:
     tc = TimeControl(decision_ms=500, bank_ms=60_000, increment_ms=100)
     messages = [
         Hello(referee="chicago-referee test", games=["chicago"]),
-        GameStart(game_id=1, game="chicago", rules=state.rules, seat=0, n_players=2, players=["a", "b"], time_control=tc),
+        GameStart(
+            game_id=1, game="chicago", rules=state.rules, seat=0, n_players=2, players=["a", "b"], time_control=tc, seed=5
+        ),
         _request(state, 1, tc),
         Warning(id=1, game_id=1, reason="timeout", message="no reply"),
         Warning(id=None, game_id=1, reason="crash", message="gone"),
@@ -263,3 +269,48 @@ def test_real_messages_validate_against_the_json_schema() -> None:
     bad = {"type": "action", "id": 1, "action": {"type": "play", "card": "Qh"}, "note": "x"}
     assert not to_referee.is_valid(bad)
     assert not to_referee.is_valid({"type": "action", "id": 1, "action": {"type": "play", "card": "1h"}})
+
+
+# ------------------------------------------------------------------ the protocol doc
+
+
+def _doc_json_examples() -> list[tuple[str, Any]]:
+    """Every JSON value in the ```json blocks of docs/protocol.md (a block is one
+    value, or one value per line)."""
+    text = PROTOCOL_DOC.read_text(encoding="utf-8")
+    found: list[tuple[str, Any]] = []
+    for block in re.findall(r"```json\n(.*?)```", text, re.S):
+        try:
+            found.append((block, json.loads(block)))
+        except json.JSONDecodeError:
+            found.extend((line, json.loads(line)) for line in block.splitlines() if line.strip())
+    return found
+
+
+def test_json_examples_in_the_protocol_doc_are_exact_messages() -> None:
+    """Each example decodes as a message, event or action, with no field missing or extra."""
+    decoders = [msgspec.json.Decoder(t) for t in (RefereeMessage, BotMessage, Event, Action)]
+    examples = _doc_json_examples()
+    assert len(examples) > 20
+    for text, value in examples:
+        raw = json.dumps(value).encode()
+        for decoder in decoders:
+            try:
+                decoded = decoder.decode(raw)
+            except msgspec.ValidationError:
+                continue
+            assert msgspec.to_builtins(decoded) == value, (
+                f"docs/protocol.md: this example no longer matches the protocol Structs; update it: {text[:160]}"
+            )
+            break
+        else:
+            pytest.fail(
+                f"docs/protocol.md: this example is not a valid message, event or action any more; update it: {text[:200]}"
+            )
+
+
+def test_protocol_doc_names_every_message_action_and_chicago_event() -> None:
+    text = PROTOCOL_DOC.read_text(encoding="utf-8")
+    for union in (RefereeMessage, BotMessage, ChicagoAction, ChicagoEvent):
+        for tag in sorted(_tags(union)):
+            assert f"`{tag}`" in text or f'"type": "{tag}"' in text, f"docs/protocol.md never mentions `{tag}`"

@@ -47,7 +47,7 @@ from protocol.common import (
 )
 from referee.errors import ConfigError, IllegalAction
 from referee.games.base import PUBLIC, TERMINAL, Deal, GameResult, placements_from
-from referee.games.cards import CARD_STR, SUIT_NAMES, parse_card
+from referee.games.cards import CARD_STR, SUIT_NAMES, CardError, parse_card
 from referee.games.poker import ROYAL_VALUE, category_code, describe, evaluate
 
 HAND_SIZE = 5
@@ -61,6 +61,14 @@ _SUIT_STRENGTH = (3, 2, 1, 0)
 
 def _strs(cards: Sequence[int]) -> list[str]:
     return [CARD_STR[c] for c in cards]
+
+
+def _action_card(text: str) -> int:
+    """parse_card for a bot's action: bad notation is an illegal action (CH-25)."""
+    try:
+        return parse_card(text)
+    except CardError as exc:
+        raise IllegalAction(str(exc)) from None
 
 
 class ExchangeOptions(Sequence[Exchange]):
@@ -99,7 +107,7 @@ class ChicagoState:
         deals: Sequence[Deal] = (),
     ) -> None:
         if not 2 <= n_players <= 4:
-            raise IllegalAction(f"Chicago is for 2-4 players, not {n_players} (CH-02)")
+            raise ConfigError(f"Swedish Chicago is for 2-4 players, not {n_players} (CH-02)")
         self.rules = rules
         self.n_players = n_players
         self.seed = seed
@@ -235,7 +243,7 @@ class ChicagoState:
                 f"({phase.replace('_', ' ')}), not {got!r}"
             )
         if isinstance(action, Exchange):
-            cards = [parse_card(c) for c in action.discard]
+            cards = [_action_card(c) for c in action.discard]
             if len(set(cards)) != len(cards):
                 raise IllegalAction(f"discard lists a card twice: {' '.join(action.discard)}")
             missing = [CARD_STR[c] for c in cards if c not in self._hands[seat]]
@@ -257,7 +265,7 @@ class ChicagoState:
                 )
             return []
         if isinstance(action, PlayCard):
-            card = parse_card(action.card)
+            card = _action_card(action.card)
             hand = self._hands[seat]
             if card not in hand:
                 raise IllegalAction(f"cannot play {action.card}: not in hand {' '.join(_strs(hand))}")

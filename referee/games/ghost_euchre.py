@@ -166,8 +166,9 @@ class GhostEuchreState:
             order = sorted(range(4), key=lambda t: -sum(effective_suit(c, t) == t for c in hand))
             return [NameTrump(suit=SUITS[t]) for t in order]  # type: ignore[arg-type]
         follow, rest = self._playable(seat)
-        cards = follow + rest if self.rules.renege_policy == "penalize" else follow or rest
-        return [PlayCard(card=CARD_STR[c]) for c in cards]
+        if self.rules.renege_policy == "penalize":
+            follow = follow + rest
+        return [PlayCard(card=CARD_STR[c]) for c in follow]
 
     def verify_action(self, action: msgspec.Struct) -> None:
         """Raise IllegalAction saying why `action` is not legal now."""
@@ -226,10 +227,7 @@ class GhostEuchreState:
         Leading, or void in the led suit: every card is in the first list."""
         trump = self._trump
         assert trump is not None
-        if not self._trick:
-            led = -2
-        else:
-            led = effective_suit(self._trick[0][1], trump)
+        led = effective_suit(self._trick[0][1], trump) if self._trick else -2  # -2: leading
         hand = sorted(self._hands[seat], key=lambda c: (trick_power(c, trump, led), c & 3))
         follow = [c for c in hand if effective_suit(c, trump) == led]
         if not follow:
@@ -542,4 +540,10 @@ GHOST_EUCHRE = GameDef(
     action_type=EuchreAction,
     new_state=new_state,
     deck_size=len(EUCHRE_DECK),
+    full_deck=tuple(EUCHRE_DECK),
+    extras={
+        # Short games: random bidders sink below zero and would play to max_hands.
+        "check_scenarios": [(3, "gamerules", {"max_hands": 30}), (3, "renege_penalty", {"max_hands": 30})],
+        "decision_kinds": ["pass", "bid", "swap_ghost", "name_trump", "play"],
+    },
 )
