@@ -29,7 +29,7 @@ from protocol.common import (
 NonNeg = Annotated[int, msgspec.Meta(ge=0)]
 
 
-class ChicagoRules(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, tag_field="game", tag="chicago"):
+class ChicagoRules(msgspec.Struct, frozen=True, kw_only=True, tag_field="game", tag="chicago"):
     """Every rule option of Swedish Chicago (rules.md §1.1). Defaults = preset `gamerules`."""
 
     target_score: Annotated[int, msgspec.Meta(ge=1, le=10_000)] = 52

@@ -43,7 +43,7 @@ BidValue = Annotated[int, msgspec.Meta(ge=1, le=5)] | Literal["moon"]
 
 
 class EuchreRules(
-    msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, tag_field="game", tag="ghost_euchre"
+    msgspec.Struct, frozen=True, kw_only=True, tag_field="game", tag="ghost_euchre"
 ):
     """Every rule option of Ghost Hand Euchre (rules.md §4). Defaults = preset `gamerules`."""
 

@@ -229,6 +229,9 @@ def bench(
 from referee import cli_tournament  # noqa: E402
 cli_tournament.register(app)
 
+from referee import cli_replay  # noqa: E402
+cli_replay.register(app)
+
 
 if __name__ == "__main__":  # pragma: no cover
     app()

@@ -23,7 +23,14 @@ from referee.clock import format_time_control
 from referee.errors import RefereeError
 from referee.schedule import ScheduledGame, schedule_for
 from referee.store import GameRow, Store, open_for_reading
-from referee.tournament import RunOutcome, TournamentRunner, build_bots, handle_signals, prepare_store
+from referee.tournament import (
+    RunOutcome,
+    TournamentRunner,
+    build_bots,
+    check_commands,
+    handle_signals,
+    prepare_store,
+)
 from referee.tournament_config import Tournament, default_concurrency, load_config
 
 _OUR_FILES = re.compile(r"^\d{5}-.+\.(jsonl|jsonl\.part|html)$")
@@ -56,6 +63,17 @@ def _fresh(db: Path, log_dir: Path) -> None:
         for p in log_dir.iterdir():
             if _OUR_FILES.match(p.name):
                 p.unlink()
+
+
+def _print_tables(console: Any, items: list[Any]) -> None:
+    """Tables at their natural width when stdout is a file or a pipe (not cut to 80 columns)."""
+    wide = console
+    if not console.is_terminal:
+        from rich.console import Console
+
+        wide = Console(file=console.file, width=max(console.width, 200), color_system=None)
+    for item in items:
+        (console if isinstance(item, str) else wide).print(item, highlight=False)
 
 
 class _Ui:
@@ -119,7 +137,8 @@ class _Ui:
     def on_game(self, row: GameRow) -> None:
         self.rows.append(row)
         if self.live is not None:
-            self.progress.update(self.task, advance=1)
+            running = self.runner.running - 1 if self.runner else 0  # this game is still counted
+            self.progress.update(self.task, advance=1, description=f"games ({running} running)")
             self.live.update(self._view())
         elif len(self.rows) % self._every == 0 or len(self.rows) == self.scheduled:
             pct = 100 * len(self.rows) / max(1, self.scheduled)
@@ -129,6 +148,7 @@ class _Ui:
 async def _run(t: Tournament, store: Store, schedule: list[ScheduledGame], log_dir: Path, concurrency: int,
                ui: _Ui) -> RunOutcome:
     await build_bots(t, ui.notify)
+    check_commands(t)
     runner = TournamentRunner(t, store, schedule, log_dir=log_dir, concurrency=concurrency,
                               on_game=ui.on_game, on_start=ui.on_start)
     ui.runner = runner
@@ -183,8 +203,7 @@ def register(app: typer.Typer) -> None:
                 outcome = trio.run(_run, t, store, schedule, logs, conc, ui)
             from referee.standings import all_tables, from_store
 
-            for item in all_tables(from_store(store)):
-                out.print(item, highlight=False)
+            _print_tables(out, all_tables(from_store(store)))
         finally:
             store.close()
         err.print(f"{outcome.status}: {outcome.recorded} games played in {outcome.seconds:.1f} s; "
@@ -224,8 +243,7 @@ def register(app: typer.Typer) -> None:
             elif as_csv:
                 sys.stdout.write(to_csv(st))
             else:
-                for item in all_tables(st):
-                    out.print(item, highlight=False)
+                _print_tables(out, all_tables(st))
                 runs = store.runs()
                 killed = sum(1 for r in runs if r.status == "running")
                 err.print(f"{st.finished}/{st.scheduled} games finished over {len(runs)} run(s)"

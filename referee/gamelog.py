@@ -55,6 +55,8 @@ class LogResult(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag
     failures: list[SeatFailure]
     forfeited: list[int]
     decisions: int
+    referee_overhead_us: float = 0.0
+    """Mean referee time per decision (engine, views, encoding): a timing field."""
 
 
 class GameLogWriter:
@@ -66,6 +68,10 @@ class GameLogWriter:
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._fh = open(path, "wb")  # noqa: SIM115 - closed in close()
+
+    @property
+    def enabled(self) -> bool:
+        return self._fh is not None
 
     def write(self, record: dict[str, Any] | msgspec.Struct) -> None:
         if self._fh is not None:

@@ -14,7 +14,15 @@ discards, the referee's default actions; not the bots' plays, which repeat
 `[type index, field values...]` (public) or `[~type index, seat, field
 values...]` (seen by that seat only) against a table of type names with their
 field names; an action is the pseudo type `@action:<its type>` whose audience
-is the acting seat; every list of cards is one string `"~AsKd9h"`.
+is the acting seat; every list of cards is one string `"~AsKd9h"`. A typical
+Chicago game to 52 gives a 50-70 kB page (about 45 kB of it the page itself);
+a 500-deal game (the `max_deals` cap, 4 players) about 0.7 MB. The page builds
+its step list in one light pass and renders a step by replaying its deal, so
+it opens at once and jumps anywhere quickly.
+
+Seat views follow the audiences: seat s sees the events addressed to everyone
+or to s, its own discards (its actions), and another seat's cards only once
+they are shown (`hand_revealed`, a taken open card); the rest are card backs.
 
     python -m referee.html_replay game-00001.jsonl replay.html
 """
@@ -39,7 +47,10 @@ ACTION, FAILURE, RESULT = "@action", "@failure", "@result"
 
 
 def _pack(value: Any) -> Any:
-    """Lists of card strings become one string; recurse into lists and dicts."""
+    """Lists of card strings become one string `~AsKd`; a string that starts with
+    `~` gets one more (`~~...`) so the page can tell them apart. Recurses."""
+    if isinstance(value, str):
+        return CARD_LIST_MARK + value if value.startswith(CARD_LIST_MARK) else value
     if isinstance(value, list):
         if value and all(isinstance(v, str) and _CARD.match(v) for v in value):
             return CARD_LIST_MARK + "".join(value)
@@ -130,12 +141,9 @@ def _html_escape(text: str) -> str:
 
 def render_html(data: dict[str, Any]) -> str:
     title = f"{data['title']} · game {data['game_id']} · " + " vs ".join(data["players"])
-    return (
-        _TEMPLATE.replace("__TITLE__", _html_escape(title))
-        .replace("__STYLE__", _CSS)
-        .replace("__SCRIPT__", _JS)
-        .replace("__DATA__", _script_json(data))
-    )
+    parts = {"TITLE": _html_escape(title), "STYLE": _CSS, "SCRIPT": _JS, "DATA": _script_json(data)}
+    # One pass, so a placeholder-like text inside a part (a bot's name) stays as it is.
+    return re.sub(r"__(TITLE|STYLE|SCRIPT|DATA)__", lambda m: parts[m.group(1)], _TEMPLATE)
 
 
 def write_html(log_path: Path, out_path: Path) -> None:
@@ -285,8 +293,8 @@ pre{font-size:11px;white-space:pre-wrap;color:var(--muted);margin:6px 0 0;max-he
 .trick .tlabel{position:absolute;left:50%;top:50%;transform:translate(-50%,-50%);font-size:11px;color:#c8e6c9}
 .extra{display:flex;gap:10px;align-items:center;font-size:12px;color:#e8f5e9;min-height:20px}
 .pill{background:rgba(0,0,0,.35);border-radius:10px;padding:2px 8px;display:flex;align-items:center;gap:5px}
-.pill .big{font-size:18px;font-weight:800}
-.pill .red{color:#ff5252}.pill .blk{color:#111;background:#fff;border-radius:4px;padding:0 3px}
+.pill .big{font-size:17px;font-weight:800;background:#fdfdfb;color:#161616;border-radius:4px;padding:0 4px;line-height:1.2}
+.pill .big.red{color:#c8102e}
 /* status and controls */
 .status{margin-top:10px;background:#0f1318;border:1px solid var(--line);border-left:5px solid var(--gold);border-radius:6px;
   padding:9px 12px;font-size:18px;min-height:46px}
@@ -319,7 +327,7 @@ button.on{background:#f0c23b;color:#2a1f00;border-color:#f0c23b;font-weight:700}
 .dealog li{cursor:pointer;padding:1px 2px;border-radius:4px}
 .dealog li.cur{background:rgba(255,213,79,.16);color:#fff}
 .dealog li:hover{background:rgba(255,255,255,.07)}
-.deals{margin:0;padding:0;list-style:none;max-height:260px;overflow:auto}
+.deals{margin:0;padding:0;list-style:none;max-height:260px;overflow:auto;position:relative}
 .deals li button{width:100%;text-align:left;padding:3px 8px;border-radius:4px;border:0;background:transparent;
   display:flex;justify-content:space-between;gap:8px;font-size:12.5px}
 .deals li button:hover{background:rgba(255,255,255,.07)}
@@ -345,6 +353,7 @@ var $ = function (id) { return document.getElementById(id); };
 // ------------------------------------------------------------ decoding
 function unpack(v) {
   if (typeof v === 'string' && v.charAt(0) === '~') {
+    if (v.charAt(1) === '~') return v.slice(1);  // a plain string that starts with '~'
     var out = [];
     for (var i = 1; i < v.length; i += 2) out.push(v.substr(i, 2));
     return out;
@@ -353,7 +362,9 @@ function unpack(v) {
   if (v && typeof v === 'object') { var o = {}; for (var k in v) o[k] = unpack(v[k]); return o; }
   return v;
 }
-var ITEMS = D.items.map(function (a) {
+var RAW = D.items, CACHE = new Array(RAW.length), NITEMS = RAW.length;
+function typeName(i) { var a = RAW[i]; return D.types[a[0] < 0 ? ~a[0] : a[0]][0]; }
+function decode(a) {
   var priv = a[0] < 0, t = D.types[priv ? ~a[0] : a[0]], off = priv ? 1 : 0, o = {type: t[0], to: priv ? a[1] : -1};
   for (var i = 1; i < t.length; i++) o[t[i]] = i + off < a.length ? unpack(a[i + off]) : null;
   if (o.type.indexOf('@action:') === 0) {  // {type: '@action', seat, source, action: {type, ...fields}}
@@ -362,28 +373,38 @@ var ITEMS = D.items.map(function (a) {
     o = {type: '@action', to: o.to, seat: o.to, source: src || 'bot', action: act};
   }
   return o;
-});
+}
+function item(i) { return i < 0 ? null : CACHE[i] || (CACHE[i] = decode(RAW[i])); }
 
 // ------------------------------------------------------------ steps
 // A step is one public happening; private events and score changes join the
 // step before them, actions join the step after them.
-var STEPS = [];
+var STEPS = [], DEFAULTED = {};  // item index of an event caused by a referee's default action
 (function () {
-  var pend = null;
-  for (var i = 0; i < ITEMS.length; i++) {
-    var it = ITEMS[i];
-    if (it.type === '@action') { if (pend === null) pend = i; continue; }
-    var starts = it.to === -1 && it.type !== 'score';
-    if (it.type === '@result' && STEPS.length && ITEMS[STEPS[STEPS.length - 1].main].type === 'game_ended') starts = false;
+  var pend = null, owed = {}, nowed = 0;
+  for (var i = 0; i < NITEMS; i++) {
+    var type = typeName(i);
+    if (type.indexOf('@action') === 0) {
+      if (pend === null) pend = i;
+      var act = item(i);
+      if (act.source !== 'bot' && !owed[act.seat]) { owed[act.seat] = true; nowed++; }
+      continue;
+    }
+    if (nowed && RAW[i][0] >= 0) {
+      var ev = item(i);
+      if (typeof ev.seat === 'number' && owed[ev.seat]) { DEFAULTED[i] = true; owed[ev.seat] = false; nowed--; }
+    }
+    var starts = RAW[i][0] >= 0 && type !== 'score';
+    if (type === '@result' && STEPS.length && typeName(STEPS[STEPS.length - 1].main) === 'game_ended') starts = false;
     if (!STEPS.length) starts = true;
     if (starts) {
       var a = pend !== null ? pend : i;
       if (STEPS.length) STEPS[STEPS.length - 1].b = a;
-      STEPS.push({a: a, b: ITEMS.length, main: i, deal: 0});
+      STEPS.push({a: a, b: NITEMS, main: i, deal: 0});
     }
     pend = null;
   }
-  if (!STEPS.length) STEPS.push({a: 0, b: ITEMS.length, main: -1, deal: 0});
+  if (!STEPS.length) STEPS.push({a: 0, b: NITEMS, main: -1, deal: 0});
 })();
 
 // ------------------------------------------------------------ state
@@ -395,7 +416,7 @@ function fresh() {
     shown: [], trick: [], trickNo: 0, trickWin: null, tricksWon: zeros(), pending: lists(), lastDisc: lists(),
     newCards: lists(), open: null, round: 0, phase: '', declarer: null, contract: null, trump: null,
     bids: [], swapped: null, scores: zeros(), delta: zeros(), over: false, winner: null, reason: '',
-    failed: [], cut: null, defaults: []};
+    failed: [], cut: null, lastOpen: null};
 }
 function clone(s) { return JSON.parse(JSON.stringify(s)); }
 function remove(list, cards) { cards.forEach(function (c) { var i = list.indexOf(c); if (i >= 0) list.splice(i, 1); }); }
@@ -415,9 +436,11 @@ function apply(st, it) {
   case 'first_dealer_cut':
     st.cut = it; st.dealer = it.dealer; break;
   case 'deal_started':
-    var keep = {scores: st.scores, failed: st.failed, delta: st.delta};
+    // Scores, failures and pending discards carry over: the log writes the
+    // game's first action before the events that opened the game.
+    var keep = {scores: st.scores, failed: st.failed, delta: st.delta, pending: st.pending};
     var f = fresh(); for (var k in f) st[k] = f[k];
-    st.scores = keep.scores; st.failed = keep.failed; st.delta = keep.delta;
+    for (k in keep) st[k] = keep[k];
     st.deal = it.deal; st.dealer = it.dealer; st.active = it.active; st.tiebreak = !!it.tiebreak;
     st.stock = typeof it.stock_size === 'number' ? it.stock_size : null;
     st.phase = D.game === 'ghost_euchre' ? 'bidding' : (st.stock !== null ? 'exchange' : '');
@@ -433,7 +456,6 @@ function apply(st, it) {
   case '@action':
     var act = it.action || {};
     if (act.type === 'exchange') st.pending[s] = (act.discard || []).slice();
-    if (it.source && it.source !== 'bot') st.defaults.push(it);
     break;
   case 'exchanged':
     var disc = st.pending[s].length === it.count ? st.pending[s] : [];
@@ -513,23 +535,27 @@ function apply(st, it) {
   }
 }
 
-// One pass over the game: a checkpoint before every deal, scores after every deal.
+// One light pass over the game (only what outlives a deal: scores, failures,
+// pending discards): a checkpoint before every deal and the scores after it.
+// Rendering a step replays its deal from the checkpoint.
 var DEALS = [];      // {deal, step, dealer, scores (after), tiebreak}
-var CHECK = {};      // step index -> state before it
+var CHECK = {};      // step index of a deal_started -> what carries over into it
 var FINAL = null;
+var CARRY = {score: 1, deal_ended: 1, game_ended: 1, hand_scored: 1, '@result': 1, '@failure': 1, '@action:exchange': 1};
 (function () {
   var st = fresh(), cur = null;
-  CHECK[0] = clone(st);
   for (var k = 0; k < STEPS.length; k++) {
-    var m = ITEMS[STEPS[k].main];
-    if (m && m.type === 'deal_started') {
-      CHECK[k] = clone(st);
-      cur = {deal: m.deal, step: k, dealer: m.dealer, scores: null, tiebreak: !!m.tiebreak};
+    var main = STEPS[k].main;
+    if (main >= 0 && typeName(main) === 'deal_started') {
+      CHECK[k] = {scores: st.scores.slice(), failed: st.failed.slice(), pending: clone(st.pending)};
+      var m = item(main);
+      cur = {deal: m.deal, step: k, dealer: m.dealer, scores: st.scores.slice(), tiebreak: !!m.tiebreak};
       DEALS.push(cur);
     }
-    for (var i = STEPS[k].a; i < STEPS[k].b; i++) apply(st, ITEMS[i]);
+    for (var i = STEPS[k].a; i < STEPS[k].b; i++) {
+      if (CARRY[typeName(i)]) { apply(st, item(i)); if (cur) cur.scores = st.scores.slice(); }
+    }
     STEPS[k].deal = DEALS.length;
-    if (cur) cur.scores = st.scores.slice();
   }
   FINAL = st;
 })();
@@ -564,24 +590,26 @@ function genericText(it) {
     var val = it[k];
     parts.push(k + '=' + esc(typeof val === 'object' ? JSON.stringify(val) : String(val)));
   }
-  return '<span class="ctx">' + esc(it.type) + '</span>' + parts.join(' ');
+  return '<span class="ctx">' + esc(it.type) + '</span> ' + parts.join(' ');
 }
 
+var PRIVATE_SHOWN = {hand_dealt: 1, drew: 1, ghost_hand_taken: 1};  // described with the public event before them
 function describe(k, st, view) {
-  var step = STEPS[k], m = ITEMS[step.main];
+  var step = STEPS[k], m = item(step.main);
   if (!m) return 'no events in this log';
-  var extra = [], scores = [], got = {}, i;
+  var extra = [], scores = [], got = {}, res = null, i;
   for (i = step.a; i < step.b; i++) {
-    var it = ITEMS[i];
+    var it = item(i);
     if (it.type === 'score') scores.push(it);
+    if (it.type === '@result' && i !== step.main) res = it;
+    if (it.to !== -1 && i !== step.main && !PRIVATE_SHOWN[it.type] && it.type !== '@action' && sees(it, view)) extra.push(genericText(it));
     if ((it.type === 'drew' || it.type === 'hand_dealt' || it.type === 'ghost_hand_taken') && i !== step.main) {
       if (sees(it, view)) got[it.seat] = (got[it.seat] || []).concat(it.cards || []);
     }
-    if (it.type === '@action' && it.source && it.source !== 'bot') extra.push('referee\u2019s default for ' + P(it.seat));
   }
   var t, s = m.seat;
   if (!sees(m, view)) {
-    t = '<span class="ctx">private</span>' + esc(m.type) + (typeof s === 'number' ? ' for ' + P(s) : '');
+    t = '<span class="ctx">private</span> ' + esc(m.type) + (typeof s === 'number' ? ' for ' + P(s) : '');
   } else switch (m.type) {
   case 'first_dealer_cut':
     var rounds = m.rounds || [];
@@ -597,7 +625,7 @@ function describe(k, st, view) {
   case 'hand_dealt': case 'ghost_hand_taken':
     t = P(s) + (m.type === 'hand_dealt' ? ' is dealt ' : ' holds the ghost hand ') + CS(m.cards); break;
   case 'exchanged':
-    t = '<span class="ctx">exchange ' + m.round + '</span>' + P(s) + (m.count ? ' discards ' + m.count : ' stands pat');
+    t = '<span class="ctx">exchange ' + m.round + '</span> ' + P(s) + (m.count ? ' discards ' + m.count : ' stands pat');
     if (m.count && (view < 0 || view === s) && st.lastDisc[s].length) t += ' (' + CS(st.lastDisc[s]) + ')';
     if (got[s]) t += ', draws ' + CS(got[s]);
     break;
@@ -626,7 +654,7 @@ function describe(k, st, view) {
   case 'chicago_decision':
     t = m.call ? P(s) + ' calls <b>Chicago!</b>' : P(s) + ' does not call Chicago'; break;
   case 'card_played':
-    t = P(s) + ' plays ' + C(m.card) + '<span class="ctx" style="margin-left:8px">trick ' + m.trick + '</span>'; break;
+    t = P(s) + ' plays ' + C(m.card) + ' <span class="ctx" style="margin-left:.5em">trick ' + m.trick + '</span>'; break;
   case 'trick_won':
     t = P(s) + ' wins trick ' + m.trick + ' with ' + C(m.card); break;
   case 'score':
@@ -639,9 +667,14 @@ function describe(k, st, view) {
     t = '<b>Game over</b>: ' + (typeof w === 'number' ? P(w) + ' (' + esc(NAMES[w]) + ') wins' : 'no single winner') +
       ' \u2014 ' + (m.scores || []).join(' : ') + ' (' + reasonText(m.reason) + ')';
     if (m.forfeited && m.forfeited.length) t += '; forfeited: ' + PS(m.forfeited);
+    if (res && (res.reason !== m.reason || (res.scores || []).join() !== (m.scores || []).join() || res.winner !== m.winner)) {
+      t += ' <span class="ctx">referee’s result:</span> ' + (typeof res.winner === 'number' ? P(res.winner) + ' wins' : 'no single winner') +
+        ' — ' + (res.scores || []).join(' : ') + ' (' + reasonText(res.reason) + ')' +
+        (res.forfeited && res.forfeited.length ? '; forfeited: ' + PS(res.forfeited) : '');
+    }
     break;
   case '@failure':
-    t = '<span class="ctx">failure</span>' + P(s) + ' ' + esc(reasonText(m.reason)) + (m.message ? ': ' + esc(m.message) : ''); break;
+    t = '<span class="ctx">failure</span> ' + P(s) + ' ' + esc(reasonText(m.reason)) + (m.message ? ': ' + esc(m.message) : ''); break;
   case 'bid_made':
     t = m.bid === null || m.bid === undefined ? P(s) + ' passes' : P(s) + ' bids ' + bidText(m.bid); break;
   case 'ghost_swapped':
@@ -666,6 +699,7 @@ function describe(k, st, view) {
     var sc = scores.map(function (x) { return P(x.seat) + ' ' + signed(x.points) + ' (' + reasonText(x.reason) + ') \u2192 ' + x.total; });
     t += (t ? ' \u00b7 ' : '') + sc.join(', ');
   }
+  if (DEFAULTED[step.main]) extra.push('the referee\u2019s default action for ' + P(m.seat));
   if (extra.length) t += ' <span class="ctx">[' + extra.join('; ') + ']</span>';
   return t;
 }
@@ -696,7 +730,7 @@ function faceHTML(c, seat, cls) {
 function backHTML(seat, cls) { return '<div class="card back' + (cls ? ' ' + cls : '') + '" data-seat="' + seat + '"></div>'; }
 
 // ------------------------------------------------------------ page state
-var cur = 0, view = -1, timer = null;
+var cur = 0, view = -1, timer = null, hashTimer = null;
 var seatEls = [];
 function build() {
   $('title').textContent = D.title + ' \u00b7 game ' + D.game_id;
@@ -776,19 +810,37 @@ function buildChart() {
 }
 
 // ------------------------------------------------------------ render
+var LAST = null;  // the last state computed: one Next continues it instead of replaying the deal
 function stateAt(k) {
-  var start = checkpointOf(k), st = clone(CHECK[start]), log = [];
-  for (var j = start; j <= k; j++) {
+  var start = checkpointOf(k), st, log, j;
+  if (LAST && LAST.view === view && LAST.k === k - 1 && checkpointOf(k - 1) === start) {
+    st = LAST.st; log = LAST.log; j = k;
+  } else {
+    var c = CHECK[start];
+    st = fresh(); log = []; j = start;
+    if (c) { st.scores = c.scores.slice(); st.failed = c.failed.slice(); st.pending = clone(c.pending); }
+  }
+  for (; j <= k; j++) {
     st.delta = zeros(); st.newCards = lists();
-    for (var i = STEPS[j].a; i < STEPS[j].b; i++) apply(st, ITEMS[i]);
+    for (var i = STEPS[j].a; i < STEPS[j].b; i++) apply(st, item(i));
     log.push({step: j, html: describe(j, st, view)});
   }
+  LAST = {k: k, view: view, st: st, log: log};
   return {st: st, log: log};
+}
+// Scrolling reads layout: once per frame, not once per step (holding an arrow key stays fast).
+var scrollPending = false;
+function syncScroll() {
+  scrollPending = false;
+  var ol = $('dealog'); ol.scrollTop = ol.scrollHeight;
+  var box = $('deals'), li = box.querySelector('li.cur');
+  if (li && (li.offsetTop < box.scrollTop || li.offsetTop + li.offsetHeight > box.scrollTop + box.clientHeight))
+    box.scrollTop = li.offsetTop - box.clientHeight / 2;
 }
 function posOf(seat) { var base = view >= 0 ? view : 0; return POS[(seat - base + N) % N]; }
 
 function render() {
-  var r = stateAt(cur), st = r.st, m = ITEMS[STEPS[cur].main], actor = actorOf(m);
+  var r = stateAt(cur), st = r.st, m = item(STEPS[cur].main), actor = actorOf(m);
   // seats
   for (var s = 0; s < N; s++) {
     var el = seatEls[s], pos = posOf(s);
@@ -878,21 +930,22 @@ function render() {
   document.body.setAttribute('data-view', view);
   document.body.setAttribute('data-deal', st.deal);
   // this deal's log
-  var ol = $('dealog');
-  ol.innerHTML = r.log.map(function (e) {
-    return '<li data-step="' + e.step + '"' + (e.step === cur ? ' class="cur"' : '') + '>' + e.html + '</li>';
-  }).join('');
-  ol.scrollTop = ol.scrollHeight;
+  var ol = $('dealog'), lastLi = ol.lastElementChild;
+  if (lastLi && +lastLi.getAttribute('data-step') === cur - 1 && ol.children.length === r.log.length - 1) {
+    lastLi.className = '';
+    var li = document.createElement('li');
+    li.setAttribute('data-step', cur); li.className = 'cur'; li.innerHTML = r.log[r.log.length - 1].html;
+    ol.appendChild(li);
+  } else {
+    ol.innerHTML = r.log.map(function (e) {
+      return '<li data-step="' + e.step + '"' + (e.step === cur ? ' class="cur"' : '') + '>' + e.html + '</li>';
+    }).join('');
+  }
   // deal list and chart marker
   var dealIdx = STEPS[cur].deal, lis = $('deals').children, prevCur = $('deals').querySelector('li.cur');
   if (prevCur) prevCur.classList.remove('cur');
-  if (dealIdx) {
-    var li = lis[dealIdx - 1];
-    li.classList.add('cur');
-    var box = $('deals');
-    if (li.offsetTop < box.scrollTop || li.offsetTop + li.offsetHeight > box.scrollTop + box.clientHeight)
-      box.scrollTop = li.offsetTop - box.clientHeight / 2;
-  }
+  if (dealIdx) lis[dealIdx - 1].classList.add('cur');
+  if (!scrollPending) { scrollPending = true; requestAnimationFrame(syncScroll); }
   var now = $('chart-now');
   if (now) {
     var done = st.phase === 'deal over' || st.over || !dealIdx ? dealIdx : dealIdx - 0.5;
@@ -901,7 +954,10 @@ function render() {
   // views
   var vb = $('views').children;
   for (var i = 0; i < vb.length; i++) vb[i].classList.toggle('on', +vb[i].getAttribute('data-view') === view);
-  try { history.replaceState(null, '', '#' + cur + (view >= 0 ? '/' + view : '')); } catch (e) { /* file:// may refuse */ }
+  clearTimeout(hashTimer);  // the URL keeps the step and view (debounced: browsers throttle history updates)
+  hashTimer = setTimeout(function () {
+    try { history.replaceState(null, '', '#' + cur + (view >= 0 ? '/' + view : '')); } catch (e) { /* file:// may refuse */ }
+  }, 400);
 }
 
 // ------------------------------------------------------------ controls
@@ -981,7 +1037,7 @@ window.replay = {
   steps: STEPS.length, deals: DEALS.length, go: go, setView: setView,
   step: function () { return cur; }, view: function () { return view; },
   finalScores: function () { return FINAL.scores.slice(); },
-  types: function () { return STEPS.map(function (s) { return ITEMS[s.main] ? ITEMS[s.main].type : null; }); }
+  types: function () { return STEPS.map(function (s) { return s.main >= 0 ? typeName(s.main) : null; }); }
 };
 })();
 """

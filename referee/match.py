@@ -74,7 +74,7 @@ class BotHandle:
 
     async def ensure(self, tc: TimeControl, games: list[str]) -> tuple[str, str, str] | None:
         """Running and handshaken, or (reason, message, detail) why not."""
-        if self.proc is not None and not self.proc.dead:
+        if self.proc is not None and not self.proc.dead and self.proc.proc.poll() is None:
             return None
         await self.close()
         self.starts += 1

@@ -45,7 +45,7 @@ class FailurePolicy(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
     the other seat wins; 3-4 seats: it is ranked last and the referee plays
     the first legal action for it for the rest of the game).
     `substitute`: the referee plays the first legal action instead and counts
-    a strike; after `max_strikes` strikes in one game the seat forfeits.
+    a strike; a seat with more than `max_strikes` strikes in one game forfeits.
     A bot that crashed or broke the line stream forfeits under either policy.
     """
 
@@ -128,6 +128,8 @@ class GameRunner:
         self.log.write_raw(b'{"type":"send","seat":%d,"t":%.3f,"msg":' % (seat, self._t()), data)
 
     def _log_engine(self) -> None:
+        if not self.log.enabled:
+            return
         decks = self.state.dealt_decks()
         while self.logged_deals < len(decks):
             d = decks[self.logged_deals]
@@ -210,6 +212,9 @@ class GameRunner:
         self.request_id += 1
         rid = self.request_id
         limit = s.clock.limit_s()
+        if limit <= 0:
+            self._on_failure(seat, "timeout", "the time bank is empty", "", fatal=False)
+            return None, rid, 0.0
         events = self._new_events(seat)
         req = Request(
             id=rid, game_id=self.spec.game_id, events=events, view=self.state.view(seat), legal=list(legal),
@@ -218,9 +223,10 @@ class GameRunner:
         data = _encoder.encode(req)
         # The view and legal list are a pure function of the game so far and are
         # re-created by `verify`; logging them would make logs ten times larger.
-        self.log.write({"type": "send", "seat": seat, "t": self._t(), "elided": ["view", "legal"],
-                        "msg": {"type": "request", "id": rid, "game_id": self.spec.game_id, "events": events,
-                                "clock": req.clock}})
+        if self.log.enabled:
+            self.log.write({"type": "send", "seat": seat, "t": self._t(), "elided": ["view", "legal"],
+                            "msg": {"type": "request", "id": rid, "game_id": self.spec.game_id, "events": events,
+                                    "clock": req.clock}})
         stale: bytes | None = None
         sent = False
         t_sent = trio.current_time()
@@ -231,7 +237,8 @@ class GameRunner:
                 sent = True
                 while True:
                     line = await bot.receive_line()
-                    self.log.write({"type": "recv", "seat": seat, "t": self._t(), "line": cut(line)})
+                    if self.log.enabled:
+                        self.log.write({"type": "recv", "seat": seat, "t": self._t(), "line": cut(line)})
                     try:
                         msg = self.decoder.decode(line)
                     except msgspec.ValidationError as exc:
@@ -263,6 +270,7 @@ class GameRunner:
             return None, rid, elapsed
         except BotError as exc:
             elapsed = trio.current_time() - t_sent
+            s.clock.charge(elapsed)
             fatal = isinstance(exc, BotCrashed) or exc.reason == "line_too_long"
             if fatal:
                 bot.dead = True
@@ -312,15 +320,17 @@ class GameRunner:
             )
             await self._safe(seat, self._send, start)
         state = self.state
+        self._log_engine()  # the first deal's events come before the first action
         while not state.is_terminal() and not self.ended_early:
             started = trio.current_time()
             seat = state.current_player()
             legal = state.legal_actions()
             s = self.seats[seat]
-            action, rid, source = None, None, "default"
+            action, rid, source, think = None, None, "default", None
             if not s.out and s.bot is not None and not s.bot.dead:
                 action, rid, elapsed = await self._ask(seat, legal, started)
                 self.think[seat] += elapsed
+                think = round(elapsed * 1000, 3)
                 if action is not None:
                     source = "bot"
                 elif not s.out and s.bot is not None and not s.bot.dead:
@@ -336,7 +346,9 @@ class GameRunner:
                 action = legal[0]
             state.apply_action(action)
             self.decisions += 1
-            self.log.write({"type": "action", "seat": seat, "id": rid, "source": source, "action": action})
+            if self.log.enabled:
+                self.log.write({"type": "action", "seat": seat, "id": rid, "source": source, "action": action,
+                                "ms": think})
             self._log_engine()
             self.overhead += trio.current_time() - started
         self._log_engine()
@@ -362,15 +374,19 @@ class GameRunner:
         sp = self.spec
         winner, scores, placements, reason = self._final_result()
         for seat in range(sp.n_players):
+            # Another seat's failure message may quote its hand: others get the reason only.
+            seen = [f if f.seat == seat else SeatFailure(seat=f.seat, reason=f.reason, message=f.reason)
+                    for f in self.failures]
             over = GameOver(game_id=sp.game_id, events=self._new_events(seat), winner=winner, scores=scores,
-                            placements=placements, reason=reason, failures=self.failures)
+                            placements=placements, reason=reason, failures=seen)
             await self._safe(seat, self._send, over)
         for s in self.seats:
             if s.late and s.bot is not None:
                 s.bot.dead = True  # ids restart each game: its late reply must not reach the next one
         deals = len(self.state.dealt_decks())
         self.log.write(LogResult(winner=winner, scores=scores, placements=placements, reason=reason,
-                                 failures=self.failures, forfeited=self.forfeited, decisions=self.decisions))
+                                 failures=self.failures, forfeited=self.forfeited, decisions=self.decisions,
+                                 referee_overhead_us=round(self.overhead / max(1, self.decisions) * 1e6, 1)))
         self.log.close()
         return GameRecord(
             game_id=sp.game_id, seed=sp.seed, deal_set=sp.deal_set, seat_names=self.names,

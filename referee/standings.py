@@ -253,7 +253,7 @@ def los_table(st: Standings) -> Table | None:
     if r is None:
         return None
     names = [b.name for b in st.bots if b.name in r.players]
-    table = Table(title="LOS: % probability that the row bot is stronger than the column bot", title_justify="left")
+    table = Table(title="LOS: % chance that the row bot is stronger", title_justify="left")
     table.add_column("")
     for n in names:
         table.add_column(n, justify="right")
@@ -265,7 +265,7 @@ def los_table(st: Standings) -> Table | None:
 def crosstable_table(st: Standings) -> Table:
     names = [b.name for b in st.bots]
     what = "games" if st.table_size == 2 else "pairwise placements"
-    table = Table(title=f"Crosstable: W-L-D of the row bot against the column bot ({what})", title_justify="left")
+    table = Table(title=f"Crosstable: row bot's W-L-D ({what})", title_justify="left")
     table.add_column("")
     for n in names:
         table.add_column(n, justify="right")
@@ -279,7 +279,7 @@ def crosstable_table(st: Standings) -> Table:
 
 
 def seats_table(st: Standings) -> Table:
-    table = Table(title="Per seat: average place (1st-place %)", title_justify="left")
+    table = Table(title="Per seat: avg place (1st %)", title_justify="left")
     table.add_column("bot")
     for s in range(st.table_size):
         table.add_column(f"seat {s}", justify="right")
@@ -426,7 +426,8 @@ def elo_chart_svg(st: Standings) -> str:
         xv = x(v)
         parts.append(f'<line x1="{xv:.1f}" y1="{top - 8}" x2="{xv:.1f}" y2="{height - 6}" '
                      f'stroke="{"#888" if abs(v) < 1e-9 else "#e3e3e3"}" stroke-width="1"/>')
-        parts.append(f'<text x="{xv:.1f}" y="{top - 12}" text-anchor="middle" fill="#666">{v:+.0f}</text>')
+        tick = "0" if abs(v) < 1e-9 else f"{v:+.0f}"
+        parts.append(f'<text x="{xv:.1f}" y="{top - 12}" text-anchor="middle" fill="#666">{tick}</text>')
         v += step
     for i, b in enumerate(bots):
         y = top + row * i + row / 2
@@ -536,8 +537,9 @@ def _games_html(st: Standings, store: Store | None, out_path: Path | None) -> st
         seats = ", ".join(f"{e(n)} {s} ({p})" for n, s, p in zip(g.seats, g.scores, g.placements))
         fails = ", ".join(f"{e(f.bot)}: {e(f.reason)}" for f in g.failures) or ""
         rows.append([str(g.game_id), e(g.table_key), str(g.deal_set), seats, e(g.reason), fails, links])
-    table = _html_table(["id", "table", "deal set", "seats: score (place)", "end", "failures", "links"], rows,
-                        left_cols=0)
+    table = _html_table(["id", "table", "deal set", "seats: score (place)", "end", "failures", "links"],
+                        [[r[0], f'<td class="l">{r[1]}</td>', r[2], *[f'<td class="l">{c}</td>' for c in r[3:]]]
+                         for r in rows], left_cols=0)
     return (f"<h2>Games</h2><details{' open' if len(rows) <= 60 else ''}><summary>{len(rows)} games"
             f"{f', {replays} with replay pages' if replays else ''}</summary>{table}</details>")
 

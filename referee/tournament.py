@@ -22,8 +22,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -44,6 +46,7 @@ from referee.store import FailureRow, GameRow, Store
 from referee.tournament_config import Tournament
 
 Status = Literal["completed", "stopped", "aborted"]
+STARTS_AT_ONCE = max(2, os.cpu_count() or 1)  # bot processes starting (spawn + hello) at the same time
 
 
 # ------------------------------------------------------------------ game specs
@@ -170,6 +173,26 @@ async def build_bots(t: Tournament, notify: Callable[[str], None] | None = None)
                                f"{res.returncode}" + (f":\n{tail}" if tail else ""))
 
 
+def check_commands(t: Tournament) -> None:
+    """Fail fast, naming the bot, when a bot's program or script is missing
+    (after the builds), instead of forfeiting every one of its games."""
+    for i, b in enumerate(t.bots):
+        argv, cwd = list(b.spec.argv), b.workdir
+        script = True
+        if argv[0] == sys.executable and len(argv) > 2 and argv[1] == "-u" and argv[2].endswith(".py"):
+            target = argv[2]  # a .py script run with this Python
+        elif Path(argv[0]).name.startswith("node") and len(argv) > 1 and argv[1].endswith(".js"):
+            target = argv[1]
+        else:
+            target, script = argv[0], False
+        if script or "/" in target:
+            path = Path(target) if Path(target).is_absolute() else cwd / target
+            if not path.exists():
+                raise RefereeError(f"bots[{i}] ({b.name}).command: {target} does not exist (looked in {cwd})")
+        elif shutil.which(target) is None:
+            raise RefereeError(f"bots[{i}] ({b.name}).command: {target!r} is not a program on the PATH")
+
+
 # ------------------------------------------------------------------ running
 
 
@@ -258,6 +281,7 @@ class TournamentRunner:
         run_id = self.store.begin_run(self.concurrency)
         self._run_id = run_id
         self._limiter = trio.CapacityLimiter(self.concurrency)
+        self._start_limiter = trio.CapacityLimiter(STARTS_AT_ONCE)
         status: Status = "aborted"
         try:
             with trio.CancelScope() as self._scope:
@@ -266,7 +290,13 @@ class TournamentRunner:
                 async with trio.open_nursery() as procs:
                     self._proc_nursery = procs
                     async with trio.open_nursery() as games:
+                        # One dispatcher, so games start in schedule order (trio does
+                        # not promise FIFO wake-ups among tasks started together).
                         for g in todo:
+                            await self._limiter.acquire_on_behalf_of(g.key)
+                            if self._stopping:
+                                self._limiter.release_on_behalf_of(g.key)
+                                break
                             games.start_soon(self._play, g, name=f"game {g.key}")
             if not self._aborted:
                 missing = len(todo) - self.counters.recorded
@@ -278,14 +308,13 @@ class TournamentRunner:
                           recorded=self.counters.recorded, seconds=time.monotonic() - t0)
 
     async def _play(self, g: ScheduledGame) -> None:
-        async with self._limiter:
-            if self._stopping:
-                return
-            self.counters.running += 1
-            try:
-                await self._play_game(g)
-            finally:
-                self.counters.running -= 1
+        """One game, holding the limiter slot the dispatcher took for it."""
+        self.counters.running += 1
+        try:
+            await self._play_game(g)
+        finally:
+            self.counters.running -= 1
+            self._limiter.release_on_behalf_of(g.key)
 
     async def _play_game(self, g: ScheduledGame) -> None:
         assert self._proc_nursery is not None
@@ -304,7 +333,10 @@ class TournamentRunner:
             games = list(GAMES)
 
             async def ensure(seat: int, h: BotHandle) -> None:
-                err = await h.ensure(t.time_control, games)
+                # Few bots start at once: the startup clock runs from the spawn, and
+                # dozens of interpreters starting together would eat it in a queue.
+                async with self._start_limiter:
+                    err = await h.ensure(t.time_control, games)
                 if err is not None:
                     start_failures[seat] = err
 

@@ -20,7 +20,9 @@ a file is reported as `file:line: what differs (expected ... found ...)`.
 
 from __future__ import annotations
 
+import functools
 import os
+import typing
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,11 +30,13 @@ from typing import Any
 
 import msgspec
 
-from protocol.messages import SeatFailure
-from referee.errors import CorruptLog
+from protocol.messages import Clock, GameOver, GameStart, SeatFailure, TimeControl
+from referee.errors import CorruptLog, RefereeError
 from referee.gamelog import LogResult
+from referee.games import GAMES
 from referee.games.base import PUBLIC
 from referee.games.cards import CARD_STR
+from referee.seeding import derive_seed
 from referee.replay import (
     GameLog,
     LogMismatch,
@@ -65,6 +69,30 @@ class Verdict:
         return self.status == OK
 
 
+_FIELDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    # record type: (required fields, optional fields); `t` (a timing) is never checked
+    "send": (frozenset({"type", "seat", "msg"}), frozenset({"t", "elided"})),
+    "recv": (frozenset({"type", "seat", "line"}), frozenset({"t"})),
+    "action": (frozenset({"type", "seat", "id", "source", "action"}), frozenset({"t"})),
+    "deal": (frozenset({"type", "deal", "dealer", "deck"}), frozenset()),
+    "event": (frozenset({"type", "to", "event"}), frozenset()),
+    "failure": (frozenset({"type", "seat", "reason", "message"}), frozenset({"detail", "t"})),
+    "result": (frozenset({"type", *LogResult.__struct_fields__}), frozenset()),
+}
+_REQUEST_FIELDS = frozenset({"type", "id", "game_id", "events", "clock"})
+_ELIDABLE = frozenset({"view", "legal"})
+
+
+def _check_fields(what: str, rec: dict[str, Any], required: frozenset[str], optional: frozenset[str]) -> str | None:
+    missing = sorted(required - rec.keys())
+    if missing:
+        return f"{what} lacks the field{'s' if len(missing) > 1 else ''} {', '.join(missing)}"
+    extra = sorted(rec.keys() - required - optional)
+    if extra:
+        return f"{what} has unexpected field{'s' if len(extra) > 1 else ''} {', '.join(map(repr, extra))}"
+    return None
+
+
 class _Checker:
     """Walks one log's records against its simulation; raises LogMismatch."""
 
@@ -79,7 +107,7 @@ class _Checker:
         self.cursors = [0] * n  # events each seat has been sent
         self.request_id = 0
         self.open_request: tuple[int, int] | None = None  # (seat, id) awaiting its action
-        self.replies: list[str] = []  # recv lines for the open request
+        self.replies: list[tuple[int, str]] = []  # (log line, reply line) for the open request
         self.failures: list[SeatFailure] = []
         self.forfeited: list[int] = []
         self.forfeit_mode = _policy_mode(log.header.failure_policy) == "forfeit"
@@ -93,15 +121,22 @@ class _Checker:
     # ------------------------------------------------------------ walk
 
     def run(self) -> int:
+        h = self.log.header
+        if h.match_seed is not None and h.deal_set is not None and h.seed != derive_seed(h.match_seed, "deal-set", h.deal_set):
+            raise self.fail(f"the game seed {h.seed} is not derived from match_seed {h.match_seed} and deal_set {h.deal_set} "
+                            f"(expected {derive_seed(h.match_seed, 'deal-set', h.deal_set)})")
         for line, rec in self.log.records:
             self.line = line
             kind = rec.get("type")
             handler = getattr(self, f"_on_{kind}", None) if isinstance(kind, str) else None
             if handler is None:
                 raise self.fail(f"unknown record type {show(kind)}")
+            problem = _check_fields(f"{kind} record", rec, *_FIELDS[kind])
+            if problem:
+                raise self.fail(problem)
             try:
                 handler(rec)
-            except (KeyError, TypeError, AttributeError, ValueError, IndexError) as exc:
+            except (KeyError, TypeError, AttributeError, ValueError, IndexError, msgspec.MsgspecError) as exc:
                 raise self.fail(f"malformed {kind} record ({type(exc).__name__}: {exc}): {show(rec)}") from None
         return self.sim.actions
 
@@ -168,11 +203,9 @@ class _Checker:
         if kind == "game_start":
             self._check_game_start(seat, msg)
         elif kind == "request":
-            self._check_request(seat, msg, rec.get("elided") or [])
+            self._check_request(seat, msg, rec.get("elided", []))
         elif kind == "warning":
-            if self.open_request is None or self.open_request[0] != seat or msg.get("id") != self.open_request[1]:
-                raise self.fail(f"warning to seat {seat} about request {show(msg.get('id'))}, "
-                                f"but the open request is {show(self.open_request)}")
+            self._check_warning(seat, msg)
         elif kind == "game_over":
             self._check_game_over(seat, msg)
         else:
@@ -183,13 +216,14 @@ class _Checker:
         if self.sim.actions or seat in self.started:
             raise self.fail(f"game_start to seat {seat} after the game began")
         self.started.add(seat)
-        expected = {
-            "game": h.game, "seat": seat, "n_players": h.n_players, "players": self.log.names,
-            "rules": msgspec.to_builtins(self.log.rules), "time_control": h.time_control,
-        }
-        found = {k: msg.get(k) for k in expected}
-        if not same(expected, found):
-            raise self.fail(differs("game_start", expected, found))
+        try:
+            tc = msgspec.convert(h.time_control, type=TimeControl)
+        except msgspec.ValidationError as exc:
+            raise LogMismatch(self.log.path, 1, f"bad time_control in the header: {exc}") from None
+        expected = GameStart(game_id=h.game_id, game=h.game, rules=self.log.rules, seat=seat, n_players=h.n_players,
+                             players=self.log.names, time_control=tc, seed=derive_seed(h.seed, "bot", seat))
+        if not same(expected, msg):
+            raise self.fail(differs("game_start", expected, msg))
 
     def _check_request(self, seat: int, msg: dict[str, Any], elided: list[str]) -> None:
         state = self.state
@@ -202,6 +236,15 @@ class _Checker:
             raise self.fail(f"request sent to seat {seat} after it forfeited")
         if self.sim.actions:
             self._require_logged(f"the request to seat {seat}")
+        if not isinstance(elided, list) or not set(elided) <= _ELIDABLE or len(set(elided)) != len(elided):
+            raise self.fail(f"'elided' must list some of view, legal: found {show(elided)}")
+        problem = _check_fields("request message", msg, _REQUEST_FIELDS | (_ELIDABLE - set(elided)), frozenset())
+        if problem:
+            raise self.fail(problem)
+        try:
+            msgspec.convert(msg["clock"], type=Clock)
+        except msgspec.ValidationError as exc:
+            raise self.fail(f"bad clock in the request: {exc}") from None
         rid = msg.get("id")
         if rid != self.request_id + 1:
             raise self.fail(f"request id differs: expected {self.request_id + 1} found {show(rid)}")
@@ -210,16 +253,27 @@ class _Checker:
         found = msg.get("events")
         if not same(expected, found):
             raise self.fail(_events_difference(f"events sent to seat {seat}", expected, found))
-        if "view" in msg and "view" not in elided:
+        if "view" not in elided:
             view = msgspec.to_builtins(state.view(seat))
             if not same(view, msg["view"]):
                 raise self.fail(differs(f"view sent to seat {seat}", view, msg["view"]))
-        if "legal" in msg and "legal" not in elided:
+        if "legal" not in elided:
             legal = [msgspec.to_builtins(a) for a in state.legal_actions()]
             if not same(legal, msg["legal"]):
                 raise self.fail(differs(f"legal actions sent to seat {seat}", legal, msg["legal"]))
         self.open_request = (seat, rid)
         self.replies = []
+
+    def _check_warning(self, seat: int, msg: dict[str, Any]) -> None:
+        if self.open_request is None or self.open_request[0] != seat or not self.failures:
+            raise self.fail(f"warning to seat {seat} but no failure of its reply to an open request")
+        last = self.failures[-1]
+        if last.seat != seat:
+            raise self.fail(f"warning to seat {seat} but the last failure is seat {last.seat}'s")
+        expected = {"type": "warning", "id": self.open_request[1], "game_id": self.log.header.game_id,
+                    "reason": last.reason, "message": f"{last.message}; the referee played the first legal action"}
+        if not same(expected, msg):
+            raise self.fail(differs(f"warning to seat {seat}", expected, msg))
 
     def _check_game_over(self, seat: int, msg: dict[str, Any]) -> None:
         self._require_logged("game_over")
@@ -228,11 +282,10 @@ class _Checker:
         if not same(expected, found):
             raise self.fail(_events_difference(f"events in game_over to seat {seat}", expected, found))
         winner, scores, placements, reason = self._outcome()
-        want = {"winner": winner, "scores": scores, "placements": placements, "reason": reason,
-                "failures": [msgspec.to_builtins(f) for f in self.failures]}
-        got = {k: msg.get(k) for k in want}
-        if not same(want, got):
-            raise self.fail(differs(f"game_over to seat {seat}", want, got))
+        want = GameOver(game_id=self.log.header.game_id, events=msg.get("events"), winner=winner, scores=scores,
+                        placements=placements, reason=reason, failures=list(self.failures))
+        if not same(want, msg):
+            raise self.fail(differs(f"game_over to seat {seat}", want, msg))
 
     def _on_recv(self, rec: dict[str, Any]) -> None:
         seat = self._seat(rec)
@@ -241,7 +294,7 @@ class _Checker:
         line = rec["line"]
         if not isinstance(line, str):
             raise self.fail(f"recv record without a line: {show(rec)}")
-        self.replies.append(line)
+        self.replies.append((self.line, line))
 
     # ------------------------------------------------------------ actions
 
@@ -282,16 +335,17 @@ class _Checker:
                             f"{'none' if self.open_request is None else f'{self.open_request[1]} to seat {self.open_request[0]}'}")
         if not self.replies:
             raise self.fail(f"bot action from seat {seat} without a reply line from it")
-        line = self.replies[-1]
+        where, line = self.replies[-1]
         try:
-            reply = msgspec.json.decode(line)
+            reply = _reply_decoder(self.log.game.action_type).decode(line)
         except msgspec.DecodeError as exc:
-            raise self.fail(f"the reply line before this bot action is not JSON ({exc}): {line[:200]}") from None
-        if not isinstance(reply, dict) or reply.get("type") != "action" or reply.get("id") != rid:
-            raise self.fail(f"the reply line before this bot action is not an action for request {rid}: {line[:200]}")
-        sent = self.sim.decode_action(self.line, reply.get("action"))
+            raise self.fail(f"the reply on line {where} was accepted, but it is not a valid action reply ({exc}): "
+                            f"{line[:200]}") from None
+        if reply.id != rid:
+            raise self.fail(f"the reply on line {where} answers request {reply.id}, not {rid}")
+        sent = reply.action
         if sent != action:
-            raise self.fail(f"action differs from the bot's reply: expected {show(sent)} found {show(action)}")
+            raise self.fail(f"action differs from the bot's reply on line {where}: expected {show(sent)} found {show(action)}")
 
     # ------------------------------------------------------------ failures and result
 
@@ -300,9 +354,33 @@ class _Checker:
         reason, message = rec["reason"], rec["message"]
         if not isinstance(reason, str) or not isinstance(message, str):
             raise self.fail(f"failure record needs a reason and a message: {show(rec)}")
+        if reason == "illegal_action":
+            self._check_illegal(seat, message)
         self.failures.append(SeatFailure(seat=seat, reason=reason, message=message))
         if self.forfeit_mode and seat not in self.forfeited:
             self.forfeited.append(seat)
+
+    def _check_illegal(self, seat: int, message: str) -> None:
+        """An `illegal_action` failure: the seat's last reply is re-judged, the message re-made."""
+        if self.open_request is None or self.open_request[0] != seat or not self.replies:
+            raise self.fail(f"illegal_action failure of seat {seat} without a reply from it to an open request")
+        where, line = self.replies[-1]
+        try:
+            reply = _reply_decoder(_any_action()).decode(line)
+        except msgspec.DecodeError as exc:
+            raise self.fail(f"the reply on line {where} is not a valid action reply ({exc}), "
+                            f"so it cannot have been judged an illegal action") from None
+        if reply.id != self.open_request[1]:
+            raise self.fail(f"the reply on line {where} answers request {reply.id}, not {self.open_request[1]}")
+        action = reply.action
+        try:
+            self.state.verify_action(action)
+        except RefereeError as exc:
+            expected = f"illegal action {show(action)}: {exc}"
+            if message != expected:
+                raise self.fail(f"failure message differs: expected {show(expected)} found {show(message)}") from None
+            return
+        raise self.fail(f"the reply on line {where} is a legal action {show(action)}, but this failure calls it illegal")
 
     def _outcome(self) -> tuple[int | None, list[int], list[int], str]:
         """The runner fixes the outcome once, before the first game_over; a seat that
@@ -315,7 +393,8 @@ class _Checker:
 
     def _on_result(self, rec: dict[str, Any]) -> None:
         self._require_logged("the result")
-        res = msgspec.convert(rec, type=LogResult)
+        res = self.log.result
+        assert res is not None  # load_log requires it
         seats_failed = [f.seat for f in self.failures]
         if self.forfeit_mode and res.forfeited != self.forfeited:
             raise self.fail(f"forfeited seats differ: expected {self.forfeited} found {res.forfeited} "
@@ -332,6 +411,25 @@ class _Checker:
         got = {k: rec.get(k) for k in want}
         if not same(want, got):
             raise self.fail(differs("result", want, got))
+
+
+@functools.cache
+def _reply_decoder(action_type: Any) -> msgspec.json.Decoder:
+    """Decodes a bot's `action` reply as strictly as the runner does (no unknown fields)."""
+    reply = msgspec.defstruct("ActionReply", [("id", int), ("action", action_type)], tag_field="type", tag="action",
+                              forbid_unknown_fields=True, frozen=True, kw_only=True)
+    return msgspec.json.Decoder(reply)
+
+
+@functools.cache
+def _any_action() -> Any:
+    """The actions of every game (a bot may send another game's action: legal JSON, illegal move)."""
+    members: list[Any] = []
+    for game in GAMES.values():
+        for t in typing.get_args(game.action_type) or (game.action_type,):
+            if t not in members:
+                members.append(t)
+    return typing.Union[tuple(members)]  # noqa: UP007 - built at run time
 
 
 def _policy_mode(policy: Any) -> str:

@@ -1,7 +1,7 @@
 """Misbehaving bots as real subprocesses, in real matches.
 
 Every failure mode has a tiny bot in tests/bots/. Each test plays a short
-match (Chicago to 10 points, 300 ms per decision) against the random sample
+match (Chicago to 10 points, 0.4-1 s per decision) against the random sample
 bot and checks: the match finishes, the right reason code is recorded with
 the offending text, the other bots get the right result, a bot that died is
 restarted for the next game, and no process is left behind. Each bot gets a
@@ -43,7 +43,8 @@ RANDOM_BOT = ROOT / "sample_bots" / "python" / "random_bot.py"
 GAME = get_game("chicago")
 TARGET = 10
 RULES = build_rules(GAME, None, {"target_score": TARGET})
-TC = TimeControl(decision_ms=300, startup_ms=3000)
+TC = TimeControl(decision_ms=1000, startup_ms=5000)  # roomy: only the bot under test should fail
+TC_FAST = TimeControl(decision_ms=400, startup_ms=5000)  # where a test waits for the limit
 MATCH_BOUND_S = 30.0  # outer bound for one short match
 
 
@@ -209,7 +210,7 @@ async def test_bot_that_exits_before_hello(tmp_path: Path) -> None:
 async def test_bot_that_never_answers_hello(tmp_path: Path) -> None:
     m = new_marker()
     pids = tmp_path / "pids"
-    tc = TimeControl(decision_ms=300, startup_ms=800)
+    tc = TimeControl(decision_ms=1000, startup_ms=800)
     played = await play([bot("silent", m, f"pidfile={pids}"), random_bot(m)], m, tc=tc)
     for rec in played.records:
         assert_forfeit_2(rec, "silent", "startup_failure")
@@ -236,42 +237,52 @@ async def test_bot_that_exits_mid_game_is_restarted(tmp_path: Path) -> None:
     assert len(read_pids(pids)) == 2  # restarted for game 2, which it played until it crashed
 
 
-async def test_crash_with_three_seats_ranks_offender_last(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("name", "options", "reason", "starts"),
+    [
+        ("exit_mid_game", ["after=3"], "crash", 3),  # restarted for every game
+        ("sleeper", ["sleep=0.6", "on=3"], "timeout", 3),  # a late reply pending: restarted
+        ("illegal", ["on=0"], "illegal_action", 1),  # the stream is fine: kept
+    ],
+)
+async def test_three_seats_offender_ranked_last(
+    name: str, options: list[str], reason: str, starts: int, tmp_path: Path
+) -> None:
     m = new_marker()
     pids = tmp_path / "pids"
     played = await play(
-        [bot("exit_mid_game", m, "after=3", f"pidfile={pids}"), random_bot(m, "r1"), random_bot(m, "r2")], m
+        [bot(name, m, *options, f"pidfile={pids}"), random_bot(m, "r1"), random_bot(m, "r2")], m, tc=TC_FAST
     )
     for rec in played.records:
-        bad = seat_of(rec, "exit_mid_game")
+        bad = seat_of(rec, name)
         others = [s for s in range(3) if s != bad]
-        assert reasons(rec, bad) == ["crash"]
+        assert reasons(rec, bad) == [reason]
         assert rec.forfeited == [bad]
         assert rec.placements[bad] == 3
         assert sorted(rec.placements[s] for s in others) in ([1, 2], [1, 1])
         assert rec.winner in (*others, None)
         assert max(rec.scores) >= TARGET  # played to the end with default actions
         assert rec.decisions > 9
-    assert len(read_pids(pids)) == 3  # restarted for every game
+    assert len(read_pids(pids)) == starts
 
 
 # ------------------------------------------------------------------ time
 
 
 async def test_timeout_forfeits_and_late_reply_does_not_leak_into_next_game(tmp_path: Path) -> None:
-    # The bot answers its first request 450 ms late, i.e. while game 2 is
+    # The bot answers its first request 200 ms late, i.e. while game 2 is
     # already running. Game 2 must not see that answer (request ids restart
     # every game): the bot is restarted and game 2 is a clean game.
     m = new_marker()
     pids = tmp_path / "pids"
     once = tmp_path / "slept"
     played = await play(
-        [bot("sleeper", m, "sleep=0.45", f"once={once}", f"pidfile={pids}"), random_bot(m)],
-        m, log_dir=tmp_path / "logs",
+        [bot("sleeper", m, "sleep=0.6", f"once={once}", f"pidfile={pids}"), random_bot(m)],
+        m, tc=TC_FAST, log_dir=tmp_path / "logs",
     )
     first, second = played.records
     assert_forfeit_2(first, "sleeper", "timeout")
-    assert "within 300 ms" in first.failures[0].message
+    assert "within 400 ms" in first.failures[0].message
     (fail,) = failure_records(first)
     assert "sleeper: sleeping" in fail["detail"]  # its stderr tail
     assert_clean(second)
@@ -279,14 +290,14 @@ async def test_timeout_forfeits_and_late_reply_does_not_leak_into_next_game(tmp_
 
 
 async def test_timeout_under_substitute_drops_the_late_reply(tmp_path: Path) -> None:
-    # 600 ms on its second request (limit 500 ms): one strike, the referee
+    # 800 ms on its second request (limit 600 ms): one strike, the referee
     # plays for it, the late reply is dropped when request 3 is answered.
     m = new_marker()
     pids = tmp_path / "pids"
     once = tmp_path / "slept"
-    tc = TimeControl(decision_ms=500, startup_ms=3000)
+    tc = TimeControl(decision_ms=600, startup_ms=5000)
     played = await play(
-        [bot("sleeper", m, "sleep=0.6", "on=2", f"once={once}", f"pidfile={pids}"), random_bot(m)],
+        [bot("sleeper", m, "sleep=0.8", "on=2", f"once={once}", f"pidfile={pids}"), random_bot(m)],
         m, tc=tc, policy=FailurePolicy(mode="substitute", max_strikes=3), log_dir=tmp_path / "logs",
     )
     first, second = played.records
@@ -349,7 +360,7 @@ async def test_stderr_flood_does_not_block_or_slow_the_match() -> None:
 
 async def test_stale_request_id(tmp_path: Path) -> None:
     m = new_marker()
-    played = await play([bot("stale_id", m, "on=0"), random_bot(m)], m, log_dir=tmp_path / "logs")
+    played = await play([bot("stale_id", m, "on=0"), random_bot(m)], m, tc=TC_FAST, log_dir=tmp_path / "logs")
     for rec in played.records:
         assert_forfeit_2(rec, "stale_id", "stale_id")
         assert "only answered with a stale request id" in rec.failures[0].message

@@ -15,6 +15,7 @@ Policies call Chicago rarely (5 %) and are otherwise uniform, so games stay shor
 from __future__ import annotations
 
 import random
+import re
 
 import msgspec
 import pytest
@@ -59,20 +60,13 @@ def policy(rng: random.Random, p_chicago: float = 0.05):
     return choose
 
 
+_CARD_RE = re.compile(rb'"([2-9TJQKA][shdc])"')
+_EVENT_DECODER = msgspec.json.Decoder(ChicagoEvent)
+
+
 def card_strings(obj) -> set[str]:
-    """Every card code anywhere inside a Struct (or its builtins form)."""
-    out: set[str] = set()
-    stack = [msgspec.to_builtins(obj) if isinstance(obj, msgspec.Struct) else obj]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, str):
-            if x in CARD_SET:
-                out.add(x)
-        elif isinstance(x, dict):
-            stack.extend(x.values())
-        elif isinstance(x, list):
-            stack.extend(x)
-    return out
+    """Every card code anywhere inside a Struct (a JSON string value like "As")."""
+    return {m.decode() for m in _CARD_RE.findall(msgspec.json.encode(obj))}
 
 
 # ---------------------------------------------------------------- invariant auditor
@@ -93,6 +87,7 @@ class Auditor:
         self.trick_cards = 0
         self.trick_no = 1
         self.active: list[int] = []
+        self.view_turn = 0
         self.ended = False
         self.last_exchange: Exchanged | None = None
         self.check()
@@ -100,21 +95,24 @@ class Auditor:
     # -- cards
     def check_cards(self) -> None:
         s = self.s
-        cards = [c for h in s._hands for c in h] + list(s._stock) + list(s._discards)
-        cards += [CARD_INT[p.card] for t in s._rec_tricks for p in t.cards]
-        cards += [c for _, c in s._trick]
+        hands = s._hands
+        places = [*s._stock, *s._discards, *(c for h in hands for c in h), *(c for _, c in s._trick)]
+        played = [CARD_INT[p.card] for t in s._rec_tricks for p in t.cards]
+        places += played
         if s._open is not None:
-            cards.append(s._open)
-        assert sorted(cards) == list(range(52)), "a card is lost or duplicated"
-        played = sum(len(t.cards) for t in s._rec_tricks) + len(s._trick)
-        per_seat = 5 - played // len(s._active) if s._phase == "trick" and not s.is_terminal() else None
+            places.append(s._open)
+        assert len(places) == 52 and len(set(places)) == 52, "a card is lost or duplicated"
+        if s.is_terminal():
+            return
+        active = self.active
         for seat in range(self.n):
-            if seat not in s._active:
-                assert s._hands[seat] == []
-            elif per_seat is not None and not s._trick:
-                assert len(s._hands[seat]) == per_seat
-            elif s._phase in ("exchange", "chicago_call") and not s.is_terminal():
-                assert len(s._hands[seat]) == 5
+            if seat not in active:
+                assert not hands[seat]
+        if s._phase in ("exchange", "chicago_call"):
+            assert all(len(hands[x]) == 5 for x in active)
+        elif s._phase == "trick" and not s._trick:
+            left = 5 - len(played) // len(active)
+            assert all(len(hands[x]) == left for x in active)
 
     # -- events
     def check_events(self) -> None:
@@ -131,7 +129,7 @@ class Auditor:
             if self.deep:
                 if audience == PUBLIC and not isinstance(e, CARD_EVENTS):
                     assert not card_strings(e), f"public {type(e).__name__} names cards"
-                assert msgspec.json.decode(msgspec.json.encode(e), type=ChicagoEvent) == e
+                assert _EVENT_DECODER.decode(msgspec.json.encode(e)) == e
             if isinstance(e, DealStarted):
                 assert not self.deal_open and e.deal == self.deal + 1
                 self.deal, self.deal_open, self.trick_cards, self.trick_no = e.deal, True, 0, 1
@@ -174,9 +172,13 @@ class Auditor:
         self.seen_events = len(s.events)
 
     # -- views
-    def check_views(self) -> None:
+    def check_views(self, seats=None) -> None:
+        """CH-24 on `seats` (default: one seat per action, in turn)."""
         s = self.s
-        for seat in range(self.n):
+        if seats is None:
+            self.view_turn += 1
+            seats = (self.view_turn % self.n,)
+        for seat in seats:
             v = s.view(seat)
             assert sorted(parse_card(c) for c in v.hand) == sorted(s._hands[seat])
             assert v.scores == s.scores() and v.stock_size == len(s._stock)
@@ -236,7 +238,7 @@ class Auditor:
         """CH-25: whatever the seat to act could send outside the legal list is refused."""
         s = self.s
         seat = s.current_player()
-        for a in legal:
+        for a in (legal[:] if len(legal) <= 5 else [legal[0], legal[len(legal) // 2], legal[-1]]):
             s.verify_action(a)
         if isinstance(legal[0], PlayCard):
             ok = {a.card for a in legal}
@@ -247,9 +249,13 @@ class Auditor:
             stranger = next(c for c in range(52) if c not in s._hands[seat])
             with pytest.raises(IllegalAction):
                 s.verify_action(PlayCard(card=CARD_STR[stranger]))
-        elif isinstance(legal[0], Exchange) and len(legal) == 1:
-            with pytest.raises(IllegalAction, match="CH-08"):
-                s.verify_action(Exchange(discard=[CARD_STR[s._hands[seat][0]]]))
+        elif isinstance(legal[0], Exchange):
+            if len(legal) == 1:
+                with pytest.raises(IllegalAction, match="CH-08"):
+                    s.verify_action(Exchange(discard=[CARD_STR[s._hands[seat][0]]]))
+            stranger = next(c for c in range(52) if c not in s._hands[seat])
+            with pytest.raises(IllegalAction, match="not in hand"):
+                s.verify_action(Exchange(discard=[CARD_STR[stranger]]))
         elif isinstance(legal[0], CallChicago):
             assert s.scores()[seat] >= self.rules.chicago_min_score and self.rules.chicago_enabled
         with pytest.raises(IllegalAction):
@@ -264,10 +270,10 @@ def run_game(n, preset, seed, *, deep=False, p_chicago=0.05, options=None):
         if state.is_terminal():
             break
         legal = state.legal_actions()
+        action = choose(legal)  # an element of the legal list by construction
         if deep:
             audit.refusals(legal)
-        action = choose(legal)  # an element of the legal list by construction
-        state.verify_action(action)
+            state.verify_action(action)
         state.apply_action(action)
         audit.check()
     assert state.is_terminal(), "game did not end"
@@ -276,7 +282,7 @@ def run_game(n, preset, seed, *, deep=False, p_chicago=0.05, options=None):
 
 # ---------------------------------------------------------------- invariant playouts
 
-GAMES = {2: 200, 3: 150, 4: 110}
+GAMES = {2: 120, 3: 80, 4: 60}  # x 4 presets = 1040 games
 
 
 @pytest.mark.parametrize("preset", PRESETS)
@@ -286,7 +292,7 @@ def test_random_playouts_keep_every_invariant(n, preset):
     reasons = set()
     chicagos = 0
     for seed in range(GAMES[n]):
-        state = run_game(n, preset, seed, deep=seed % 10 == 0)
+        state = run_game(n, preset, seed, deep=seed % 20 == 0)
         reasons.add(state.result().reason)
         chicagos += sum(1 for _, e in state.events if isinstance(e, ScoreChanged) and e.reason.startswith("chicago"))
     assert "target" in reasons
@@ -297,9 +303,11 @@ def test_random_playouts_keep_every_invariant(n, preset):
 @pytest.mark.parametrize("preset", PRESETS)
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_uniform_playouts(n, preset):
-    """A few games with a purely uniform policy (Chicago called half the time when offered)."""
-    for seed in range(1000, 1006):
-        run_game(n, preset, seed, deep=True, p_chicago=0.5)
+    """A few games with a purely uniform policy (Chicago called half the time when offered).
+    Failed Chicagos keep 3-4 player scores low for hundreds of deals, so these stop at 40 deals."""
+    for seed in range(1000, 1003):
+        state = run_game(n, preset, seed, deep=seed == 1000, p_chicago=0.5, options={"max_deals": 40})
+        assert state.result().reason in ("target", "royal_flush", "tiebreak", "deal_limit")
 
 
 @pytest.mark.parametrize(
@@ -318,16 +326,31 @@ def test_uniform_playouts(n, preset):
 def test_playouts_with_rule_options(options):
     """Invariants hold under every rule option (2-4 players)."""
     for n in (2, 3, 4):
-        for seed in range(25):
+        for seed in range(15):
             state = run_game(n, "gamerules", seed, deep=seed % 5 == 0, options=options)
             if "max_deals" in options:
                 assert state.deal_number <= options["max_deals"]
 
 
+@pytest.mark.parametrize("preset", PRESETS)
+def test_no_view_shows_another_seats_unrevealed_card(preset):
+    """CH-24: after every action, every seat's view names only its own hand, played cards,
+    the one_open card and legitimately revealed hands."""
+    for n in (2, 3, 4):
+        for seed in range(3):
+            state = new_game("chicago", n, 500 + seed, preset=preset)
+            audit = Auditor(state, deep=False)
+            choose = policy(random.Random(seed), 0.05)
+            while not state.is_terminal():
+                state.apply_action(choose(state.legal_actions()))
+                audit.check()
+                audit.check_views(range(n))
+
+
 def test_tiebreaks_happen_and_are_audited():
     """CH-22: with a low target under end_of_deal, some games reach a tie-break; all stay consistent."""
     tiebreaks = 0
-    for seed in range(300):
+    for seed in range(200):
         state = run_game(3, "cardgames_zone", seed, options={"target_score": 12})
         if any(isinstance(e, DealStarted) and e.tiebreak for _, e in state.events):
             tiebreaks += 1

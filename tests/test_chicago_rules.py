@@ -333,6 +333,16 @@ def test_ch01_ch23_aces_high_no_trumps_two_players():
     assert scores_after_deal(s) == [23, 0]
 
 
+def test_ch23_two_players_eldest_is_the_non_dealer():
+    """CH-23: with dealer P1, P0 exchanges first in every round and leads trick 1; the stock holds 42.
+    P0's kings win SD1 and SD2 (+2)."""
+    s = start(2, {0: PAIR_K, 1: HC_A}, dealer=1)
+    assert s.view(0).stock_size == 42 and s.current_player() == 0
+    for _ in range(3):
+        pass_round(s, [0, 1])
+    assert s.scores() == [2, 0] and s.view(1).phase == "trick" and s.current_player() == 0
+
+
 @pytest.mark.parametrize("n", [0, 1, 5, 6])
 def test_ch02_player_count_outside_2_to_4_is_rejected(n):
     """CH-02: N = 2..4 only."""

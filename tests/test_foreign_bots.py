@@ -26,7 +26,6 @@ from protocol.messages import (
     BotMessage,
     Bye,
     Clock,
-    Events,
     GameOver,
     GameStart,
     Hello,
@@ -145,6 +144,7 @@ def play_one_game(
                 n_players=n_players,
                 players=[f"bot{s}" for s in range(n_players)],
                 time_control=TimeControl(),
+                seed=seed * 10 + seat,
             )
         )
     request_id = first_id
@@ -157,10 +157,9 @@ def play_one_game(
         # The events since the last request (all audiences: one process plays every seat).
         new_events = [event for _audience, event in state.events[sent_events:]]
         sent_events = len(state.events)
-        if new_events:
-            bot.send(Events(game_id=game_id, events=new_events))
         legal = list(state.legal_actions())
-        bot.send(Request(id=request_id, game_id=game_id, view=state.view(seat), legal=legal, clock=Clock(decision_ms=1000)))
+        bot.send(Request(id=request_id, game_id=game_id, events=new_events, view=state.view(seat), legal=legal,
+                         clock=Clock(decision_ms=1000)))
         reply = bot.read_message()
         assert isinstance(reply, ActionReply), reply
         assert reply.id == request_id
@@ -172,6 +171,7 @@ def play_one_game(
     bot.send(
         GameOver(
             game_id=game_id,
+            events=[event for _audience, event in state.events[sent_events:]],
             winner=result.winner,
             scores=result.scores,
             placements=result.placements,
@@ -260,7 +260,7 @@ def test_bot_exits_at_end_of_input(which: str, request: pytest.FixtureRequest, t
 def first_request(n_players: int = 3, seed: int = 4) -> dict[str, Any]:
     state = new_game("chicago", n_players, seed)
     seat = state.current_player()
-    msg = Request(id=41, game_id=1, view=state.view(seat), legal=list(state.legal_actions()), clock=Clock(decision_ms=1000))
+    msg = Request(id=41, game_id=1, events=[], view=state.view(seat), legal=list(state.legal_actions()), clock=Clock(decision_ms=1000))
     return msgspec.json.decode(encoder.encode(msg))
 
 
@@ -340,7 +340,7 @@ def test_c_bot_ignores_malformed_lines(c_bot: Path, tmp_path: Path) -> None:
             b'{"type":"request","id":6,"legal":[]}',  # nothing to choose
             b'{"type":"request","id":"7","legal":[1]}',  # id not an integer
             b"[" * 100_000,  # deep nesting, never closed
-            b'{"type":"events","game_id":1,"events":[{"type":"bye"}]}',  # `bye` only nested
+            b'{"type":"warning","id":null,"game_id":1,"reason":"x","message":"x","detail":{"type":"bye"}}',  # `bye` only nested
         ):
             bot.send(junk)
         bot.send(msgspec.json.encode(msg))

@@ -118,12 +118,13 @@ def hand_score(cards: list[int]) -> float:
 # ------------------------------------------------------------------ helpers
 
 
-def _rules_shape(view, rules) -> tuple[int, list[bool]]:
-    """(number of exchange rounds, showdown after each) from rules or defaults."""
+def _exchange_rounds(view, rules) -> int:
+    """Exchange rounds per deal: from the rules if known (`game_start`), else
+    the `gamerules` shape (three rounds; the last is unscored and followed by
+    trick play and the final showdown)."""
     if rules is not None:
-        return rules.exchanges, list(rules.showdown_after)
-    n = max(3, view.exchange_round)
-    return n, [True] * (n - 1) + [False]
+        return rules.exchanges
+    return max(3, view.exchange_round)
 
 
 def _unseen(view) -> list[int]:
@@ -210,9 +211,7 @@ def keep_for_exchange(hand: list[int], last: bool) -> list[int]:
 
 def _exchange(view, legal, rules):
     hand = [card_int(c) for c in view.hand]
-    n_exch, showdowns = _rules_shape(view, rules)
-    rnd = max(1, view.exchange_round)
-    last = rnd >= n_exch
+    last = max(1, view.exchange_round) >= _exchange_rounds(view, rules)
     keep = set(keep_for_exchange(hand, last))
     discard = {card_str(c) for c in hand if c not in keep}
     return _find(legal, lambda a: set(a.discard) == discard)
