@@ -185,7 +185,13 @@ def register(app: typer.Typer) -> None:
             _ignore_results(db_path, config)
         schedule = schedule_for(t)
         conc = concurrency or t.concurrency or default_concurrency()
+        cmd = ["chicago-referee", "tournament", str(config)]
+        if db is not None:
+            cmd += ["--db", str(db)]
+        if log_dir is not None:
+            cmd += ["--log-dir", str(log_dir)]
         store = Store.open(db_path, create=True, lock=True)
+        outcome: RunOutcome | None = None
         try:
             prepare_store(t, store, schedule)
             keys = {g.key for g in schedule}
@@ -204,18 +210,16 @@ def register(app: typer.Typer) -> None:
             from referee.standings import all_tables, from_store
 
             _print_tables(out, all_tables(from_store(store)))
+        except KeyboardInterrupt:  # Ctrl-C outside the games (building bots, printing): no traceback
+            err.print("interrupted", highlight=False)
         finally:
             store.close()
-        err.print(f"{outcome.status}: {outcome.recorded} games played in {outcome.seconds:.1f} s; "
-                  f"{outcome.finished}/{outcome.scheduled} finished", highlight=False)
-        if outcome.status != "completed":
-            cmd = ["chicago-referee", "tournament", str(config)]
-            if db is not None:
-                cmd += ["--db", str(db)]
-            if log_dir is not None:
-                cmd += ["--log-dir", str(log_dir)]
-            err.print(f"{outcome.remaining} games left; resume with:  {shlex.join(cmd + ['--resume'])}",
-                      highlight=False)
+        if outcome is not None:
+            err.print(f"{outcome.status}: {outcome.recorded} games played in {outcome.seconds:.1f} s; "
+                      f"{outcome.finished}/{outcome.scheduled} finished", highlight=False)
+        if outcome is None or outcome.status != "completed":
+            left = f"{outcome.remaining} games left; " if outcome is not None else ""
+            err.print(f"{left}resume with:  {shlex.join(cmd + ['--resume'])}", highlight=False)
             raise typer.Exit(130)
 
     @app.command()

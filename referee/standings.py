@@ -234,6 +234,11 @@ def _finite(x: float, digits: int = 3) -> float | str | None:
 # ------------------------------------------------------------------ rich tables
 
 
+def _titled(title: str) -> Table:
+    """A table at least as wide as its title (so the title stays on one line)."""
+    return Table(title=title, title_justify="left", min_width=len(title))
+
+
 def standings_table(st: Standings, title: str | None = None) -> Table:
     wld = "W-L-D" if st.table_size == 2 else "pair W-L-D"
     table = Table(title=title or f"{st.name}: {st.finished}/{st.scheduled} games", title_justify="left")
@@ -253,7 +258,7 @@ def los_table(st: Standings) -> Table | None:
     if r is None:
         return None
     names = [b.name for b in st.bots if b.name in r.players]
-    table = Table(title="LOS: % chance that the row bot is stronger", title_justify="left")
+    table = _titled("LOS: % chance that the row bot is stronger")
     table.add_column("")
     for n in names:
         table.add_column(n, justify="right")
@@ -265,7 +270,7 @@ def los_table(st: Standings) -> Table | None:
 def crosstable_table(st: Standings) -> Table:
     names = [b.name for b in st.bots]
     what = "games" if st.table_size == 2 else "pairwise placements"
-    table = Table(title=f"Crosstable: row bot's W-L-D ({what})", title_justify="left")
+    table = _titled(f"Crosstable: row bot's W-L-D ({what})")
     table.add_column("")
     for n in names:
         table.add_column(n, justify="right")
@@ -279,7 +284,7 @@ def crosstable_table(st: Standings) -> Table:
 
 
 def seats_table(st: Standings) -> Table:
-    table = Table(title="Per seat: avg place (1st %)", title_justify="left")
+    table = _titled("Per seat: avg place (1st %)")
     table.add_column("bot")
     for s in range(st.table_size):
         table.add_column(f"seat {s}", justify="right")
@@ -293,7 +298,7 @@ def failures_table(st: Standings) -> Table | None:
     reasons = sorted({r for b in st.bots for r in b.failures})
     if not reasons:
         return None
-    table = Table(title="Failures by reason", title_justify="left")
+    table = _titled("Failures by reason")
     table.add_column("bot")
     for r in reasons:
         table.add_column(r, justify="right")

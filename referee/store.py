@@ -202,7 +202,7 @@ class Store:
         path = Path(path)
         if not path.exists():
             if not create:
-                raise RefereeError(f"{path}: no such results database")
+                raise RefereeError(f"{path}: no such results database (has the tournament been run?)")
             path.parent.mkdir(parents=True, exist_ok=True)
         try:
             conn = sqlite3.connect(path, isolation_level=None, timeout=30.0)

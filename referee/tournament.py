@@ -45,7 +45,7 @@ from referee.schedule import ScheduledGame, schedule_for
 from referee.store import FailureRow, GameRow, Store
 from referee.tournament_config import Tournament
 
-Status = Literal["completed", "stopped", "aborted"]
+Status = Literal["completed", "stopped", "aborted", "error"]
 STARTS_AT_ONCE = max(2, os.cpu_count() or 1)  # bot processes starting (spawn + hello) at the same time
 
 
@@ -220,6 +220,13 @@ class _Counters:
     keys: set[str] = field(default_factory=set)
 
 
+def _only_cancelled(exc: BaseException) -> bool:
+    """A trio cancellation, possibly grouped by nurseries."""
+    if isinstance(exc, BaseExceptionGroup):
+        return exc.split(trio.Cancelled)[1] is None
+    return isinstance(exc, trio.Cancelled)
+
+
 def _kill_group(pid: int) -> None:
     try:
         os.killpg(pid, signal.SIGKILL)
@@ -301,6 +308,10 @@ class TournamentRunner:
             if not self._aborted:
                 missing = len(todo) - self.counters.recorded
                 status = "completed" if missing == 0 else "stopped"
+        except BaseException as exc:
+            if not _only_cancelled(exc):
+                status = "error"  # a bug or a broken disk: the finished games are safe anyway
+            raise
         finally:
             with trio.CancelScope(shield=True):
                 self.store.end_run(run_id, status)

@@ -155,6 +155,8 @@ class Auditor:
                 assert set(e.winners) <= set(self.active) and set(e.tied) <= set(self.active)
                 if e.category == "HC":
                     assert not e.winners and e.points == 0
+                elif e.winners and e.category == "4K" and self.rules.four_kind_reset:
+                    assert e.points == 0  # the others are reset instead of quads scoring
                 elif e.winners:
                     assert e.points == self.rules.hand_points[e.category]
                 if e.round:

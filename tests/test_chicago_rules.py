@@ -162,7 +162,7 @@ def test_c01_trips_score_three_and_nobody_else_scores():
     assert s.scores() == [0, 0, 0, 3]
     (sd,) = showdowns(s)
     assert (sd.round, sd.winners, sd.category, sd.points, sd.tied) == (1, [3], "3K", 3, [])
-    assert sd.description == "three of a kind, nines"
+    assert sd.description is None  # CH-24: the hand is not shown, so not named
     assert score_log(s) == [(3, 3, 3, "showdown")]
 
 
@@ -190,6 +190,13 @@ def test_c04_queen_high_flush_beats_nine_high_flush():
     s = start(3, {1: "9h 7h 5h 3h 2h", 2: "Qd 8d 6d 4d 3d", 0: "As Ac Kh Ks 7c"})
     pass_round(s, [1, 2, 0])
     assert s.scores() == [0, 0, 5]
+    assert showdowns(s)[0].category == "FL" and showdowns(s)[0].description is None
+
+
+def test_ch10_hand_is_named_only_when_its_cards_are_shown():
+    """CH-10/CH-24: with reveal_scoring_hand the scoring hand is shown and named."""
+    s = start(3, {1: "9h 7h 5h 3h 2h", 2: "Qd 8d 6d 4d 3d", 0: "As Ac Kh Ks 7c"}, options={"reveal_scoring_hand": True})
+    pass_round(s, [1, 2, 0])
     assert showdowns(s)[0].description == "flush, queen high"
 
 
@@ -673,7 +680,7 @@ def test_ch12_royal_flush_scores_52_and_wins_at_once():
     assert s.scores() == [0, 0, 52]
     res = s.result()
     assert (res.winner, res.reason, res.placements) == (2, "royal_flush", [2, 2, 1])
-    assert showdowns(s)[0].category == "RF" and showdowns(s)[0].description == "royal flush"
+    assert showdowns(s)[0].category == "RF" and showdowns(s)[0].description is None
     assert isinstance(s.events[-1][1], GameEnded) and isinstance(s.events[-2][1], DealEnded)
     assert s.legal_actions() == []
     with pytest.raises(IllegalAction, match="game is over"):

@@ -16,7 +16,7 @@ from protocol.chicago import CallChicago, ChicagoRules, ChicagoView, Exchange, T
 from protocol.common import PlayCard, PlayedCard
 from protocol.messages import ActionReply, BotHello, Bye, Clock, GameStart, Hello, Request, TimeControl
 from referee.games.base import Deal
-from referee.games.cards import parse_card, parse_cards
+from referee.games.cards import parse_cards
 from referee.play import new_game, play_game, random_policy
 
 BOT_PATH = Path(__file__).resolve().parents[1] / "sample_bots" / "python" / "greedy_bot.py"
@@ -110,12 +110,17 @@ def test_no_pair_keeps_high_cards():
 
 
 def test_last_round_keeps_a_high_kicker_for_the_last_trick():
-    view = make_view(phase="exchange", exchange_round=3, hand="8s 8h Ac 5d 2h".split(), trick_number=0, leader=None)
-    _, _, legal = engine_decision("8s 8h Ac 5d 2h")
-    action = choose(view, legal)
-    assert set(action.discard) == {"5d", "2h"}
-    # A scored round draws three to the pair instead.
-    assert discard_of("8s 8h Ac 5d 2h") == {"Ac", "5d", "2h"}
+    state, view, legal = engine_decision("8s 8h Ac 5d 2h")
+    # A scored round that is not the last draws three to the pair ...
+    assert set(choose(view, legal).discard) == {"Ac", "5d", "2h"}
+    # ... the last round (unscored, then tricks) keeps the ace for the last trick.
+    last = msgspec.structs.replace(view, exchange_round=3)
+    assert set(choose(last, legal).discard) == {"5d", "2h"}
+    # With the rules known, round 2 of cardgames_zone (2 rounds) is the last one.
+    zone = new_game("chicago", 2, 1, preset="cardgames_zone").rules
+    round2 = msgspec.structs.replace(view, exchange_round=2)
+    assert set(choose(round2, legal, zone).discard) == {"5d", "2h"}
+    assert set(choose(round2, legal, state.rules).discard) == {"Ac", "5d", "2h"}
 
 
 def test_kopstopp_passes():
@@ -125,7 +130,9 @@ def test_kopstopp_passes():
 
 def test_take_open_only_when_it_improves():
     def take(hand: str, card: str) -> bool:
-        view = make_view(phase="take_open", exchange_round=1, hand=hand.split(), open_card=card, trick_number=0)
+        view = make_view(
+            phase="take_open", exchange_round=1, hand=hand.split(), open_card=card, trick_number=0
+        )
         action = choose(view, [TakeOpen(take=False), TakeOpen(take=True)])
         return action.take
 
@@ -150,8 +157,9 @@ def test_calls_chicago_only_with_a_monster_hand():
     assert _calls("As Ah Ad Ac Ks")
     assert _calls("Ah Kh Qh Jh 2h")
     assert _calls("As Ks Ah Kh Ad", n=4)
-    for weak in ["Ah Kh Qd Jc 9s", "As Ks 7h 5d 2c", "Ac Ad Ah 9s 4c", "Ks Kh Kd Kc Qs", "As Ah Kd 7c 2s"]:
-        assert not _calls(weak), weak
+    weak = ["Ah Kh Qd Jc 9s", "As Ks 7h 5d 2c", "Ac Ad Ah 9s 4c", "Ks Kh Kd Kc Qs", "As Ah Kd 7c 2s"]
+    for hand in weak:
+        assert not _calls(hand), hand
 
 
 def test_ineligible_never_calls():
@@ -178,10 +186,15 @@ def test_leads_low_and_saves_the_ace():
 def test_keeps_the_winner_for_the_last_trick():
     # Trick 4: win it cheaply with the 7 and lead the ace to the last trick.
     history = [
-        TrickRecord(number=i + 1, leader=lead, winner=1, cards=[PlayedCard(seat=lead, card=a), PlayedCard(seat=1 - lead, card=b)])
+        TrickRecord(
+            number=i + 1, leader=lead, winner=1,
+            cards=[PlayedCard(seat=lead, card=a), PlayedCard(seat=1 - lead, card=b)],
+        )
         for i, (lead, a, b) in enumerate([(0, "2s", "3s"), (1, "4h", "2h"), (1, "4d", "2d")])
     ]
-    card = plays("Ac 7c", trick=led(1, "5c"), leader=1, trick_number=4, tricks=history, tricks_won=[0, 3])
+    card = plays(
+        "Ac 7c", trick=led(1, "5c"), leader=1, trick_number=4, tricks=history, tricks_won=[0, 3]
+    )
     assert card == "7c"
 
 

@@ -41,7 +41,15 @@ from referee.runner import GameRecord
 from referee.schedule import build_schedule, make_tables, pair_counts, schedule_for, seat_counts, successor_counts
 from referee.standings import CSV_COLUMNS, compute, from_store
 from referee.store import Store
-from referee.tournament import TournamentRunner, build_bots, check_commands, game_spec, prepare_store, spec_hash
+from referee.tournament import (
+    TournamentRunner,
+    build_bots,
+    check_commands,
+    game_spec,
+    handle_signals,
+    prepare_store,
+    spec_hash,
+)
 from referee.tournament_config import Tournament, load_config, parse_config
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")
@@ -609,23 +617,20 @@ def test_kill_minus_9_and_resume_is_exact(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_ctrl_c_stops_cleanly_and_prints_how_to_resume(tmp_path: Path) -> None:
+def test_ctrl_c_and_sigterm_stop_cleanly_and_print_how_to_resume(tmp_path: Path) -> None:
     marker = new_marker()
     config = write_config(tmp_path, det_bots(tmp_path, marker, ["a", "b", "c"]), deal_sets=3)
     total = 3 * 3 * 2
     db = tmp_path / "int.db"
-    for presses in (1, 2):
-        out = tmp_path / f"ctrl-c-{presses}.out"
+    for sig, said in ((signal.SIGINT, "stopping: no new games"), (signal.SIGTERM, "aborting: running games")):
+        out = tmp_path / f"{sig.name}.out"
         before = db_count(db)
         proc = _start_referee(config, db, out, concurrency=2)
         assert _wait_for(lambda: db_count(db) > before, 60)
-        for _ in range(presses):
-            proc.send_signal(signal.SIGINT)
-            time.sleep(0.05)
+        proc.send_signal(sig)
         assert proc.wait(30) == 130
         text = out.read_text()
-        assert ("stopping: no new games" if presses == 1 else "aborting: running games are cancelled") in text
-        assert "resume with:" in text and "--resume" in text
+        assert said in text and "resume with:" in text and "--resume" in text, text[-2000:]
         assert before < db_count(db) < total
         assert wait_no_procs(marker) == []
         assert not any(p.name.endswith(".part") for p in (tmp_path / "int-logs").iterdir())
@@ -633,30 +638,35 @@ def test_ctrl_c_stops_cleanly_and_prints_how_to_resume(tmp_path: Path) -> None:
         assert [r.status for r in s.runs()] == ["stopped", "aborted"]
     res = cli.invoke(app, ["tournament", str(config), "--db", str(db), "--resume"])
     assert res.exit_code == 0, res.output
-    assert f"resuming: " in res.stderr and f"{total}/{total} finished" in res.stderr
+    assert "resuming: " in res.stderr and f"{total}/{total} finished" in res.stderr
     assert db_count(db) == total
 
 
-def test_rerun_continues_fresh_restarts_and_resume_needs_a_database(tmp_path: Path) -> None:
+async def test_second_ctrl_c_aborts_the_running_games(tmp_path: Path) -> None:
     marker = new_marker()
-    config = write_config(tmp_path, det_bots(tmp_path, marker, ["a", "b"]), deal_sets=1)
-    db = tmp_path / "out" / "r.db"
-    res = cli.invoke(app, ["tournament", str(config), "--db", str(db), "--resume"])
-    assert res.exit_code == 2 and "nothing to resume" in res.stderr
-    res = cli.invoke(app, ["tournament", str(config), "--db", str(db)])
-    assert res.exit_code == 0, res.output
-    assert "completed: 2 games played" in res.stderr and (tmp_path / "out" / "r-logs").is_dir()
-    res = cli.invoke(app, ["tournament", str(config), "--db", str(db)])  # the same command again: nothing left
-    assert res.exit_code == 0, res.output
-    assert "resuming: 2 of 2 games already finished" in res.stderr and "completed: 0 games played" in res.stderr
-    with Store.open(db) as s:
-        assert len(s.games()) == 2 and len(s.runs()) == 2
-    res = cli.invoke(app, ["tournament", str(config), "--db", str(db), "--fresh"])
-    assert res.exit_code == 0, res.output
-    assert "resuming" not in res.stderr and "completed: 2 games played" in res.stderr
-    with Store.open(db) as s:
-        assert len(s.games()) == 2 and len(s.runs()) == 1
-    assert len(list((tmp_path / "out" / "r-logs").iterdir())) == 2
+    t = load_config(write_config(tmp_path, det_bots(tmp_path, marker, ["a", "b", "c"]), deal_sets=2))
+    store, schedule = open_store(t, tmp_path / "c.db")
+    notes: list[str] = []
+    try:
+        async def press_twice() -> None:
+            os.kill(os.getpid(), signal.SIGINT)
+            await trio.sleep(0.05)
+            os.kill(os.getpid(), signal.SIGINT)
+
+        def on_game(row: Any) -> None:
+            if len(store.finished_keys()) == 1:
+                nursery.start_soon(press_twice)
+
+        runner = TournamentRunner(t, store, schedule, log_dir=tmp_path / "logs", concurrency=3, on_game=on_game)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(handle_signals, runner, notes.append)
+            outcome = await runner.run()
+            nursery.cancel_scope.cancel()
+        assert outcome.status == "aborted" and 1 <= outcome.recorded < 12
+        assert notes[0].startswith("stopping: no new games") and notes[1].startswith("aborting")
+        assert store.finished_count() == outcome.recorded
+    finally:
+        store.close()
     assert wait_no_procs(marker) == []
 
 

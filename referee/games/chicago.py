@@ -498,8 +498,10 @@ class ChicagoState:
             round=rnd,
             winners=winners,
             category=cat,
-            description=describe(best) if cat != "HC" else None,
-            points=points if winners else 0,
+            # CH-10/CH-24: only scorer, category and points are public; the hand is
+            # named only when its cards are shown (final showdown, reveal_scoring_hand).
+            description=describe(best) if cat != "HC" and (rnd == 0 or self.rules.reveal_scoring_hand) else None,
+            points=0 if not winners or (cat == "4K" and self.rules.four_kind_reset) else points,
             tied=tied,
         )
         self._rec_showdowns.append(record)

@@ -14,13 +14,17 @@ Heuristics, by phase:
   bot also keeps an ace (or king) kicker for the last trick.
 * take_open (`one_open`): take the face-up card if the hand with it is worth
   at least as much as the average hand with an unknown card.
-* chicago_call: call only when sampled opponent hands show that the hand
-  takes all five tricks at least ~92 % of the time (tops of long suits).
+* chicago_call: only with at least three cards that head their suit from
+  the ace, and only if sampled opponent hands show the hand taking all five
+  tricks at least 92 % of the time (e.g. A-K-Q-J-x of one suit, four aces).
 * trick: everything aims at the last trick (or at breaking an opponent's
-  Chicago). Early tricks shed low cards and save the highest card; from
-  three cards left (two with 3-4 players) the bot samples opponent hands
-  consistent with the cards played and the voids shown, and searches the
-  rest of the deal exactly (opponents assumed to play against it).
+  Chicago). Early tricks shed the lowest card and save the strongest one;
+  from four cards left (three with 3-4 players) the bot samples opponent
+  hands consistent with the cards played and the voids shown, and searches
+  the rest of the deal exactly, opponents assumed to play against it (so it
+  wins trick 4 cheaply when that lets it lead a sure winner to trick 5).
+  As declarer it leads its top cards; against a declarer it beats the led
+  card whenever it can.
 """
 
 from __future__ import annotations
@@ -46,7 +50,7 @@ ACE, KING, QUEEN, JACK = 12, 11, 10, 9
 # Showdown points per category (default table); used only to weigh options.
 _POINTS = (0, 1, 2, 3, 4, 5, 6, 7, 8)
 
-# Tunables (see the module docstring and the report in tests/test_greedy_bot.py).
+# Tunables; the values were picked in greedy-vs-greedy matches (1000 games each).
 SEARCH_CARDS_2P = 4  # exact end-game search from this many cards in hand (2 players)
 SEARCH_CARDS_NP = 3  # ... with 3-4 players
 SEARCH_WORLDS = 24  # sampled opponent hands per search decision
@@ -282,13 +286,9 @@ def _chicago_succeeds(mine: list[int], world: dict[int, list[int]], active: list
         def is_boss(c: int) -> bool:
             return not any((o & 3) == (c & 3) and o > c for o in outstanding)
 
-        bosses = [c for c in mine if is_boss(c)]
-        if bosses:
-            length = Counter(c & 3 for c in mine)
-            lead = max(bosses, key=lambda c: (length[c & 3], c >> 2))
-        else:
-            length = Counter(c & 3 for c in mine)
-            lead = max(mine, key=lambda c: (length[c & 3], c >> 2))
+        length = Counter(c & 3 for c in mine)
+        bosses = [c for c in mine if is_boss(c)] or mine
+        lead = max(bosses, key=lambda c: (length[c & 3], c >> 2))
         mine.remove(lead)
         suit = lead & 3
         s = _next_seat(active, me)
@@ -337,37 +337,39 @@ def _trick_winner(trick: list[tuple[int, int]]) -> tuple[int, int]:
     return max((x for x in trick if x[1] & 3 == led), key=lambda x: x[1] >> 2)
 
 
-def _search(hands, trick, seat, tricks_left, me, active) -> int:
-    """1 if `me` can force winning the last trick, opponents playing against it."""
+def _search(hands, seat, led, best, winner, played, tricks_left, me, nxt, n) -> int:
+    """1 if `me` can force winning the last trick, the others playing against it.
+
+    The current trick has `played` cards; `led` is its suit (-1 before the
+    lead) and `best`/`winner` its highest card of the led suit and who played it.
+    """
     hand = hands[seat]
-    if trick:
-        led = trick[0][1] & 3
-        options = [c for c in hand if c & 3 == led] or hand
-    else:
+    options = [c for c in hand if c & 3 == led] if played else hand
+    if not options:
         options = hand
     maximize = seat == me
-    best = 0 if maximize else 1
     for c in list(options):
         hand.remove(c)
-        t2 = trick + [(seat, c)]
-        if len(t2) == len(active):
-            winner = _trick_winner(t2)[0]
-            if tricks_left == 1:
-                v = 1 if winner == me else 0
-            else:
-                v = _search(hands, [], winner, tricks_left - 1, me, active)
+        if not played:
+            l2, b2, w2 = c & 3, c, seat
+        elif c & 3 == led and c > best:
+            l2, b2, w2 = led, c, seat
         else:
-            v = _search(hands, t2, _next_seat(active, seat), tricks_left, me, active)
+            l2, b2, w2 = led, best, winner
+        if played + 1 == n:
+            if tricks_left == 1:
+                v = 1 if w2 == me else 0
+            else:
+                v = _search(hands, w2, -1, -1, -1, 0, tricks_left - 1, me, nxt, n)
+        else:
+            v = _search(hands, nxt[seat], l2, b2, w2, played + 1, tricks_left, me, nxt, n)
         hand.append(c)
-        if maximize and v > best:
-            best = v
-            if best == 1:
-                break
-        elif not maximize and v < best:
-            best = v
-            if best == 0:
-                break
-    return best
+        if maximize:
+            if v:
+                return 1
+        elif not v:
+            return 0
+    return 0 if maximize else 1
 
 
 def _endgame(view, options: list[int], mine: list[int]) -> int | None:
@@ -376,23 +378,36 @@ def _endgame(view, options: list[int], mine: list[int]) -> int | None:
     if not worlds:
         return None
     active = list(view.active)
+    nxt = {s: active[(i + 1) % len(active)] for i, s in enumerate(active)}
     me = view.seat
-    trick = [(p.seat, card_int(p.card)) for p in view.trick]
+    n = len(active)
+    led, best, winner = -1, -1, -1
+    for p in view.trick:
+        c = card_int(p.card)
+        if led < 0:
+            led, best, winner = c & 3, c, p.seat
+        elif c & 3 == led and c > best:
+            best, winner = c, p.seat
+    played = len(view.trick)
     tricks_left = 5 - len(view.tricks)
     score = {c: 0 for c in options}
     for w in worlds:
         for c in options:
-            hands = {s: list(h) for s, h in w.items()}
+            hands = dict(w)
             hands[me] = [x for x in mine if x != c]
-            t2 = trick + [(me, c)]
-            if len(t2) == len(active):
-                winner = _trick_winner(t2)[0]
-                if tricks_left == 1:
-                    v = 1 if winner == me else 0
-                else:
-                    v = _search(hands, [], winner, tricks_left - 1, me, active)
+            if played == 0:
+                l2, b2, w2 = c & 3, c, me
+            elif c & 3 == led and c > best:
+                l2, b2, w2 = led, c, me
             else:
-                v = _search(hands, t2, _next_seat(active, me), tricks_left, me, active)
+                l2, b2, w2 = led, best, winner
+            if played + 1 == n:
+                if tricks_left == 1:
+                    v = 1 if w2 == me else 0
+                else:
+                    v = _search(hands, w2, -1, -1, -1, 0, tricks_left - 1, me, nxt, n)
+            else:
+                v = _search(hands, nxt[me], l2, b2, w2, played + 1, tricks_left, me, nxt, n)
             score[c] += v
     # Most wins; then keep high cards (shed the lowest).
     return max(options, key=lambda c: (score[c], -(c >> 2), c & 3))
@@ -438,13 +453,10 @@ def _play(view, legal):
         pick = _endgame(view, options, mine)
         if pick is not None:
             return pick
+    # Early tricks: save the strongest card for the end and shed the lowest
+    # other one, whether leading, following suit or discarding when void.
     keeper = _keeper(mine, _unseen(view))
     spare = [c for c in options if c != keeper] or options
-    if trick:
-        led = trick[0][1] & 3
-        if any(c & 3 == led for c in options):
-            return low(spare)  # follow with the lowest card that doesn't matter
-        return low(spare)  # void: shed the lowest card
     return low(spare)
 
 
@@ -455,8 +467,9 @@ def choose(view, legal, rules=None):
     """Pick one element of `legal` for `view` (a ChicagoView).
 
     `rules` (a ChicagoRules, e.g. from `game_start`) tells how many exchange
-    rounds there are and which are scored; without it the `gamerules` shape
-    (three rounds, the last unscored) is assumed.
+    rounds there are, i.e. which one is the last before trick play; without
+    it the `gamerules` shape (three rounds, the last unscored) is assumed.
+    Always returns an element of `legal` (`legal[0]` if anything goes wrong).
     """
     if not legal:
         return None
