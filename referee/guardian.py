@@ -12,7 +12,6 @@ threads, and the signal fires when that thread exits.
 from __future__ import annotations
 
 import atexit
-import os
 import subprocess
 import sys
 import threading

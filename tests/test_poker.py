@@ -33,7 +33,6 @@ from referee.games.cards import (
 from referee.games.poker import (
     CATEGORY_CODES,
     DEFAULT_HAND_POINTS,
-    HandValue,
     category_code,
     describe,
     evaluate,

@@ -53,6 +53,38 @@ class GameResult:
     reason: str
 
 
+class EngineState:
+    """The accessors every engine shares; engines keep these attributes:
+    `_over`, `_to_act`, `_scores`, `_decks`, `_winner`, `_end_reason`."""
+
+    _over: bool
+    _to_act: int
+    _scores: list[int]
+    _decks: list[Deal]
+    _winner: int | None
+    _end_reason: str
+
+    def current_player(self) -> int:
+        return TERMINAL if self._over else self._to_act
+
+    def is_terminal(self) -> bool:
+        return self._over
+
+    def scores(self) -> list[int]:
+        return list(self._scores)
+
+    def dealt_decks(self) -> list[Deal]:
+        return list(self._decks)
+
+    def result(self) -> GameResult:
+        return GameResult(
+            winner=self._winner,
+            scores=list(self._scores),
+            placements=placements_from(self._scores, self._winner),
+            reason=self._end_reason,
+        )
+
+
 @dataclass(frozen=True)
 class GameDef:
     """A game as the runtime sees it: its name, seats, rules and factory."""

@@ -46,7 +46,7 @@ from protocol.common import (
     TrickWon,
 )
 from referee.errors import ConfigError, IllegalAction
-from referee.games.base import PUBLIC, TERMINAL, Deal, GameResult, placements_from
+from referee.games.base import PUBLIC, TERMINAL, Deal, EngineState
 from referee.games.cards import CARD_STR, SUIT_NAMES, CardError, parse_card
 from referee.games.poker import ROYAL_VALUE, category_code, describe, evaluate
 
@@ -96,7 +96,7 @@ class ExchangeOptions(Sequence[Exchange]):
         return f"ExchangeOptions({' '.join(self._names)})"
 
 
-class ChicagoState:
+class ChicagoState(EngineState):
     """One game of Swedish Chicago for 2-4 seats."""
 
     def __init__(
@@ -129,26 +129,6 @@ class ChicagoState:
         self._start_deal(dealer)
 
     # ------------------------------------------------------------ public API
-
-    def current_player(self) -> int:
-        return TERMINAL if self._over else self._to_act
-
-    def is_terminal(self) -> bool:
-        return self._over
-
-    def scores(self) -> list[int]:
-        return list(self._scores)
-
-    def dealt_decks(self) -> list[Deal]:
-        return list(self._decks)
-
-    def result(self) -> GameResult:
-        return GameResult(
-            winner=self._winner,
-            scores=list(self._scores),
-            placements=placements_from(self._scores, self._winner),
-            reason=self._end_reason,
-        )
 
     def legal_actions(self) -> list[msgspec.Struct]:
         """Ready-made legal actions; the first is always the cautious default."""

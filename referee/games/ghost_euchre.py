@@ -47,7 +47,7 @@ from protocol.euchre import (
     TrumpNamed,
 )
 from referee.errors import ConfigError, IllegalAction
-from referee.games.base import PUBLIC, TERMINAL, Deal, GameDef, GameResult, placements_from
+from referee.games.base import PUBLIC, TERMINAL, Deal, EngineState, GameDef
 from referee.games.cards import CARD_STR, SUITS, SUIT_NAMES, CardError, parse_card, sort_hand
 
 N_PLAYERS = 3
@@ -100,7 +100,7 @@ def trick_winner(cards: Sequence[tuple[int, int]], trump: int) -> tuple[int, int
     return max(cards, key=lambda x: trick_power(x[1], trump, led))
 
 
-class GhostEuchreState:
+class GhostEuchreState(EngineState):
     """One game of Ghost Hand Euchre for exactly 3 seats."""
 
     def __init__(self, rules: EuchreRules, n_players: int, seed: int, deals: Sequence[Deal] = ()) -> None:
@@ -123,26 +123,6 @@ class GhostEuchreState:
         self._start_deal(dealer)
 
     # ------------------------------------------------------------ public API
-
-    def current_player(self) -> int:
-        return TERMINAL if self._over else self._to_act
-
-    def is_terminal(self) -> bool:
-        return self._over
-
-    def scores(self) -> list[int]:
-        return list(self._scores)
-
-    def dealt_decks(self) -> list[Deal]:
-        return list(self._decks)
-
-    def result(self) -> GameResult:
-        return GameResult(
-            winner=self._winner,
-            scores=list(self._scores),
-            placements=placements_from(self._scores, self._winner),
-            reason=self._end_reason,
-        )
 
     def legal_actions(self) -> list[msgspec.Struct]:
         """Ready-made legal actions; the first is always the cautious default.
