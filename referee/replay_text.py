@@ -27,7 +27,8 @@ from rich.console import Console
 from rich.text import Text
 
 from referee.games.base import PUBLIC
-from referee.games.cards import CARD_STR, SUIT_SYMBOLS, SUITS, parse_card, sort_hand
+from referee.games.cards import CARD_STR, SUIT_SYMBOLS, SUITS, parse_card, parse_cards, sort_hand
+from referee.games.poker import CATEGORY_CODES, CATEGORY_NAMES, describe, evaluate
 from referee.games.rules import build_rules, rules_diff
 from referee.replay import Frame, GameLog, frames
 
@@ -118,6 +119,11 @@ _SCORE_REASONS = {
     "chicago_failed": "Chicago failed",
     "four_kind_reset": "four of a kind resets it",
 }
+
+
+_CATEGORY_PHRASES = tuple(
+    name if name.startswith(("two", "three", "four", "high")) else f"a {name}" for name in CATEGORY_NAMES
+)
 
 
 def _ordinal(n: int) -> str:
@@ -441,7 +447,7 @@ class ChicagoRenderer(Renderer):
         if ev.round == 0 and not self.final_showdown:
             self.final_showdown = True
             self.emit("  Final showdown")
-        hand = ev.description or "high card"
+        hand = self.hand_name(ev)
         if ev.winners:
             who = " and ".join(self.name(s) for s in ev.winners)
             verb = "win" if len(ev.winners) > 1 else "wins"
@@ -451,6 +457,23 @@ class ChicagoRenderer(Renderer):
             self.emit(head, f" exact tie ({who}) with {hand}: nobody scores")
         else:
             self.emit(head, " nobody has a scoring hand")
+
+    def hand_name(self, ev: Any) -> str:
+        """The showdown's hand: named by the engine when its cards are shown; else,
+        for a viewer who sees that hand, named here; else just its category."""
+        if ev.description:
+            return str(ev.description)
+        frame = self.frame
+        assert frame is not None
+        seats = ev.winners or ev.tied
+        new_deal = any(type(e).__struct_config__.tag == "deal_started" for _, e in frame.events)
+        if seats and ev.round != 0 and self.viewer.sees_hand(seats[0]) and not new_deal:
+            hand = self.hand(seats[0])
+            if hand is not None and len(hand) == 5:
+                return describe(evaluate(parse_cards(hand), self.log.rules.ace_low_straight))
+        if ev.category in CATEGORY_CODES:
+            return _CATEGORY_PHRASES[CATEGORY_CODES.index(ev.category)]
+        return str(ev.category or "high card")
 
     def on_chicago_decision(self, ev: Any) -> None:
         if ev.call:

@@ -28,7 +28,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -217,7 +217,6 @@ class RunOutcome:
 class _Counters:
     running: int = 0
     recorded: int = 0
-    keys: set[str] = field(default_factory=set)
 
 
 def _only_cancelled(exc: BaseException) -> bool:
@@ -372,7 +371,6 @@ class TournamentRunner:
             self.store.record_game(g, spec_dict, spec_hash(spec_dict), rec, final, started, time.time(), self._run_id)
             finished = True
             self.counters.recorded += 1
-            self.counters.keys.add(g.key)
             if self.on_game is not None:
                 self.on_game(row_from_record(g, rec, self.store.rel_path(final), time.time() - started))
         finally:

@@ -30,12 +30,12 @@ from typing import Any
 
 import msgspec
 
-from protocol.messages import Clock, GameOver, GameStart, SeatFailure, TimeControl
+from protocol.messages import Clock, GameOver, GameStart, Request, SeatFailure, TimeControl
 from referee.errors import CorruptLog, RefereeError
-from referee.gamelog import LogResult
 from referee.games import GAMES
 from referee.games.base import PUBLIC
 from referee.games.cards import CARD_STR
+from referee.runner import FailurePolicy
 from referee.seeding import derive_seed
 from referee.replay import (
     GameLog,
@@ -69,25 +69,25 @@ class Verdict:
         return self.status == OK
 
 
-_FIELDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
-    # record type: (required fields, optional fields); `t` (a timing) is never checked
-    "send": (frozenset({"type", "seat", "msg"}), frozenset({"t", "elided"})),
-    "recv": (frozenset({"type", "seat", "line"}), frozenset({"t"})),
-    "action": (frozenset({"type", "seat", "id", "source", "action"}), frozenset({"t"})),
-    "deal": (frozenset({"type", "deal", "dealer", "deck"}), frozenset()),
-    "event": (frozenset({"type", "to", "event"}), frozenset()),
-    "failure": (frozenset({"type", "seat", "reason", "message"}), frozenset({"detail", "t"})),
-    "result": (frozenset({"type", *LogResult.__struct_fields__}), frozenset()),
+_REQUIRED: dict[str, frozenset[str]] = {
+    # fields each record must have; others (timings such as `t`, `ms`) are not checked
+    "send": frozenset({"type", "seat", "msg"}),
+    "recv": frozenset({"type", "seat", "line"}),
+    "action": frozenset({"type", "seat", "id", "source", "action"}),
+    "deal": frozenset({"type", "deal", "dealer", "deck"}),
+    "event": frozenset({"type", "to", "event"}),
+    "failure": frozenset({"type", "seat", "reason", "message"}),
+    "result": frozenset({"type", "winner", "scores", "placements", "reason", "failures", "forfeited", "decisions"}),
 }
-_REQUEST_FIELDS = frozenset({"type", "id", "game_id", "events", "clock"})
+_REQUEST_FIELDS = frozenset({"type", *Request.__struct_fields__})
 _ELIDABLE = frozenset({"view", "legal"})
 
 
-def _check_fields(what: str, rec: dict[str, Any], required: frozenset[str], optional: frozenset[str]) -> str | None:
+def _check_fields(what: str, rec: dict[str, Any], required: frozenset[str], exact: bool = False) -> str | None:
     missing = sorted(required - rec.keys())
     if missing:
         return f"{what} lacks the field{'s' if len(missing) > 1 else ''} {', '.join(missing)}"
-    extra = sorted(rec.keys() - required - optional)
+    extra = sorted(rec.keys() - required) if exact else []
     if extra:
         return f"{what} has unexpected field{'s' if len(extra) > 1 else ''} {', '.join(map(repr, extra))}"
     return None
@@ -110,7 +110,11 @@ class _Checker:
         self.replies: list[tuple[int, str]] = []  # (log line, reply line) for the open request
         self.failures: list[SeatFailure] = []
         self.forfeited: list[int] = []
-        self.forfeit_mode = _policy_mode(log.header.failure_policy) == "forfeit"
+        try:
+            policy = msgspec.convert(log.header.failure_policy, type=FailurePolicy)
+        except msgspec.ValidationError as exc:
+            raise LogMismatch(log.path, 1, f"bad failure_policy in the header: {exc}") from None
+        self.forfeit_mode = policy.mode == "forfeit"
         self.started: set[int] = set()
         self.outcome: tuple[int | None, list[int], list[int], str] | None = None
         self.line = 1
@@ -131,7 +135,7 @@ class _Checker:
             handler = getattr(self, f"_on_{kind}", None) if isinstance(kind, str) else None
             if handler is None:
                 raise self.fail(f"unknown record type {show(kind)}")
-            problem = _check_fields(f"{kind} record", rec, *_FIELDS[kind])
+            problem = _check_fields(f"{kind} record", rec, _REQUIRED[kind])
             if problem:
                 raise self.fail(problem)
             try:
@@ -198,7 +202,7 @@ class _Checker:
             raise self.fail(f"send record without a message object: {show(rec)}")
         kind = msg.get("type")
         h = self.log.header
-        if msg.get("game_id") != h.game_id:
+        if not same(h.game_id, msg.get("game_id")):
             raise self.fail(f"{kind} message game_id differs: expected {h.game_id} found {show(msg.get('game_id'))}")
         if kind == "game_start":
             self._check_game_start(seat, msg)
@@ -238,7 +242,7 @@ class _Checker:
             self._require_logged(f"the request to seat {seat}")
         if not isinstance(elided, list) or not set(elided) <= _ELIDABLE or len(set(elided)) != len(elided):
             raise self.fail(f"'elided' must list some of view, legal: found {show(elided)}")
-        problem = _check_fields("request message", msg, _REQUEST_FIELDS | (_ELIDABLE - set(elided)), frozenset())
+        problem = _check_fields("request message", msg, _REQUEST_FIELDS - set(elided), exact=True)
         if problem:
             raise self.fail(problem)
         try:
@@ -246,7 +250,7 @@ class _Checker:
         except msgspec.ValidationError as exc:
             raise self.fail(f"bad clock in the request: {exc}") from None
         rid = msg.get("id")
-        if rid != self.request_id + 1:
+        if not same(self.request_id + 1, rid):
             raise self.fail(f"request id differs: expected {self.request_id + 1} found {show(rid)}")
         self.request_id = rid
         expected = self._seat_events(seat)
@@ -282,8 +286,11 @@ class _Checker:
         if not same(expected, found):
             raise self.fail(_events_difference(f"events in game_over to seat {seat}", expected, found))
         winner, scores, placements, reason = self._outcome()
+        # another seat's failure message may quote its hand: a seat sees only the reason
+        seen = [f if f.seat == seat else SeatFailure(seat=f.seat, reason=f.reason, message=f.reason)
+                for f in self.failures]
         want = GameOver(game_id=self.log.header.game_id, events=msg.get("events"), winner=winner, scores=scores,
-                        placements=placements, reason=reason, failures=list(self.failures))
+                        placements=placements, reason=reason, failures=seen)
         if not same(want, msg):
             raise self.fail(differs(f"game_over to seat {seat}", want, msg))
 
@@ -321,7 +328,7 @@ class _Checker:
                 first = show(legal[0]) if legal else "nothing"
                 raise self.fail(f"the referee's default action must be the first legal one: expected {first} found {show(action)}")
             asked = self.open_request[1] if self.open_request is not None and self.open_request[0] == seat else None
-            if rid != asked:
+            if not same(asked, rid):
                 raise self.fail(f"default action id differs: expected {show(asked)} found {show(rid)}")
         else:
             raise self.fail(f"action source must be 'bot' or 'default', found {show(source)}")
@@ -330,7 +337,7 @@ class _Checker:
         self.replies = []
 
     def _check_bot_action(self, seat: int, rid: Any, action: Any) -> None:
-        if self.open_request is None or self.open_request != (seat, rid):
+        if self.open_request is None or self.open_request[0] != seat or not same(self.open_request[1], rid):
             raise self.fail(f"bot action for request {show(rid)} from seat {seat}, but the open request is "
                             f"{'none' if self.open_request is None else f'{self.open_request[1]} to seat {self.open_request[0]}'}")
         if not self.replies:
@@ -430,10 +437,6 @@ def _any_action() -> Any:
             if t not in members:
                 members.append(t)
     return typing.Union[tuple(members)]  # noqa: UP007 - built at run time
-
-
-def _policy_mode(policy: Any) -> str:
-    return policy.get("mode", "forfeit") if isinstance(policy, dict) else "forfeit"
 
 
 def _deal_dict(number: int, deal: Any) -> dict[str, Any]:

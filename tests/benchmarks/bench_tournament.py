@@ -3,8 +3,9 @@
 A round robin of trivial bots (`first_legal_bot.py`, stdlib only) at a
 1 s per decision time control, run in-process through the real tournament
 runner (bot processes, logs, SQLite commits), once per concurrency level.
-Prints games/s, decisions/s and every failure seen (there should be none:
-no timeout even at concurrency 32 on a 2-core machine).
+Prints games/s, decisions/s, the CPU time of the referee process and of the
+bot processes, and every failure seen (there should be none: no timeout
+even at concurrency 32 on a 2-core machine).
 
 Run: python tests/benchmarks/bench_tournament.py [GAMES] [TABLE_SIZE] [LEVELS]
      e.g. python tests/benchmarks/bench_tournament.py 96 2 1,2,8,32
@@ -13,6 +14,7 @@ Run: python tests/benchmarks/bench_tournament.py [GAMES] [TABLE_SIZE] [LEVELS]
 from __future__ import annotations
 
 import os
+import resource
 import sys
 import tempfile
 import time
@@ -56,9 +58,11 @@ def run_once(config: Path, folder: Path, concurrency: int) -> dict[str, float | 
     try:
         prepare_store(t, store, schedule)
         runner = TournamentRunner(t, store, schedule, log_dir=folder / f"logs{concurrency}", concurrency=concurrency)
+        me0, kids0 = _cpu(resource.RUSAGE_SELF), _cpu(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         outcome = trio.run(runner.run)
         dt = time.perf_counter() - t0
+        me, kids = _cpu(resource.RUSAGE_SELF) - me0, _cpu(resource.RUSAGE_CHILDREN) - kids0
         rows = store.games()
     finally:
         store.close()
@@ -66,7 +70,13 @@ def run_once(config: Path, folder: Path, concurrency: int) -> dict[str, float | 
     decisions = sum(r.decisions for r in rows)
     return {"games": outcome.recorded, "seconds": dt, "games_per_s": outcome.recorded / dt,
             "decisions_per_s": decisions / dt, "timeouts": failures.get("timeout", 0),
+            "referee_cpu": me, "bots_cpu": kids,
             "failures": ", ".join(f"{k} {v}" for k, v in sorted(failures.items())) or "none"}
+
+
+def _cpu(who: int) -> float:
+    r = resource.getrusage(who)
+    return r.ru_utime + r.ru_stime
 
 
 def main() -> None:
@@ -75,14 +85,16 @@ def main() -> None:
     levels = [int(x) for x in sys.argv[3].split(",")] if len(sys.argv) > 3 else [1, 2, 8, 32]
     print(f"tournament throughput: {N_BOTS} trivial bots, {table_size} seats, ~{games} games, "
           f"decision=1s, {os.cpu_count()} cores")
-    print(f"{'concurrency':>11} {'games':>6} {'seconds':>8} {'games/s':>8} {'decisions/s':>12} {'timeouts':>8}  failures")
+    print(f"{'concurrency':>11} {'games':>6} {'seconds':>8} {'games/s':>8} {'decisions/s':>12} "
+          f"{'referee CPU s':>13} {'bots CPU s':>10} {'timeouts':>8}  failures")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         config = write_config(folder, games, table_size)
         for c in levels:
             r = run_once(config, folder, c)
             print(f"{c:>11} {r['games']:>6} {r['seconds']:>8.1f} {r['games_per_s']:>8.2f} "
-                  f"{r['decisions_per_s']:>12.0f} {r['timeouts']:>8}  {r['failures']}", flush=True)
+                  f"{r['decisions_per_s']:>12.0f} {r['referee_cpu']:>13.1f} {r['bots_cpu']:>10.1f} "
+                  f"{r['timeouts']:>8}  {r['failures']}", flush=True)
 
 
 if __name__ == "__main__":
