@@ -61,6 +61,8 @@ def register(app: typer.Typer) -> None:
         viewer = Viewer.for_seat(seat) if seat is not None else Viewer.public() if public else Viewer.everything()
         console = out if width is None else Console(width=width, highlight=False)
         pause = _enter_to_continue if step and sys.stdin.isatty() and sys.stdout.isatty() else None
+        if pause is not None:
+            err.print("[dim]step mode: Enter shows the next action, q then Enter stops[/]")
         render_replay(log, console, viewer, start_deal=deal, pause=pause)
 
     @app.command()

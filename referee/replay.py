@@ -123,9 +123,6 @@ class GameLog:
     def deal_count(self) -> int:
         return sum(1 for _, rec in self.records if rec.get("type") == "deal")
 
-    def where(self, line: int) -> str:
-        return f"{self.path}:{line}"
-
 
 def load_log(path: Path | str, *, require_result: bool = True) -> GameLog:
     """Read a game log and decode its header into the game's own types.
@@ -183,7 +180,7 @@ class Simulation:
         h = log.header
         try:
             self.state: GameState = log.game.new_state(log.rules, h.n_players, h.seed, log.deals)
-        except RefereeError as exc:
+        except Exception as exc:  # noqa: BLE001 - the engine refused the header: say so, no traceback
             raise LogMismatch(log.path, 1, f"the header does not start a game: {exc}") from None
         self.actions = 0
         self._action_decoder = msgspec.json.Decoder(log.game.action_type)
@@ -213,6 +210,9 @@ class Simulation:
             state.apply_action(action)
         except RefereeError as exc:
             raise LogMismatch(self.log.path, line, f"illegal action {show(action)} by seat {seat}: {exc}") from None
+        except Exception as exc:  # noqa: BLE001 - an engine failure is reported against the log line
+            raise LogMismatch(self.log.path, line, f"the engine failed on action {show(action)} by seat {seat} "
+                                                   f"({type(exc).__name__}: {exc})") from None
         self.actions += 1
         return to_act
 

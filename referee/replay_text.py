@@ -198,6 +198,8 @@ class Renderer:
             except Exception:  # noqa: BLE001 - a preset that no longer builds is just not a match
                 continue
         diff = rules_diff(game, rules)
+        if not diff:
+            return "defaults"
         return "defaults with " + ", ".join(f"{k}={msgspec.json.encode(v).decode()}" for k, v in diff.items())
 
     def render(self, frame: Frame) -> list[Text]:

@@ -11,11 +11,16 @@ and walks the records in order, checking each against the simulation:
 - `recv`/`action`: each action is legal, by the seat to act; a bot-sourced
   action equals the action in that seat's last reply line (same request id);
   a referee default is the first legal action;
-- `failure` and `result`: the failures, the forfeits, the decision count,
-  winner, scores, placements and reason.
+- `failure` and `result`: an `illegal_action`, `malformed_json` or
+  `schema_violation` failure re-judged from the reply line, the warning sent after a failure, the forfeits (under the
+  `forfeit` policy every failure forfeits), the decision count, winner,
+  scores, placements and reason;
+- the header: the game seed derives from `match_seed` and `deal_set`, the
+  rules and failure policy decode, every `game_start` matches it.
 
-Timings (`t`, the clock in requests) are not checked. The first mismatch of
-a file is reported as `file:line: what differs (expected ... found ...)`.
+Timings (`t`, `ms`, `referee_overhead_us`, the clock values in requests) are
+not checked, nor are record fields verify does not know. The first mismatch
+of a file is reported as `file:line: what differs: expected ... found ...`.
 """
 
 from __future__ import annotations
@@ -30,25 +35,26 @@ from typing import Any
 
 import msgspec
 
-from protocol.messages import Clock, GameOver, GameStart, Request, SeatFailure, TimeControl
+from protocol.messages import BotMessage, Clock, GameOver, GameStart, Request, SeatFailure, TimeControl
 from referee.errors import CorruptLog, RefereeError
+from referee.gamelog import MAX_LOGGED_LINE
 from referee.games import GAMES
 from referee.games.base import PUBLIC
 from referee.games.cards import CARD_STR
-from referee.runner import FailurePolicy
-from referee.seeding import derive_seed
 from referee.replay import (
     GameLog,
     LogMismatch,
     Simulation,
     canonical,
-    same,
     differs,
     ended_early_ok,
     expected_result,
     load_log,
+    same,
     show,
 )
+from referee.runner import FailurePolicy
+from referee.seeding import derive_seed
 
 OK = "ok"
 MISMATCH = "mismatch"
@@ -140,8 +146,12 @@ class _Checker:
                 raise self.fail(problem)
             try:
                 handler(rec)
-            except (KeyError, TypeError, AttributeError, ValueError, IndexError, msgspec.MsgspecError) as exc:
-                raise self.fail(f"malformed {kind} record ({type(exc).__name__}: {exc}): {show(rec)}") from None
+            except LogMismatch:
+                raise
+            except RefereeError as exc:
+                raise self.fail(f"{kind} record: {exc}") from None
+            except Exception as exc:  # noqa: BLE001 - a malformed record must not crash `verify`
+                raise self.fail(f"cannot check this {kind} record ({type(exc).__name__}: {exc}): {show(rec)}") from None
         return self.sim.actions
 
     def _seat(self, rec: dict[str, Any]) -> int:
@@ -363,6 +373,8 @@ class _Checker:
             raise self.fail(f"failure record needs a reason and a message: {show(rec)}")
         if reason == "illegal_action":
             self._check_illegal(seat, message)
+        elif reason in ("malformed_json", "schema_violation"):
+            self._check_bad_reply(seat, reason, message)
         self.failures.append(SeatFailure(seat=seat, reason=reason, message=message))
         if self.forfeit_mode and seat not in self.forfeited:
             self.forfeited.append(seat)
@@ -388,6 +400,25 @@ class _Checker:
                 raise self.fail(f"failure message differs: expected {show(expected)} found {show(message)}") from None
             return
         raise self.fail(f"the reply on line {where} is a legal action {show(action)}, but this failure calls it illegal")
+
+    def _check_bad_reply(self, seat: int, reason: str, message: str) -> None:
+        """A reply refused as not JSON or not the protocol: decode its logged line again."""
+        if self.open_request is None or self.open_request[0] != seat or not self.replies:
+            raise self.fail(f"{reason} failure of seat {seat} without a reply from it to an open request")
+        where, line = self.replies[-1]
+        if len(line) > MAX_LOGGED_LINE or "\ufffd" in line:
+            return  # cut or not UTF-8 when logged: not the bytes the bot sent
+        try:
+            _BOT_DECODER.decode(line)
+        except msgspec.ValidationError as exc:
+            expected = ("schema_violation", f"reply does not match the protocol: {exc}")
+        except msgspec.DecodeError as exc:
+            expected = ("malformed_json", f"reply is not valid JSON: {exc}")
+        else:
+            raise self.fail(f"the reply on line {where} is a valid message, but this failure says {reason}")
+        if (reason, message) != expected:
+            raise self.fail(f"failure differs from the reply on line {where}: expected {expected[0]} {show(expected[1])} "
+                            f"found {reason} {show(message)}")
 
     def _outcome(self) -> tuple[int | None, list[int], list[int], str]:
         """The runner fixes the outcome once, before the first game_over; a seat that
@@ -418,6 +449,9 @@ class _Checker:
         got = {k: rec.get(k) for k in want}
         if not same(want, got):
             raise self.fail(differs("result", want, got))
+
+
+_BOT_DECODER = msgspec.json.Decoder(BotMessage)  # as the runner decodes every reply
 
 
 @functools.cache
