@@ -26,8 +26,9 @@ from protocol.messages import SeatFailure
 from referee.deals import parse_deals
 from referee.errors import CorruptLog, RefereeError
 from referee.gamelog import LogHeader, LogResult, read_log
+from referee.outcome import final_outcome
 from referee.games import get_game
-from referee.games.base import PUBLIC, Deal, GameDef, GameState, placements_from
+from referee.games.base import PUBLIC, Deal, GameDef, GameState
 
 _canon_encoder = msgspec.json.Encoder(order="deterministic")
 _plain_encoder = msgspec.json.Encoder()
@@ -218,25 +219,8 @@ class Simulation:
 
 
 def expected_result(state: GameState, forfeited: Sequence[int], n_players: int) -> tuple[int | None, list[int], list[int], str]:
-    """(winner, scores, placements, reason) as the runner computes them.
-
-    Mirrors `GameRunner._final_result`: without forfeits the engine's result;
-    with forfeits the seats still in keep their order, then the forfeiters,
-    the first forfeiter last; the reason is then "forfeit".
-    """
-    res = state.result() if state.is_terminal() else None
-    scores = state.scores()
-    if not forfeited and res is not None:
-        return res.winner, list(res.scores), list(res.placements), res.reason
-    base = res.placements if res is not None else placements_from(scores, None)
-    alive = sorted((s for s in range(n_players) if s not in forfeited), key=lambda s: base[s])
-    order = alive + list(reversed(forfeited))
-    placements = [0] * n_players
-    for i, s in enumerate(order):
-        same = i > 0 and s in alive and order[i - 1] in alive and base[s] == base[order[i - 1]]
-        placements[s] = placements[order[i - 1]] if same else i + 1
-    winner = alive[0] if alive and placements.count(1) == 1 else None
-    return winner, scores, placements, "forfeit"
+    """(winner, scores, placements, reason) exactly as the runner decides them."""
+    return final_outcome(state, forfeited, n_players)
 
 
 def ended_early_ok(state: GameState, n_players: int, forfeited: Sequence[int]) -> bool:

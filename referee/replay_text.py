@@ -149,6 +149,7 @@ class Renderer:
         self.ended = False
         self.lines: list[Text] = []
         self.frame: Frame | None = None
+        self.event_index = 0
 
     # ------------------------------------------------------------ output helpers
 
@@ -163,8 +164,12 @@ class Renderer:
             self.lines.append(Text.assemble(*parts, style=style))
 
     def hand(self, seat: int) -> list[str] | None:
-        """The seat's current hand from its view (None if the engine's view has no hand)."""
+        """The seat's hand after this frame, from its view; None if the view has no
+        hand or a new deal starts later in this frame (the view shows that one)."""
         assert self.frame is not None
+        later = self.frame.events[self.event_index + 1:]
+        if any(type(e).__struct_config__.tag == "deal_started" for _, e in later):
+            return None
         hand = getattr(self.frame.state.view(seat), "hand", None)
         return list(hand) if hand is not None else None
 
@@ -208,7 +213,7 @@ class Renderer:
         self.frame = frame
         for failure in frame.failures:
             self.on_failure(failure, frame)
-        for audience, event in frame.events:
+        for self.event_index, (audience, event) in enumerate(frame.events):
             kind = type(event).__struct_config__.tag
             handler = getattr(self, f"on_{kind}", None)
             if self.viewer.sees(audience):
@@ -218,6 +223,7 @@ class Renderer:
                     self.on_other(event)
             else:
                 self.on_hidden(audience, kind, event)
+        self.event_index = len(frame.events)
         if frame.kind == "end":
             self.on_end(frame)
         return self.lines
@@ -465,11 +471,8 @@ class ChicagoRenderer(Renderer):
         for a viewer who sees that hand, named here; else just its category."""
         if ev.description:
             return str(ev.description)
-        frame = self.frame
-        assert frame is not None
         seats = ev.winners or ev.tied
-        new_deal = any(type(e).__struct_config__.tag == "deal_started" for _, e in frame.events)
-        if seats and ev.round != 0 and self.viewer.sees_hand(seats[0]) and not new_deal:
+        if seats and ev.round != 0 and self.viewer.sees_hand(seats[0]):
             hand = self.hand(seats[0])
             if hand is not None and len(hand) == 5:
                 return describe(evaluate(parse_cards(hand), self.log.rules.ace_low_straight))

@@ -31,8 +31,9 @@ from referee.bot_process import BotProcess
 from referee.clock import SeatClock
 from referee.errors import BotCrashed, BotError, ProtocolViolation, RefereeError
 from referee.gamelog import GameLogWriter, LogHeader, LogResult, PlayerInfo, cut
-from referee.games.base import PUBLIC, Deal, GameDef, GameState, placements_from
+from referee.games.base import PUBLIC, Deal, GameDef, GameState
 from referee.games.cards import CARD_STR
+from referee.outcome import final_outcome
 from referee.seeding import derive_seed
 
 _encoder = msgspec.json.Encoder()
@@ -354,25 +355,9 @@ class GameRunner:
         self._log_engine()
         return await self._finish()
 
-    def _final_result(self) -> tuple[int | None, list[int], list[int], str]:
-        res = self.state.result() if self.state.is_terminal() else None
-        scores = self.state.scores()
-        if not self.forfeited and res is not None:
-            return res.winner, res.scores, res.placements, res.reason
-        n = self.spec.n_players
-        base = res.placements if res is not None else placements_from(scores, None)
-        alive = sorted((s for s in range(n) if s not in self.forfeited), key=lambda s: base[s])
-        order = alive + list(reversed(self.forfeited))  # first forfeiter is last
-        placements = [0] * n
-        for i, s in enumerate(order):
-            same = i > 0 and s in alive and order[i - 1] in alive and base[s] == base[order[i - 1]]
-            placements[s] = placements[order[i - 1]] if same else i + 1
-        winner = alive[0] if alive and placements.count(1) == 1 else None
-        return winner, scores, placements, "forfeit"
-
     async def _finish(self) -> GameRecord:
         sp = self.spec
-        winner, scores, placements, reason = self._final_result()
+        winner, scores, placements, reason = final_outcome(self.state, self.forfeited, sp.n_players)
         for seat in range(sp.n_players):
             # Another seat's failure message may quote its hand: others get the reason only.
             seen = [f if f.seat == seat else SeatFailure(seat=f.seat, reason=f.reason, message=f.reason)

@@ -368,7 +368,8 @@ def test_replay_matches_the_golden_text(logs: dict[str, Path]) -> None:
 
 
 def test_replay_for_one_seat_matches_its_golden_text(logs: dict[str, Path]) -> None:
-    res = runner.invoke(app, ["replay", str(_scenario_log(logs)), "--seat", "1", "--width", "100", "--step"])
+    res = runner.invoke(app, ["replay", str(_scenario_log(logs)), "--seat", "1", "--width", "100", "--step"],
+                        env={"NO_COLOR": "1", "TERM": "dumb"})
     assert res.exit_code == 0, res.output  # --step is ignored without a terminal
     _golden("replay_chicago_seat1.txt", res.stdout)
 
