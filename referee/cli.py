@@ -220,10 +220,16 @@ def bench(
 
     spec = resolve_command(bot)
     res = trio.run(run_bench, spec, get_game(game_name).name, seconds, games)
-    out.print(f"raw trio pipe round trip : {res.raw_per_s:10.0f} round trips/s", highlight=False)
-    out.print(f"through the referee      : {res.referee_per_s:10.0f} decisions/s ({res.referee_decisions} decisions)", highlight=False)
-    out.print(f"ratio                    : {100 * res.ratio:10.1f} %", highlight=False)
-    out.print(f"referee overhead         : {res.overhead_us:10.1f} us per decision", highlight=False)
+    rows = [
+        ("raw pipe, one process, one line", f"{res.raw_single_per_s:8.0f} round trips/s"),
+        ("raw pipe, 2-seat game stream", f"{res.raw_stream_per_s:8.0f} round trips/s"),
+        ("through the referee", f"{res.referee_per_s:8.0f} decisions/s ({res.referee_decisions} decisions)"),
+        ("referee / game stream", f"{100 * res.ratio:8.1f} %"),
+        ("referee / one process", f"{100 * res.ratio_single:8.1f} %"),
+        ("referee's own time", f"{res.overhead_us:8.1f} us per decision"),
+    ]
+    for label, value in rows:
+        out.print(f"{label:<32}: {value}", highlight=False)
 
 
 from referee import cli_tournament  # noqa: E402

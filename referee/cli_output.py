@@ -22,8 +22,10 @@ def _num(x: float, digits: int = 1) -> str:
 
 def match_table(result: MatchResult) -> Table:
     table = Table(title=f"{result.config.game.title}: {len(result.records)} games", title_justify="left")
-    for col in ("bot", "games", "wins", "win %", "avg score", "pts/deal", "avg place", "failures"):
-        table.add_column(col, justify="left" if col in ("bot", "failures") else "right")
+    width = max(len(b.name) for b in result.bots)
+    table.add_column("bot", no_wrap=True, min_width=width)
+    for col in ("games", "wins", "win %", "avg score", "pts/deal", "avg place", "failures"):
+        table.add_column(col, justify="left" if col == "failures" else "right")
     for b in result.bots:
         d = b.as_dict()
         fails = ", ".join(f"{k} {v}" for k, v in d["failures"].items()) or "-"
