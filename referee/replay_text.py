@@ -487,7 +487,44 @@ class ChicagoRenderer(Renderer):
             self.emit("  ", self.name(ev.seat), " does not call Chicago", style="dim")
 
 
-RENDERERS: dict[str, type[Renderer]] = {"chicago": ChicagoRenderer}
+def _suit(suit: str) -> Text:
+    return Text(SUIT_SYMBOLS[SUITS.index(suit)], style="red" if suit in RED_SUITS else "")
+
+
+class EuchreRenderer(Renderer):
+    """Ghost Hand Euchre: bids, the ghost swap, trump, tricks and hand scores."""
+
+    def on_bid_made(self, ev: Any) -> None:
+        if ev.bid is None:
+            self.emit("  ", self.name(ev.seat), " passes", style="dim")
+        else:
+            bid = "shoots the moon" if ev.bid == "moon" else f"bids {ev.bid}"
+            self.emit("  ", (self.name(ev.seat), "bold"), f" {bid}")
+
+    def on_ghost_swapped(self, ev: Any) -> None:
+        self.emit("  ", (self.name(ev.seat), "bold"), " swaps its hand for the ghost hand")
+
+    def on_ghost_hand_taken(self, ev: Any) -> None:
+        self.emit("    ", self.name(ev.seat), " now holds ", cards_text(ev.cards, sort=True))
+
+    def on_all_passed(self, ev: Any) -> None:
+        self.emit("  everybody passed: the hand is dealt again by ", self.name(ev.next_dealer))
+
+    def on_trump_named(self, ev: Any) -> None:
+        contract = "the moon" if ev.contract == "moon" else str(ev.contract)
+        self.emit("  ", (self.name(ev.seat), "bold"), " names trump ", _suit(ev.suit), f", contract {contract}")
+
+    def on_renege(self, ev: Any) -> None:
+        self.emit("  ", (self.name(ev.seat), "bold red"), f" reneged in trick {ev.trick} with ", card_text(ev.card),
+                  f" ({ev.penalty} points)")
+
+    def on_hand_scored(self, ev: Any) -> None:
+        made = "made" if ev.made else "set"
+        tricks = ", ".join(f"{self.name(s)} {t}" for s, t in enumerate(ev.tricks_won))
+        self.emit(f"  contract {made}; tricks: {tricks}")
+
+
+RENDERERS: dict[str, type[Renderer]] = {"chicago": ChicagoRenderer, "ghost_euchre": EuchreRenderer}
 
 
 def renderer_for(log: GameLog, viewer: Viewer, start_deal: int = 1) -> Renderer:

@@ -443,11 +443,13 @@ def test_replay_from_a_later_deal(logs: dict[str, Path]) -> None:
     assert res.exit_code == 2
 
 
-def test_other_games_replay_generically(logs: dict[str, Path]) -> None:
+def test_euchre_replay_names_bids_trump_and_hides_other_hands(logs: dict[str, Path]) -> None:
     log = load_log(sorted(logs["euchre"].glob("*.jsonl"))[0])
-    assert type(renderer_for(log, Viewer.everything())) is Renderer
+    assert type(renderer_for(log, Viewer.everything())) is not Renderer
     text = render_to_text(log, Viewer.for_seat(0))
     assert "Ghost Hand Euchre" in text and "Deal 1 · dealer" in text and "░░" in text
+    assert "names trump" in text and ("bids" in text or "passes" in text)
+    assert "bid_made" not in text and "trump_named" not in text  # no raw event dumps
 
 
 def test_html_option_calls_the_html_writer(logs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
