@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from proctools import alive, proc_state, procs_with
 import trio
 
 from protocol.messages import TimeControl
@@ -55,42 +56,12 @@ def new_marker() -> str:
     return f"refmark-{uuid.uuid4().hex}"
 
 
-def _stat(pid: int) -> tuple[str, int] | None:
-    """(state, ppid) of a process, or None if it is gone."""
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = text[text.rindex(")") + 2 :].split()
-    return fields[0], int(fields[1])
-
-
-def alive(pid: int) -> bool:
-    st = _stat(pid)
-    return st is not None and st[0] not in ("Z", "X")  # a zombie has stopped running
-
-
-def procs_with(marker: str) -> list[int]:
-    """Running processes whose command line contains `marker`."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes()
-        except OSError:
-            continue
-        if marker.encode() in cmdline and alive(int(entry.name)):
-            found.append(int(entry.name))
-    return found
-
-
 def my_children() -> set[int]:
     me = os.getpid()
     out = set()
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
-            st = _stat(int(entry.name))
+            st = proc_state(int(entry.name))
             if st is not None and st[1] == me and st[0] not in ("Z", "X"):
                 out.add(int(entry.name))
     return out

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from proctools import wait_no_procs
 import trio
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -115,30 +116,6 @@ def write_config(folder: Path, bots: list[tuple[str, str]], *, filename: str = "
 def det_bots(folder: Path, marker: str, names: list[str]) -> list[tuple[str, str]]:
     bot = det_bot(folder)
     return [(n, f"{bot} {marker} {n}") for n in names]
-
-
-def procs_with(marker: str) -> list[int]:
-    """Live processes whose command line contains `marker` (zombies excluded)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes()
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        state = stat[stat.rindex(")") + 2:].split()[0]
-        if marker.encode() in cmdline and state not in ("Z", "X"):
-            found.append(int(entry.name))
-    return found
-
-
-def wait_no_procs(marker: str, within: float = 5.0) -> list[int]:
-    deadline = time.monotonic() + within
-    while (left := procs_with(marker)) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return left
 
 
 def open_store(t: Tournament, db: Path) -> tuple[Store, list[Any]]:

@@ -337,6 +337,19 @@ def _trick_winner(trick: list[tuple[int, int]]) -> tuple[int, int]:
     return max((x for x in trick if x[1] & 3 == led), key=lambda x: x[1] >> 2)
 
 
+def _after_play(hands, c, seat, led, best, winner, played, tricks_left, me, nxt, n) -> int:
+    """_search's value once `seat` has played `c` (already out of its hand)."""
+    if not played:
+        led, best, winner = c & 3, c, seat
+    elif c & 3 == led and c > best:
+        best, winner = c, seat
+    if played + 1 == n:
+        if tricks_left == 1:
+            return 1 if winner == me else 0
+        return _search(hands, winner, -1, -1, -1, 0, tricks_left - 1, me, nxt, n)
+    return _search(hands, nxt[seat], led, best, winner, played + 1, tricks_left, me, nxt, n)
+
+
 def _search(hands, seat, led, best, winner, played, tricks_left, me, nxt, n) -> int:
     """1 if `me` can force winning the last trick, the others playing against it.
 
@@ -350,19 +363,7 @@ def _search(hands, seat, led, best, winner, played, tricks_left, me, nxt, n) -> 
     maximize = seat == me
     for c in list(options):
         hand.remove(c)
-        if not played:
-            l2, b2, w2 = c & 3, c, seat
-        elif c & 3 == led and c > best:
-            l2, b2, w2 = led, c, seat
-        else:
-            l2, b2, w2 = led, best, winner
-        if played + 1 == n:
-            if tricks_left == 1:
-                v = 1 if w2 == me else 0
-            else:
-                v = _search(hands, w2, -1, -1, -1, 0, tricks_left - 1, me, nxt, n)
-        else:
-            v = _search(hands, nxt[seat], l2, b2, w2, played + 1, tricks_left, me, nxt, n)
+        v = _after_play(hands, c, seat, led, best, winner, played, tricks_left, me, nxt, n)
         hand.append(c)
         if maximize:
             if v:
@@ -395,20 +396,7 @@ def _endgame(view, options: list[int], mine: list[int]) -> int | None:
         for c in options:
             hands = dict(w)
             hands[me] = [x for x in mine if x != c]
-            if played == 0:
-                l2, b2, w2 = c & 3, c, me
-            elif c & 3 == led and c > best:
-                l2, b2, w2 = led, c, me
-            else:
-                l2, b2, w2 = led, best, winner
-            if played + 1 == n:
-                if tricks_left == 1:
-                    v = 1 if w2 == me else 0
-                else:
-                    v = _search(hands, w2, -1, -1, -1, 0, tricks_left - 1, me, nxt, n)
-            else:
-                v = _search(hands, nxt[me], l2, b2, w2, played + 1, tricks_left, me, nxt, n)
-            score[c] += v
+            score[c] += _after_play(hands, c, me, led, best, winner, played, tricks_left, me, nxt, n)
     # Most wins; then keep high cards (shed the lowest).
     return max(options, key=lambda c: (score[c], -(c >> 2), c & 3))
 
