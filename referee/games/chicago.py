@@ -71,6 +71,18 @@ def _action_card(text: str) -> int:
         raise IllegalAction(str(exc)) from None
 
 
+def _exchange_template() -> str:
+    """The JSON of all 32 exchanges with {0}..{4} for the hand's cards (sorted)."""
+    items = []
+    for idx in _SUBSETS:
+        cards = ",".join('"{%d}"' % k for k in idx)
+        items.append('{{"type":"exchange","discard":[' + cards + "]}}")
+    return "[" + ",".join(items) + "]"
+
+
+_EXCHANGE_JSON = _exchange_template()
+
+
 class ExchangeOptions(Sequence[Exchange]):
     """The 32 legal exchanges of a hand, built on access (pass first).
 
@@ -94,6 +106,10 @@ class ExchangeOptions(Sequence[Exchange]):
 
     def __repr__(self) -> str:
         return f"ExchangeOptions({' '.join(self._names)})"
+
+    def raw_json(self) -> bytes:
+        """The whole list as JSON, exactly as encoding the 32 Structs would give."""
+        return _EXCHANGE_JSON.format(*self._names).encode()
 
 
 class ChicagoState(EngineState):
