@@ -20,6 +20,7 @@ import pytest
 from protocol import make_schema
 from protocol.chicago import CallChicago, ChicagoAction, ChicagoEvent, Exchange
 from protocol.common import PlayCard
+from protocol.euchre import EuchreAction, EuchreEvent
 from protocol.messages import (
     PROTOCOL_VERSION,
     Action,
@@ -309,8 +310,52 @@ def test_json_examples_in_the_protocol_doc_are_exact_messages() -> None:
             )
 
 
-def test_protocol_doc_names_every_message_action_and_chicago_event() -> None:
+def test_protocol_doc_names_every_message_action_and_event() -> None:
+    """Every message type, and every action and event tag of every game, is documented."""
     text = PROTOCOL_DOC.read_text(encoding="utf-8")
-    for union in (RefereeMessage, BotMessage, ChicagoAction, ChicagoEvent):
+    for union in (RefereeMessage, BotMessage, ChicagoAction, ChicagoEvent, EuchreAction, EuchreEvent):
         for tag in sorted(_tags(union)):
             assert f"`{tag}`" in text or f'"type": "{tag}"' in text, f"docs/protocol.md never mentions `{tag}`"
+
+
+def _game_section(text: str, title: str) -> str:
+    match = re.search(rf"^## \d+\. Game: {re.escape(title)}\n(.*?)(?=^## )", text, re.S | re.M)
+    assert match, f"docs/protocol.md has no section '## N. Game: {title}'"
+    return match.group(1)
+
+
+@pytest.mark.parametrize(
+    ("title", "actions", "events"),
+    [("Swedish Chicago", ChicagoAction, ChicagoEvent), ("Ghost Hand Euchre", EuchreAction, EuchreEvent)],
+)
+def test_each_game_section_documents_its_actions_and_events(title: str, actions: Any, events: Any) -> None:
+    """A game's own section names each of its actions, and has an example and a table row for each event."""
+    section = _game_section(PROTOCOL_DOC.read_text(encoding="utf-8"), title)
+    for tag in sorted(_tags(actions)):
+        assert f'"type": "{tag}"' in section, f"docs/protocol.md, {title}: no example of the `{tag}` action"
+    for tag in sorted(_tags(events)):
+        assert f"| `{tag}` |" in section, f"docs/protocol.md, {title}: the events table has no row for `{tag}`"
+        assert f'"type": "{tag}"' in section, f"docs/protocol.md, {title}: no example of the `{tag}` event"
+
+
+def _github_slug(heading: str) -> str:
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+def test_protocol_doc_internal_links_resolve() -> None:
+    """Every `](#anchor)` link of docs/protocol.md points at a heading (GitHub slugs)."""
+    text = PROTOCOL_DOC.read_text(encoding="utf-8")
+    prose = re.sub(r"^```.*?^```", "", text, flags=re.S | re.M)
+    anchors: set[str] = set()
+    for heading in re.findall(r"^#{1,6} (.+)$", prose, re.M):
+        slug = _github_slug(heading)
+        n, unique = 0, slug
+        while unique in anchors:
+            n += 1
+            unique = f"{slug}-{n}"
+        anchors.add(unique)
+    links = re.findall(r"\]\(#([^)]+)\)", prose)
+    assert links
+    for link in links:
+        assert link in anchors, f"docs/protocol.md links to #{link}, which is no heading"
