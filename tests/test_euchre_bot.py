@@ -6,15 +6,12 @@ from __future__ import annotations
 
 import ast
 import importlib.util
-import subprocess
-import sys
 from pathlib import Path
 
-import msgspec
+from botsession import one_request
 
 from protocol.common import PlayCard, PlayedCard
-from protocol.euchre import Bid, EuchreRules, EuchreView, NameTrump, Pass, SwapGhost
-from protocol.messages import ActionReply, BotHello, Bye, Clock, GameStart, Hello, Request, TimeControl
+from protocol.euchre import Bid, EuchreView, NameTrump, Pass, SwapGhost
 from referee.games.base import Deal
 from referee.games.cards import parse_cards
 from referee.play import new_game, play_game, random_policy
@@ -219,38 +216,9 @@ def test_imports_only_protocol_and_stdlib():
     assert modules <= {"__future__", "protocol", "sys", "pathlib"}
 
 
-def _message(cls, **fields):
-    """Build a referee message, filling any newer required fields with empties."""
-    for f in msgspec.structs.fields(cls):
-        if f.required and f.name not in fields:
-            fields[f.name] = msgspec.convert([] if "list" in repr(f.type) else 0, type=f.type)
-    return cls(**fields)
-
-
 def test_speaks_the_protocol(tmp_path):
     state = new_game("ghost_euchre", 3, 3)
-    seat = state.current_player()
-    enc = msgspec.json.Encoder()
-    lines = [
-        _message(Hello, referee="test", games=["ghost_euchre"]),
-        _message(
-            GameStart, game_id=1, game="ghost_euchre", rules=EuchreRules(), seat=seat, n_players=3,
-            players=["euchre", "random", "random"], time_control=TimeControl(),
-        ),
-        _message(
-            Request, id=5, game_id=1, view=state.view(seat), legal=list(state.legal_actions()),
-            clock=Clock(decision_ms=1000),
-        ),
-        _message(Bye),
-    ]
-    proc = subprocess.run(
-        [sys.executable, str(BOT_PATH)],
-        input=b"".join(enc.encode(m) + b"\n" for m in lines),
-        capture_output=True, cwd=tmp_path, timeout=30,
-    )
-    assert proc.returncode == 0, proc.stderr.decode()
-    out = proc.stdout.decode().splitlines()
-    assert msgspec.json.decode(out[0], type=BotHello).name == "euchre"
-    reply = msgspec.json.decode(out[1], type=ActionReply)
+    hello, reply = one_request(BOT_PATH, state, "ghost_euchre", ["euchre", "random", "random"], tmp_path)
+    assert hello.name == "euchre"
     assert reply.id == 5
     state.verify_action(reply.action)

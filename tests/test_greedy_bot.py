@@ -5,16 +5,14 @@ from __future__ import annotations
 
 import ast
 import importlib.util
-import subprocess
-import sys
 from pathlib import Path
 
 import msgspec
 import pytest
+from botsession import one_request
 
-from protocol.chicago import CallChicago, ChicagoRules, ChicagoView, Exchange, TakeOpen, TrickRecord
+from protocol.chicago import CallChicago, ChicagoView, Exchange, TakeOpen, TrickRecord
 from protocol.common import PlayCard, PlayedCard
-from protocol.messages import ActionReply, BotHello, Bye, Clock, GameStart, Hello, Request, TimeControl
 from referee.games.base import Deal
 from referee.games.cards import parse_cards
 from referee.play import new_game, play_game, random_policy
@@ -268,38 +266,9 @@ def test_imports_only_protocol_and_stdlib():
     assert modules <= {"__future__", "protocol", "random", "sys", "collections", "pathlib"}
 
 
-def _message(cls, **fields):
-    """Build a referee message, filling any newer required fields with empties."""
-    for f in msgspec.structs.fields(cls):
-        if f.required and f.name not in fields:
-            fields[f.name] = msgspec.convert([] if "list" in repr(f.type) else 0, type=f.type)
-    return cls(**fields)
-
-
 def test_speaks_the_protocol(tmp_path):
     state = new_game("chicago", 2, 3)
-    seat = state.current_player()
-    enc = msgspec.json.Encoder()
-    lines = [
-        _message(Hello, referee="test", games=["chicago"]),
-        _message(
-            GameStart, game_id=1, game="chicago", rules=ChicagoRules(), seat=seat, n_players=2,
-            players=["greedy", "random"], time_control=TimeControl(),
-        ),
-        _message(
-            Request, id=5, game_id=1, view=state.view(seat), legal=list(state.legal_actions()),
-            clock=Clock(decision_ms=1000),
-        ),
-        _message(Bye),
-    ]
-    proc = subprocess.run(
-        [sys.executable, str(BOT_PATH)],
-        input=b"".join(enc.encode(m) + b"\n" for m in lines),
-        capture_output=True, cwd=tmp_path, timeout=30,
-    )
-    assert proc.returncode == 0, proc.stderr.decode()
-    out = proc.stdout.decode().splitlines()
-    assert msgspec.json.decode(out[0], type=BotHello).name == "greedy"
-    reply = msgspec.json.decode(out[1], type=ActionReply)
+    hello, reply = one_request(BOT_PATH, state, "chicago", ["greedy", "random"], tmp_path)
+    assert hello.name == "greedy"
     assert reply.id == 5
     state.verify_action(reply.action)

@@ -1,0 +1,35 @@
+"""Drive a sample bot through one short real session (hello, game_start, one
+request, bye) as a separate process, for the sample bots' own tests."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from protocol.messages import ActionReply, BotHello, Bye, Clock, GameStart, Hello, Request, TimeControl
+from referee.games.base import PUBLIC
+
+
+def one_request(bot: Path, state: Any, game: str, players: list[str], cwd: Path) -> tuple[BotHello, ActionReply]:
+    """The bot's hello and its reply to one request for the seat to act in `state`."""
+    seat = state.current_player()
+    lines = [
+        Hello(referee="test", games=[game]),
+        GameStart(game_id=1, game=game, rules=state.rules, seat=seat, n_players=state.n_players,
+                  players=players, time_control=TimeControl(), seed=7),
+        Request(id=5, game_id=1, events=[ev for aud, ev in state.events if aud in (PUBLIC, seat)],
+                view=state.view(seat), legal=list(state.legal_actions()), clock=Clock(decision_ms=1000)),
+        Bye(),
+    ]
+    enc = msgspec.json.Encoder()
+    proc = subprocess.run(
+        [sys.executable, str(bot)], input=b"".join(enc.encode(m) + b"\n" for m in lines),
+        capture_output=True, cwd=cwd, timeout=30,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    out = proc.stdout.decode().splitlines()
+    return msgspec.json.decode(out[0], type=BotHello), msgspec.json.decode(out[1], type=ActionReply)
