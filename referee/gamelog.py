@@ -108,6 +108,8 @@ def read_log(path: Path) -> tuple[LogHeader, list[tuple[int, dict[str, Any]]]]:
         raise CorruptLog(f"{path}:1: not a chicago-referee game log header ({exc})") from None
     if header.format != LOG_FORMAT:
         raise CorruptLog(f"{path}:1: log format {header.format} is not supported (expected {LOG_FORMAT})")
+    if not data.endswith(b"\n"):
+        raise CorruptLog(f"{path}:{len(lines)}: truncated: the last line has no newline (was the game cut off?)")
     records: list[tuple[int, dict[str, Any]]] = []
     for no, raw in enumerate(lines[1:], start=2):
         if not raw.strip():
@@ -119,6 +121,4 @@ def read_log(path: Path) -> tuple[LogHeader, list[tuple[int, dict[str, Any]]]]:
         if not isinstance(rec, dict) or "type" not in rec:
             raise CorruptLog(f"{path}:{no}: a log record must be an object with a 'type'")
         records.append((no, rec))
-    if not data.endswith(b"\n"):
-        raise CorruptLog(f"{path}:{len(lines)}: truncated: the last line has no newline")
     return header, records
