@@ -3,6 +3,7 @@ request, bye) as a separate process, for the sample bots' own tests."""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -33,3 +34,14 @@ def one_request(bot: Path, state: Any, game: str, players: list[str], cwd: Path)
     assert proc.returncode == 0, proc.stderr.decode()
     out = proc.stdout.decode().splitlines()
     return msgspec.json.decode(out[0], type=BotHello), msgspec.json.decode(out[1], type=ActionReply)
+
+
+def imported_modules(path: Path) -> set[str]:
+    """Top-level modules a bot file imports (a bot may use only `protocol` and the stdlib)."""
+    modules = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            modules.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            modules.add((node.module or "").split(".")[0])
+    return modules

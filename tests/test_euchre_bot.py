@@ -4,11 +4,10 @@ bot, and a protocol round trip."""
 
 from __future__ import annotations
 
-import ast
 import importlib.util
 from pathlib import Path
 
-from botsession import one_request
+from botsession import imported_modules, one_request
 
 from protocol.common import PlayCard, PlayedCard
 from protocol.euchre import Bid, EuchreView, NameTrump, Pass, SwapGhost
@@ -205,13 +204,7 @@ def test_beats_two_random_bots():
 
 
 def test_imports_only_protocol_and_stdlib():
-    tree = ast.parse(BOT_PATH.read_text())
-    modules = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            modules.update(a.name.split(".")[0] for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            modules.add((node.module or "").split(".")[0])
+    modules = imported_modules(BOT_PATH)
     assert "referee" not in modules
     assert modules <= {"__future__", "protocol", "sys", "pathlib"}
 

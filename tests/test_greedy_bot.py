@@ -3,13 +3,12 @@ strength test against the uniform-random bot, and a protocol round trip."""
 
 from __future__ import annotations
 
-import ast
 import importlib.util
 from pathlib import Path
 
 import msgspec
 import pytest
-from botsession import one_request
+from botsession import imported_modules, one_request
 
 from protocol.chicago import CallChicago, ChicagoView, Exchange, TakeOpen, TrickRecord
 from protocol.common import PlayCard, PlayedCard
@@ -255,13 +254,7 @@ def test_plays_every_preset_legally(preset, n):
 
 
 def test_imports_only_protocol_and_stdlib():
-    tree = ast.parse(BOT_PATH.read_text())
-    modules = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            modules.update(a.name.split(".")[0] for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            modules.add((node.module or "").split(".")[0])
+    modules = imported_modules(BOT_PATH)
     assert "referee" not in modules
     assert modules <= {"__future__", "protocol", "random", "sys", "collections", "pathlib"}
 
