@@ -1,135 +1,179 @@
 """`chicago-referee bench`: the referee's speed against the physical limit.
 
-All figures come from one run with the same trivial bot (it answers the first
-legal action):
+Two bot processes (the same trivial bot, which answers the first legal
+action) are started and handshaken once; then rounds alternate between:
 
-1. raw, one process: one pre-encoded real request line written to a single
-   bot process and its reply read back, over and over;
-2. raw, game stream: the request lines of real games (events, view, legal
-   list), pre-encoded, each written to the process of the seat to act, as a
-   2-seat game alternates between two bot processes; no referee work at all;
-3. through the referee: whole games (engine, views, clocks, validation;
-   logging off).
+1. through the referee: whole 2-seat games (engine, views, clocks,
+   validation; logging off), the seats swapping each game;
+2. raw game stream: the very request lines those games sent, pre-encoded,
+   each written to the process of the seat to act and its reply read back,
+   with no referee work at all: the physical limit of a 2-seat match;
+3. raw, one process: one request line to one process, over and over (a lone
+   process that never sleeps answers faster than two that take turns).
 
-(2) is the physical limit of a 2-seat match: two processes take turns, so
-each wakes with colder caches than a lone process that never sleeps, which
-makes the same bot slower per request. Quote the ratios, measured in one
-run: these machines are shared and noisy, absolute rates are not.
-Each figure is taken in steady state, after the processes have started.
+Rounds are interleaved and the medians compared, because these machines are
+shared and noisy: a quiet or busy second falls on both sides alike. Quote
+the ratios, measured in one run; absolute rates are not comparable.
 """
 
 from __future__ import annotations
 
+import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import msgspec
 import trio
 
-from protocol.messages import Clock, Hello, Request
-from referee.bot_process import BotProcess, BotSpec, start_bot
+from protocol.messages import Request
+from referee.bot_process import BotProcess, BotSpec
+from referee.clock import SeatClock
+from referee.errors import BotStartError
 from referee.games import get_game
 from referee.games.base import PUBLIC
 from referee.games.rules import build_rules
-from referee.match import MatchConfig, run_match
-from referee.play import new_game
+from referee.match import BotHandle, MatchConfig, play_one
+from referee.seeding import derive_seed
 
 _encoder = msgspec.json.Encoder()
 
 
 @dataclass(frozen=True)
-class BenchResult:
-    raw_single_per_s: float
-    raw_stream_per_s: float
+class Round:
     referee_per_s: float
-    referee_decisions: int
+    stream_per_s: float
+    single_per_s: float
+    decisions: int
     overhead_us: float
 
     @property
     def ratio(self) -> float:
+        return self.referee_per_s / self.stream_per_s
+
+
+@dataclass(frozen=True)
+class BenchResult:
+    rounds: list[Round]
+
+    @property
+    def referee_per_s(self) -> float:
+        return statistics.median(r.referee_per_s for r in self.rounds)
+
+    @property
+    def raw_stream_per_s(self) -> float:
+        return statistics.median(r.stream_per_s for r in self.rounds)
+
+    @property
+    def raw_single_per_s(self) -> float:
+        return statistics.median(r.single_per_s for r in self.rounds)
+
+    @property
+    def ratio(self) -> float:
         """Referee against the raw game stream (the 2-seat physical limit)."""
-        return self.referee_per_s / self.raw_stream_per_s if self.raw_stream_per_s else 0.0
+        return self.referee_per_s / self.raw_stream_per_s
 
     @property
     def ratio_single(self) -> float:
-        return self.referee_per_s / self.raw_single_per_s if self.raw_single_per_s else 0.0
+        return self.referee_per_s / self.raw_single_per_s
+
+    @property
+    def ratio_range(self) -> tuple[float, float]:
+        ratios = [r.ratio for r in self.rounds]
+        return min(ratios), max(ratios)
+
+    @property
+    def decisions(self) -> int:
+        return sum(r.decisions for r in self.rounds)
+
+    @property
+    def overhead_us(self) -> float:
+        """The referee's own time per decision, as its runner measures it."""
+        return sum(r.overhead_us * r.decisions for r in self.rounds) / max(1, self.decisions)
 
 
-def game_stream(game: str, n_requests: int) -> list[tuple[int, bytes]]:
-    """(seat, request line) of real 2-seat games played with the first legal action."""
-    out: list[tuple[int, bytes]] = []
-    seed = 0
-    while len(out) < n_requests:
-        state = new_game(game, 2, seed)
-        seed += 1
+def game_stream(config: MatchConfig, games: Sequence[tuple[int, int]]) -> list[tuple[int, int, bytes]]:
+    """(game index, seat, request line) exactly as the referee sends them in
+    2-seat games with these (game id, seed) pairs, each seat answering with
+    the first legal action (no failures, so no warnings)."""
+    out: list[tuple[int, int, bytes]] = []
+    for index, (game_id, seed) in enumerate(games):
+        state = config.game.new_state(config.rules, 2, seed, config.deals)
+        clocks = [SeatClock(config.time_control) for _ in range(2)]
         cursor = [0, 0]
-        while not state.is_terminal() and len(out) < n_requests:
+        rid = 0
+        while not state.is_terminal():
             seat = state.current_player()
             legal = state.legal_actions()
             events = [ev for aud, ev in state.events[cursor[seat]:] if aud in (PUBLIC, seat)]
             cursor[seat] = len(state.events)
-            req = Request(id=len(out) + 1, game_id=1, events=events, view=state.view(seat), legal=list(legal),
-                          clock=Clock(decision_ms=1000))
-            out.append((seat, _encoder.encode(req) + b"\n"))
+            rid += 1
+            raw_json = getattr(legal, "raw_json", None)
+            req = Request(id=rid, game_id=game_id, events=events, view=state.view(seat),
+                          legal=msgspec.Raw(raw_json()) if raw_json is not None else list(legal),  # type: ignore[arg-type]
+                          clock=clocks[seat].snapshot())
+            out.append((index, seat, _encoder.encode(req) + b"\n"))
             state.apply_action(legal[0])
     return out
 
 
-async def _handshake(bot: BotProcess, game: str) -> None:
-    await bot.send(_encoder.encode(Hello(referee="bench", games=[game])) + b"\n")
-    await bot.receive_line()
+async def _stream_rate(procs: Sequence[BotProcess], stream: list[tuple[int, int, bytes]],
+                       rotations: Sequence[int]) -> float:
+    """Round trips/s of `stream`; in game i, seat s is process `s ^ rotations[i]`."""
+    t0 = trio.current_time()
+    for index, seat, line in stream:
+        proc = procs[seat ^ rotations[index]]
+        await proc.send(line)
+        await proc.receive_line()
+    return len(stream) / (trio.current_time() - t0)
 
 
-async def raw_single(spec: BotSpec, game: str, seconds: float) -> float:
-    (_, template), = game_stream(game, 1)
-    head, tail = template.split(b'"id":1,', 1)
-    async with trio.open_nursery() as nursery:
-        bot = await start_bot(nursery, spec)
-        try:
-            await _handshake(bot, game)
-            count = 0
-            t0 = trio.current_time()
-            while trio.current_time() - t0 < seconds:
-                count += 1
-                await bot.send(head + b'"id":%d,' % count + tail)
-                await bot.receive_line()
-            return count / (trio.current_time() - t0)
-        finally:
-            await bot.close()
+async def _single_rate(proc: BotProcess, line: bytes, count: int) -> float:
+    head, tail = line.split(b'"id":1,', 1)
+    t0 = trio.current_time()
+    for i in range(1, count + 1):
+        await proc.send(head + b'"id":%d,' % i + tail)
+        await proc.receive_line()
+    return count / (trio.current_time() - t0)
 
 
-async def raw_stream(spec: BotSpec, game: str, stream: list[tuple[int, bytes]]) -> float:
-    async with trio.open_nursery() as nursery:
-        bots = [await start_bot(nursery, spec) for _ in range(2)]
-        try:
-            for bot in bots:
-                await _handshake(bot, game)
-            t0 = trio.current_time()
-            for seat, line in stream:
-                await bots[seat].send(line)
-                await bots[seat].receive_line()
-            return len(stream) / (trio.current_time() - t0)
-        finally:
-            for bot in bots:
-                await bot.close()
-
-
-async def referee_rate(spec: BotSpec, game: str, games: int, seed: int) -> tuple[float, int, float]:
-    """Timed from the end of the first game (bots started) to the end of the last."""
-    gdef = get_game(game)
-    config = MatchConfig(game=gdef, rules=build_rules(gdef), games=games, seed=seed,
-                         bots=[spec, BotSpec(name=spec.name + "#2", argv=spec.argv, cwd=spec.cwd)])
-    finished: list[float] = []
-    result = await run_match(config, lambda rec: finished.append(trio.current_time()))
-    timed = result.records[1:]
-    decisions = sum(r.decisions for r in timed)
-    overhead = sum(r.overhead_us * r.decisions for r in timed) / max(1, decisions)
-    return decisions / (finished[-1] - finished[0]), decisions, overhead
-
-
-async def run_bench(spec: BotSpec, game: str = "chicago", seconds: float = 3.0, games: int = 20,
+async def run_bench(spec: BotSpec, game: str = "chicago", rounds: int = 8, games_per_round: int = 4,
                     seed: int = 1) -> BenchResult:
-    single = await raw_single(spec, game, seconds)
-    rate, decisions, overhead = await referee_rate(spec, game, games, seed)
-    stream = await raw_stream(spec, game, game_stream(game, decisions))
-    return BenchResult(raw_single_per_s=single, raw_stream_per_s=stream, referee_per_s=rate,
-                       referee_decisions=decisions, overhead_us=overhead)
+    gdef = get_game(game)
+    config = MatchConfig(game=gdef, rules=build_rules(gdef), games=rounds * games_per_round, seed=seed,
+                         bots=[spec, BotSpec(name=spec.name + "#2", argv=spec.argv, cwd=spec.cwd)])
+    results: list[Round] = []
+    async with trio.open_nursery() as nursery:
+        handles = [BotHandle(b, nursery) for b in config.bots]
+        try:
+            for h in handles:
+                err = await h.ensure(config.time_control, [gdef.name])
+                if err is not None:
+                    raise BotStartError(f"bot {h.spec.name!r} did not start: {err[1]}")
+            procs = [h.proc for h in handles]
+            assert procs[0] is not None and procs[1] is not None
+            for r in range(rounds + 1):  # round 0 warms up and is not counted
+                games = [(r * games_per_round + g + 1, derive_seed(seed, "bench", r * games_per_round + g))
+                         for g in range(games_per_round)]
+                rotations = [g % 2 for g in range(games_per_round)]
+                decisions, overhead = 0, 0.0
+                t0 = trio.current_time()
+                for (game_id, game_seed), rotation in zip(games, rotations):
+                    seats = handles[::-1] if rotation else handles
+                    rec = await play_one(config, game_id, r, game_seed, seats, {})
+                    if rec.failures:
+                        f = rec.failures[0]
+                        raise BotStartError(f"the bench bot failed in seat {f.seat}: {f.reason}: {f.message}")
+                    decisions += rec.decisions
+                    overhead += rec.overhead_us * rec.decisions
+                referee = decisions / (trio.current_time() - t0)
+                stream = game_stream(config, games)
+                raw = await _stream_rate(procs, stream, rotations)
+                single = await _single_rate(procs[0], stream[0][2], len(stream))
+                if r:
+                    results.append(Round(referee_per_s=referee, stream_per_s=raw, single_per_s=single,
+                                         decisions=decisions, overhead_us=overhead / max(1, decisions)))
+        finally:
+            with trio.CancelScope(shield=True):
+                for h in handles:
+                    await h.close()
+    return BenchResult(rounds=results)

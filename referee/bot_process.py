@@ -9,6 +9,7 @@ to exit, and then its whole process group is killed.
 
 from __future__ import annotations
 
+import errno
 import os
 import shlex
 import shutil
@@ -26,6 +27,8 @@ from referee.errors import BotCrashed, BotStartError, ProtocolViolation
 from referee.guardian import GUARDIAN
 
 MAX_LINE = 256 * 1024
+READ_SIZE = 65536
+MAX_READS_WITHOUT_YIELD = 16
 STDERR_TAIL = 8 * 1024
 SHUTDOWN_GRACE_S = 0.5
 
@@ -71,14 +74,47 @@ async def _deliver_cancel(proc: trio.Process) -> None:
     _kill_group(proc.pid)
 
 
+def _io_error(exc: OSError) -> trio.ClosedResourceError | trio.BrokenResourceError:
+    """The error trio's own pipe stream would raise for a failed read or write."""
+    if exc.errno == errno.EBADF:
+        return trio.ClosedResourceError("file was already closed")
+    return trio.BrokenResourceError(str(exc))
+
+
 class LineReader:
-    """Splits a byte stream into lines, refusing lines over `max_len` bytes."""
+    """Splits a byte stream into lines, refusing lines over `max_len` bytes.
+
+    On a pipe (a stream with `fileno`) it reads the fd directly and yields to
+    trio only to wait for data: trio's `receive_some` adds a scheduler round
+    trip to every read, and each one delays the referee's next request.
+    """
 
     def __init__(self, stream: trio.abc.ReceiveStream, max_len: int = MAX_LINE) -> None:
         self._stream = stream
+        self._fileno = getattr(stream, "fileno", None)
         self._buf = bytearray()
         self._max_len = max_len
         self._scan = 0
+        self._unyielded = 0  # reads served without yielding to other tasks
+
+    async def _receive_some(self) -> bytes:
+        if self._fileno is None:
+            return await self._stream.receive_some(READ_SIZE)
+        if self._unyielded >= MAX_READS_WITHOUT_YIELD:  # stay fair to other tasks
+            self._unyielded = 0
+            await trio.lowlevel.checkpoint()
+        while True:
+            fd = self._fileno()
+            try:
+                chunk = os.read(fd, READ_SIZE)
+            except BlockingIOError:
+                self._unyielded = 0
+                await trio.lowlevel.wait_readable(fd)
+                continue
+            except OSError as exc:
+                raise _io_error(exc) from exc
+            self._unyielded += 1
+            return chunk
 
     async def receive_line(self) -> bytes:
         while True:
@@ -97,7 +133,7 @@ class LineReader:
                     reason="line_too_long",
                 )
             try:
-                chunk = await self._stream.receive_some(65536)
+                chunk = await self._receive_some()
             except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
                 raise BotCrashed("bot's stdout broke") from exc
             if not chunk:
@@ -127,9 +163,19 @@ class BotProcess:
         return bytes(self.stderr_tail[-limit:]).decode("utf-8", "replace")
 
     async def send(self, data: bytes) -> None:
-        assert self.proc.stdin is not None
+        """Write at once when the pipe has room (it nearly always has);
+        only the rest goes through trio, which waits for room."""
+        stdin = self.proc.stdin
+        assert stdin is not None
         try:
-            await self.proc.stdin.send_all(data)
+            try:
+                sent = os.write(stdin.fileno(), data)
+            except BlockingIOError:
+                sent = 0
+            except OSError as exc:
+                raise _io_error(exc) from exc
+            if sent < len(data):
+                await stdin.send_all(memoryview(data)[sent:])
         except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
             self.dead = True
             await self._settle()

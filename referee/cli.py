@@ -22,7 +22,7 @@ from referee import __version__
 from referee.bot_process import resolve_command
 from referee.clock import format_time_control, parse_time_control
 from referee.deals import load_deals
-from referee.errors import RefereeError
+from referee.errors import ConfigError, RefereeError
 from referee.games import GAMES, get_game
 from referee.games.rules import build_rules, parse_option, preset_options
 from referee.match import MatchConfig, run_match, unique_names
@@ -212,22 +212,26 @@ def check(
 def bench(
     bot: Annotated[str, typer.Argument(help="Bot used for both measurements.")] = "sample_bots/python/first_legal_bot.py",
     game_name: GameOpt = "chicago",
-    seconds: Annotated[float, typer.Option(help="Duration of the raw pipe measurement.")] = 3.0,
-    games: Annotated[int, typer.Option(help="Games played through the referee.")] = 20,
+    rounds: Annotated[int, typer.Option(help="Interleaved rounds (referee, then raw pipe) compared by median.")] = 8,
+    games: Annotated[int, typer.Option(help="Games played through the referee per round.")] = 4,
 ) -> None:
-    """Referee decisions/s against the raw pipe round trip with the same bot."""
+    """Referee decisions/s against the raw pipe round trip with the same bot processes."""
     from referee.bench import run_bench
 
+    if rounds < 1 or games < 1:
+        raise ConfigError("--rounds and --games must be at least 1")
     spec = resolve_command(bot)
-    res = trio.run(run_bench, spec, get_game(game_name).name, seconds, games)
+    res = trio.run(run_bench, spec, get_game(game_name).name, rounds, games)
+    low, high = res.ratio_range
     rows = [
         ("raw pipe, one process, one line", f"{res.raw_single_per_s:8.0f} round trips/s"),
         ("raw pipe, 2-seat game stream", f"{res.raw_stream_per_s:8.0f} round trips/s"),
-        ("through the referee", f"{res.referee_per_s:8.0f} decisions/s ({res.referee_decisions} decisions)"),
-        ("referee / game stream", f"{100 * res.ratio:8.1f} %"),
+        ("through the referee", f"{res.referee_per_s:8.0f} decisions/s ({res.decisions} decisions)"),
+        ("referee / game stream", f"{100 * res.ratio:8.1f} %  (rounds: {100 * low:.0f}-{100 * high:.0f} %)"),
         ("referee / one process", f"{100 * res.ratio_single:8.1f} %"),
         ("referee's own time", f"{res.overhead_us:8.1f} us per decision"),
     ]
+    out.print(f"median of {len(res.rounds)} interleaved rounds", highlight=False)
     for label, value in rows:
         out.print(f"{label:<32}: {value}", highlight=False)
 

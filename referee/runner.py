@@ -9,6 +9,7 @@ decides what follows. Nothing here knows which game is being played.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -91,6 +92,21 @@ class GameRecord:
     think_ms: list[float] = field(default_factory=list)
 
 
+@dataclass(eq=False)
+class _InFlight:
+    """The request a bot is answering: what settling it after a timeout needs."""
+
+    seat: int
+    rid: int
+    legal: Sequence[Any]
+    limit: float
+    t_sent: float
+    sent: bool = False
+    expired: bool = False  # the watchdog has cancelled the game's scope for it
+    stale: bytes | None = None  # the last reply that carried an earlier id
+    outcome: Any = None  # the reply or the BotError, once one came
+
+
 @dataclass
 class _Seat:
     bot: BotProcess | None
@@ -119,6 +135,9 @@ class GameRunner:
         self.overhead = 0.0
         self.think = [0.0] * spec.n_players
         self.ended_early = False
+        self._scope: trio.CancelScope | None = None  # cancelled by the watchdog on a timeout
+        self._pending: _InFlight | None = None
+        self._wake: trio.Event | None = None
 
     # ------------------------------------------------------------ logging
 
@@ -205,11 +224,15 @@ class GameRunner:
 
     # ------------------------------------------------------------ one decision
 
-    async def _ask(self, seat: int, legal: list[Any], started: float) -> tuple[Any, int | None, float]:
-        """Ask the seat's bot; returns (action or None, request id, think seconds)."""
+    async def _ask(self, seat: int, legal: Sequence[Any], started: float) -> tuple[Any, int | None, float]:
+        """Ask the seat's bot; returns (action or None, request id, think seconds).
+
+        A timeout does not return here: the watchdog cancels the game's scope,
+        and `run` settles the request in flight (`_timed_out`).
+        """
         s = self.seats[seat]
         bot = s.bot
-        assert bot is not None
+        assert bot is not None and self._scope is not None
         self.request_id += 1
         rid = self.request_id
         limit = s.clock.limit_s()
@@ -232,60 +255,112 @@ class GameRunner:
             self.log.write({"type": "send", "seat": seat, "t": self._t(), "elided": ["view", "legal"],
                             "msg": {"type": "request", "id": rid, "game_id": self.spec.game_id, "events": events,
                                     "clock": req.clock}})
-        stale: bytes | None = None
-        sent = False
         t_sent = trio.current_time()
         self.overhead += t_sent - started
+        p = self._arm(_InFlight(seat=seat, rid=rid, legal=legal, limit=limit, t_sent=t_sent))
         try:
-            with trio.fail_after(limit):
-                await bot.send(data + b"\n")
-                sent = True
-                while True:
-                    line = await bot.receive_line()
-                    if self.log.enabled:
-                        self.log.write({"type": "recv", "seat": seat, "t": self._t(), "line": cut(line)})
-                    try:
-                        msg = self.decoder.decode(line)
-                    except msgspec.ValidationError as exc:
-                        raise ProtocolViolation(f"reply does not match the protocol: {exc}", detail=cut(line, 500), reason="schema_violation") from None
-                    except msgspec.DecodeError as exc:
-                        raise ProtocolViolation(f"reply is not valid JSON: {exc}", detail=cut(line, 500), reason="malformed_json") from None
-                    if not isinstance(msg, ActionReply):
-                        raise ProtocolViolation(f"expected an 'action' reply to request {rid}, got {type(msg).__struct_config__.tag!r}", detail=cut(line, 500), reason="unexpected_message")
-                    if msg.id >= s.late:
-                        s.late = 0  # the bot has caught up with the request that timed out
-                    if msg.id < rid:
-                        stale = line  # a late answer to an earlier request: dropped
-                        continue
-                    if msg.id > rid:
-                        raise ProtocolViolation(f"reply id {msg.id} was never issued (current request id is {rid})", detail=cut(line, 500), reason="stale_id")
-                    break
-        except trio.TooSlowError:
-            if sent:
-                s.late = rid
-            elapsed = trio.current_time() - t_sent
-            s.clock.charge(elapsed)
-            if stale is not None:
-                self._on_failure(seat, "stale_id", f"only answered with a stale request id (waiting for {rid})", cut(stale, 500), fatal=not sent)
-            else:
-                why = f"no reply to request {rid} within {limit * 1000:.0f} ms"
-                self._on_failure(seat, "timeout", why, bot.stderr_text(), fatal=not sent)
-                if not sent:
-                    bot.dead = True
-            return None, rid, elapsed
+            await bot.send(data + b"\n")
+            p.sent = True
+            msg = await self._reply(seat, bot, p)
         except BotError as exc:
-            elapsed = trio.current_time() - t_sent
-            s.clock.charge(elapsed)
-            fatal = isinstance(exc, BotCrashed) or exc.reason == "line_too_long"
-            if fatal:
-                bot.dead = True
-            note = bot.exit_note() if isinstance(exc, BotCrashed) else ""
-            detail = exc.detail or bot.stderr_text()
-            self._on_failure(seat, exc.reason, f"{exc}{note}", detail, fatal=fatal)
-            return None, rid, elapsed
+            p.outcome = exc
+        if self._scope.cancel_called:
+            # The deadline passed as the reply or the error came in: the
+            # watchdog has spoken, so this request is settled as timed out.
+            await trio.lowlevel.checkpoint()  # raises Cancelled into `run`
+        self._pending = None
         elapsed = trio.current_time() - t_sent
         s.clock.charge(elapsed)
+        if isinstance(p.outcome, BotError):
+            self._bot_error(seat, bot, p.outcome)
+            return None, rid, elapsed
         return msg.action, rid, elapsed  # legality is checked when it is applied
+
+    async def _reply(self, seat: int, bot: BotProcess, p: _InFlight) -> ActionReply:
+        """Read lines until the answer to request `p.rid`; earlier ids are dropped."""
+        s = self.seats[seat]
+        rid = p.rid
+        while True:
+            line = await bot.receive_line()
+            if self.log.enabled:
+                self.log.write({"type": "recv", "seat": seat, "t": self._t(), "line": cut(line)})
+            try:
+                msg = self.decoder.decode(line)
+            except msgspec.ValidationError as exc:
+                raise ProtocolViolation(f"reply does not match the protocol: {exc}", detail=cut(line, 500), reason="schema_violation") from None
+            except msgspec.DecodeError as exc:
+                raise ProtocolViolation(f"reply is not valid JSON: {exc}", detail=cut(line, 500), reason="malformed_json") from None
+            if not isinstance(msg, ActionReply):
+                raise ProtocolViolation(f"expected an 'action' reply to request {rid}, got {type(msg).__struct_config__.tag!r}", detail=cut(line, 500), reason="unexpected_message")
+            if msg.id >= s.late:
+                s.late = 0  # the bot has caught up with the request that timed out
+            if msg.id < rid:
+                p.stale = line  # a late answer to an earlier request: dropped
+                continue
+            if msg.id > rid:
+                raise ProtocolViolation(f"reply id {msg.id} was never issued (current request id is {rid})", detail=cut(line, 500), reason="stale_id")
+            p.outcome = msg
+            return msg
+
+    def _bot_error(self, seat: int, bot: BotProcess, exc: BotError) -> None:
+        fatal = isinstance(exc, BotCrashed) or exc.reason == "line_too_long"
+        if fatal:
+            bot.dead = True
+        note = bot.exit_note() if isinstance(exc, BotCrashed) else ""
+        detail = exc.detail or bot.stderr_text()
+        self._on_failure(seat, exc.reason, f"{exc}{note}", detail, fatal=fatal)
+
+    async def _timed_out(self) -> None:
+        """Settle the request the watchdog cancelled, then finish its decision."""
+        p = self._pending
+        assert p is not None
+        self._pending = None
+        s = self.seats[p.seat]
+        bot = s.bot
+        assert bot is not None
+        elapsed = trio.current_time() - p.t_sent
+        s.clock.charge(elapsed)
+        if isinstance(p.outcome, BotError):
+            self._bot_error(p.seat, bot, p.outcome)
+        else:
+            if p.sent and p.outcome is None:
+                s.late = p.rid  # its reply may still come
+            if p.stale is not None:
+                self._on_failure(p.seat, "stale_id", f"only answered with a stale request id (waiting for {p.rid})",
+                                 cut(p.stale, 500), fatal=not p.sent)
+            else:
+                why = f"no reply to request {p.rid} within {p.limit * 1000:.0f} ms"
+                self._on_failure(p.seat, "timeout", why, bot.stderr_text(), fatal=not p.sent)
+            if not p.sent:
+                bot.dead = True
+        await self._conclude(p.seat, p.legal, None, p.rid, elapsed)
+
+    # ------------------------------------------------------------ deadlines
+
+    def _arm(self, p: _InFlight) -> _InFlight:
+        self._pending = p
+        if self._wake is not None:
+            self._wake.set()
+            self._wake = None
+        return p
+
+    async def _watchdog(self) -> None:
+        """Cancel the game's scope when the request in flight runs out of time.
+
+        One scope per game and this task replace a `fail_after` per decision:
+        entering and leaving a cancel scope costs about as much as the rest of
+        the referee's work on a decision, and the bot waits for all of it.
+        """
+        while True:
+            p = self._pending
+            if p is None or p.expired:
+                self._wake = trio.Event()
+                await self._wake.wait()
+                continue
+            await trio.sleep_until(p.t_sent + p.limit)
+            if self._pending is p and self._scope is not None:
+                p.expired = True
+                self._scope.cancel()
 
     # ------------------------------------------------------------ the game
 
@@ -319,45 +394,71 @@ class GameRunner:
                 seed=derive_seed(sp.seed, "bot", seat),
             )
             await self._safe(seat, self._send, start)
-        state = self.state
         self._log_engine()  # the first deal's events come before the first action
-        while not state.is_terminal() and not self.ended_early:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._watchdog)
+            while not self._over():
+                with trio.CancelScope() as scope:
+                    self._scope = scope
+                    await self._play()
+                self._scope = None
+                if scope.cancelled_caught:
+                    await self._timed_out()
+            nursery.cancel_scope.cancel()
+        self._log_engine()
+        return await self._finish()
+
+    def _over(self) -> bool:
+        return self.ended_early or self.state.is_terminal()
+
+    async def _play(self) -> None:
+        """Decisions until the game ends (or a timeout leaves the scope)."""
+        state = self.state
+        while not self._over():
             started = trio.current_time()
             seat = state.current_player()
             legal = state.legal_actions()
             s = self.seats[seat]
-            action, rid, source, think = None, None, "default", None
             if not s.out and s.bot is not None and not s.bot.dead:
                 action, rid, elapsed = await self._ask(seat, legal, started)
-                self.think[seat] += elapsed
-                think = round(elapsed * 1000, 3)
-                started = trio.current_time()
-                if action is not None:
-                    try:
-                        state.apply_action(action)  # checks first: an illegal action changes nothing
-                        source = "bot"
-                    except RefereeError as exc:
-                        text = _encoder.encode(action).decode()
-                        self._on_failure(seat, "illegal_action", f"illegal action {text}: {exc}", "", fatal=False)
-                if source == "default" and not s.out and s.bot is not None and not s.bot.dead:
-                    await self._safe(seat, self._send, Warning(
-                        id=rid, game_id=sp.game_id, reason=self.failures[-1].reason,
-                        message=f"{self.failures[-1].message}; the referee played the first legal action"))
-            elif not s.out:
-                self._on_failure(seat, "crash", "bot is not running", s.bot.stderr_text() if s.bot else "", fatal=True)
-            if self.ended_early:
-                break
-            if source == "default":
-                action = legal[0]
-                state.apply_action(action)
-            self.decisions += 1
-            if self.log.enabled:
-                self.log.write({"type": "action", "seat": seat, "id": rid, "source": source, "action": action,
-                                "ms": think})
-            self._log_engine()
-            self.overhead += trio.current_time() - started
+                await self._conclude(seat, legal, action, rid, elapsed)
+            else:
+                if not s.out:
+                    self._on_failure(seat, "crash", "bot is not running", s.bot.stderr_text() if s.bot else "", fatal=True)
+                await self._conclude(seat, legal, None, None, None)
+
+    async def _conclude(self, seat: int, legal: Sequence[Any], action: Any, rid: int | None,
+                        elapsed: float | None) -> None:
+        """Apply the bot's action; after a failure, the first legal action."""
+        state = self.state
+        s = self.seats[seat]
+        started = trio.current_time()
+        source, think = "default", None
+        if elapsed is not None:  # the bot was asked
+            self.think[seat] += elapsed
+            think = round(elapsed * 1000, 3)
+            if action is not None:
+                try:
+                    state.apply_action(action)  # checks first: an illegal action changes nothing
+                    source = "bot"
+                except RefereeError as exc:
+                    text = _encoder.encode(action).decode()
+                    self._on_failure(seat, "illegal_action", f"illegal action {text}: {exc}", "", fatal=False)
+            if source == "default" and not s.out and s.bot is not None and not s.bot.dead:
+                await self._safe(seat, self._send, Warning(
+                    id=rid, game_id=self.spec.game_id, reason=self.failures[-1].reason,
+                    message=f"{self.failures[-1].message}; the referee played the first legal action"))
+        if self.ended_early:
+            return
+        if source == "default":
+            action = legal[0]
+            state.apply_action(action)
+        self.decisions += 1
+        if self.log.enabled:
+            self.log.write({"type": "action", "seat": seat, "id": rid, "source": source, "action": action,
+                            "ms": think})
         self._log_engine()
-        return await self._finish()
+        self.overhead += trio.current_time() - started
 
     async def _finish(self) -> GameRecord:
         sp = self.spec
