@@ -26,7 +26,7 @@ RANK_PLURALS = (
 
 FULL_DECK: tuple[int, ...] = tuple(range(52))
 CARD_STR: tuple[str, ...] = tuple(RANKS[c >> 2] + SUITS[c & 3] for c in FULL_DECK)
-_CARD_INT: dict[str, int] = {s: i for i, s in enumerate(CARD_STR)}
+CARD_INT: dict[str, int] = {s: i for i, s in enumerate(CARD_STR)}
 
 
 class CardError(ConfigError, ValueError):
@@ -43,14 +43,14 @@ def suit(card: int) -> int:
 
 def parse_card(text: str) -> int:
     """`"As"` -> int. Accepts lower-case ranks and a `10` rank; errors say why."""
-    card = _CARD_INT.get(text)
+    card = CARD_INT.get(text)
     if card is not None:
         return card
     t = text.strip()
     if t.startswith("10"):
         t = "T" + t[2:]
     if len(t) == 2 and t[0].upper() in RANKS and t[1].lower() in SUITS:
-        return _CARD_INT[t[0].upper() + t[1].lower()]
+        return CARD_INT[t[0].upper() + t[1].lower()]
     raise CardError(
         f"bad card {text!r}: write rank {RANKS} then suit {SUITS}, e.g. 'As', 'Td', '9h'"
     )

@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import random
 from collections.abc import Sequence
+from operator import itemgetter
 
 import msgspec
 
@@ -47,7 +48,7 @@ from protocol.common import (
 )
 from referee.errors import ConfigError, IllegalAction
 from referee.games.base import PUBLIC, TERMINAL, Deal, EngineState
-from referee.games.cards import CARD_STR, SUIT_NAMES, CardError, parse_card
+from referee.games.cards import CARD_INT, CARD_STR, SUIT_NAMES, CardError, parse_card
 from referee.games.poker import ROYAL_VALUE, category_code, describe, evaluate
 
 HAND_SIZE = 5
@@ -57,6 +58,13 @@ _SUBSETS = [
 ]
 # Suit order for the `suit_order` exact-tie policy: clubs < diamonds < hearts < spades.
 _SUIT_STRENGTH = (3, 2, 1, 0)
+# A view shows the hand by suit (s h d c), high rank first within a suit.
+_VIEW_ORDER = tuple((c & 3) * 16 - (c >> 2) for c in range(52))
+# Actions are frozen Structs: the legal ones are made once and shared.
+_PLAYS = tuple(PlayCard(card=name) for name in CARD_STR)
+_TAKE_OPEN = (TakeOpen(take=False), TakeOpen(take=True))
+_CALL_CHICAGO = (CallChicago(call=False), CallChicago(call=True))
+_PHASE_ACTION = {"exchange": Exchange, "take_open": TakeOpen, "chicago_call": CallChicago, "trick": PlayCard}
 
 
 def _strs(cards: Sequence[int]) -> list[str]:
@@ -65,22 +73,22 @@ def _strs(cards: Sequence[int]) -> list[str]:
 
 def _action_card(text: str) -> int:
     """parse_card for a bot's action: bad notation is an illegal action (CH-25)."""
+    card = CARD_INT.get(text)
+    if card is not None:
+        return card
     try:
         return parse_card(text)
     except CardError as exc:
         raise IllegalAction(str(exc)) from None
 
 
-def _exchange_template() -> str:
-    """The JSON of all 32 exchanges with {0}..{4} for the hand's cards (sorted)."""
-    items = []
-    for idx in _SUBSETS:
-        cards = ",".join('"{%d}"' % k for k in idx)
-        items.append('{{"type":"exchange","discard":[' + cards + "]}}")
-    return "[" + ",".join(items) + "]"
-
-
-_EXCHANGE_JSON = _exchange_template()
+# The JSON of all 32 exchanges, with a %s for each card of the (sorted) hand
+# where a subset names it; `_EXCHANGE_ARGS` picks those cards in that order.
+_EXCHANGE_JSON = (
+    "[" + ",".join('{"type":"exchange","discard":[' + ",".join('"%s"' for _ in idx) + "]}" for idx in _SUBSETS) + "]"
+).encode()
+_EXCHANGE_ARGS = itemgetter(*(k for idx in _SUBSETS for k in idx))
+_CARD_BYTES = tuple(name.encode() for name in CARD_STR)
 
 
 class ExchangeOptions(Sequence[Exchange]):
@@ -90,10 +98,11 @@ class ExchangeOptions(Sequence[Exchange]):
     building 32 Structs per decision up front halved in-process throughput.
     """
 
-    __slots__ = ("_names",)
+    __slots__ = ("_names", "_cards")
 
     def __init__(self, hand: Sequence[int]) -> None:
-        self._names = _strs(sorted(hand))
+        self._cards = sorted(hand)
+        self._names = _strs(self._cards)
 
     def __len__(self) -> int:
         return len(_SUBSETS)
@@ -109,7 +118,7 @@ class ExchangeOptions(Sequence[Exchange]):
 
     def raw_json(self) -> bytes:
         """The whole list as JSON, exactly as encoding the 32 Structs would give."""
-        return _EXCHANGE_JSON.format(*self._names).encode()
+        return _EXCHANGE_JSON % _EXCHANGE_ARGS([_CARD_BYTES[c] for c in self._cards])
 
 
 class ChicagoState(EngineState):
@@ -156,10 +165,10 @@ class ChicagoState(EngineState):
                 return [Exchange(discard=[])]
             return ExchangeOptions(self._hands[seat])  # type: ignore[return-value]
         if self._phase == "take_open":
-            return [TakeOpen(take=False), TakeOpen(take=True)]
+            return list(_TAKE_OPEN)
         if self._phase == "chicago_call":
-            return [CallChicago(call=False), CallChicago(call=True)]
-        return [PlayCard(card=CARD_STR[c]) for c in self._playable(seat)]
+            return list(_CALL_CHICAGO)
+        return [_PLAYS[c] for c in self._playable(seat)]
 
     def verify_action(self, action: msgspec.Struct) -> None:
         """Raise IllegalAction saying why `action` is not legal now (CH-25)."""
@@ -189,7 +198,7 @@ class ChicagoState(EngineState):
             tiebreak=self._tied is not None,
             target_score=r.target_score,
             scores=list(self._scores),
-            hand=_strs(sorted(self._hands[seat], key=lambda c: (c & 3, -(c >> 2)))),
+            hand=_strs(sorted(self._hands[seat], key=_VIEW_ORDER.__getitem__)),
             exchange_round=self._round + 1 if self._phase in ("exchange", "take_open") else 0,
             stock_size=len(self._stock),
             discard_size=len(self._discards),
@@ -200,7 +209,7 @@ class ChicagoState(EngineState):
             chicago_declarer=self._declarer,
             trick_number=self._trick_no if self._phase == "trick" else 0,
             leader=self._leader if self._phase == "trick" else None,
-            trick=[PlayedCard(seat=s, card=CARD_STR[c]) for s, c in self._trick],
+            trick=list(self._trick_cards),
             tricks=list(self._rec_tricks),
             tricks_won=list(self._tricks_won),
         )
@@ -212,7 +221,7 @@ class ChicagoState(EngineState):
         return t is not None and self._scores[seat] >= t
 
     def _playable(self, seat: int) -> list[int]:
-        hand = sorted(self._hands[seat], key=lambda c: (c >> 2, c & 3))
+        hand = sorted(self._hands[seat])  # rank, then suit: a card's int is rank * 4 + suit
         if self._trick:
             led = self._trick[0][1] & 3
             follow = [c for c in hand if c & 3 == led]
@@ -225,13 +234,8 @@ class ChicagoState(EngineState):
             raise IllegalAction("the game is over; no more actions")
         seat = self._to_act
         phase = self._phase
-        expected = {
-            "exchange": Exchange,
-            "take_open": TakeOpen,
-            "chicago_call": CallChicago,
-            "trick": PlayCard,
-        }[phase]
-        if not isinstance(action, expected):
+        expected = _PHASE_ACTION[phase]
+        if type(action) is not expected:
             kind = getattr(type(action), "__struct_config__", None)
             got = kind.tag if kind is not None else type(action).__name__
             raise IllegalAction(
