@@ -139,6 +139,9 @@ class LineReader:
             if not chunk:
                 partial_line = bytes(self._buf[:200]).decode("utf-8", "replace")
                 raise BotCrashed("bot closed stdout (exited?)", detail=partial_line)
+            if not self._buf and chunk.find(b"\n") == len(chunk) - 1 and len(chunk) <= self._max_len + 1:
+                # The usual case, one whole line: no copy through the buffer.
+                return bytes(chunk[:-2] if chunk.endswith(b"\r\n") else chunk[:-1])
             self._buf += chunk
 
 

@@ -55,23 +55,33 @@ def format_time_control(tc: TimeControl) -> str:
 
 
 class SeatClock:
-    """One seat's clock for one game: a per-decision cap and an optional bank."""
+    """One seat's clock for one game: a per-decision cap and an optional bank.
+
+    The limit and the `Clock` sent with each request change only when a bank
+    is charged, so they are computed then, not on every request.
+    """
 
     def __init__(self, tc: TimeControl) -> None:
         self.tc = tc
         self.bank_ms: float | None = None if tc.bank_ms is None else float(tc.bank_ms)
+        self._update()
 
-    def limit_s(self) -> float:
-        """Seconds allowed for the next decision."""
+    def _update(self) -> None:
         ms = float(self.tc.decision_ms)
         if self.bank_ms is not None:
             ms = min(ms, max(self.bank_ms, 0.0))
-        return ms / 1000.0
+        self._limit_s = ms / 1000.0
+        bank = None if self.bank_ms is None else int(self.bank_ms)
+        self._snapshot = Clock(decision_ms=int(self._limit_s * 1000), bank_ms=bank)
+
+    def limit_s(self) -> float:
+        """Seconds allowed for the next decision."""
+        return self._limit_s
 
     def snapshot(self) -> Clock:
-        bank = None if self.bank_ms is None else int(self.bank_ms)
-        return Clock(decision_ms=int(self.limit_s() * 1000), bank_ms=bank)
+        return self._snapshot
 
     def charge(self, elapsed_s: float) -> None:
         if self.bank_ms is not None:
             self.bank_ms = max(0.0, self.bank_ms - elapsed_s * 1000.0) + self.tc.increment_ms
+            self._update()

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from time import perf_counter
 from typing import Any, Literal
 
 import msgspec
@@ -92,7 +93,7 @@ class GameRecord:
     think_ms: list[float] = field(default_factory=list)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class _InFlight:
     """The request a bot is answering: what settling it after a timeout needs."""
 
@@ -135,6 +136,7 @@ class GameRunner:
         self.overhead = 0.0
         self.think = [0.0] * spec.n_players
         self.ended_early = False
+        self.logging = log.enabled
         self._scope: trio.CancelScope | None = None  # cancelled by the watchdog on a timeout
         self._pending: _InFlight | None = None
         self._wake: trio.Event | None = None
@@ -148,7 +150,7 @@ class GameRunner:
         self.log.write_raw(b'{"type":"send","seat":%d,"t":%.3f,"msg":' % (seat, self._t()), data)
 
     def _log_engine(self) -> None:
-        if not self.log.enabled:
+        if not self.logging:
             return
         decks = self.state.dealt_decks()
         while self.logged_deals < len(decks):
@@ -251,13 +253,16 @@ class GameRunner:
         data = _encoder.encode(req)
         # The view and legal list are a pure function of the game so far and are
         # re-created by `verify`; logging them would make logs ten times larger.
-        if self.log.enabled:
+        if self.logging:
             self.log.write({"type": "send", "seat": seat, "t": self._t(), "elided": ["view", "legal"],
                             "msg": {"type": "request", "id": rid, "game_id": self.spec.game_id, "events": events,
                                     "clock": req.clock}})
-        t_sent = trio.current_time()
-        self.overhead += t_sent - started
-        p = self._arm(_InFlight(seat=seat, rid=rid, legal=legal, limit=limit, t_sent=t_sent))
+        self.overhead += perf_counter() - started
+        p = _InFlight(seat, rid, legal, limit, trio.current_time())
+        self._pending = p
+        if self._wake is not None:
+            self._wake.set()
+            self._wake = None
         try:
             await bot.send(data + b"\n")
             p.sent = True
@@ -269,7 +274,7 @@ class GameRunner:
             # watchdog has spoken, so this request is settled as timed out.
             await trio.lowlevel.checkpoint()  # raises Cancelled into `run`
         self._pending = None
-        elapsed = trio.current_time() - t_sent
+        elapsed = trio.current_time() - p.t_sent
         s.clock.charge(elapsed)
         if isinstance(p.outcome, BotError):
             self._bot_error(seat, bot, p.outcome)
@@ -282,7 +287,7 @@ class GameRunner:
         rid = p.rid
         while True:
             line = await bot.receive_line()
-            if self.log.enabled:
+            if self.logging:
                 self.log.write({"type": "recv", "seat": seat, "t": self._t(), "line": cut(line)})
             try:
                 msg = self.decoder.decode(line)
@@ -336,13 +341,6 @@ class GameRunner:
         await self._conclude(p.seat, p.legal, None, p.rid, elapsed)
 
     # ------------------------------------------------------------ deadlines
-
-    def _arm(self, p: _InFlight) -> _InFlight:
-        self._pending = p
-        if self._wake is not None:
-            self._wake.set()
-            self._wake = None
-        return p
 
     async def _watchdog(self) -> None:
         """Cancel the game's scope when the request in flight runs out of time.
@@ -415,7 +413,7 @@ class GameRunner:
         """Decisions until the game ends (or a timeout leaves the scope)."""
         state = self.state
         while not self._over():
-            started = trio.current_time()
+            started = perf_counter()
             seat = state.current_player()
             legal = state.legal_actions()
             s = self.seats[seat]
@@ -432,7 +430,7 @@ class GameRunner:
         """Apply the bot's action; after a failure, the first legal action."""
         state = self.state
         s = self.seats[seat]
-        started = trio.current_time()
+        started = perf_counter()
         source, think = "default", None
         if elapsed is not None:  # the bot was asked
             self.think[seat] += elapsed
@@ -454,11 +452,11 @@ class GameRunner:
             action = legal[0]
             state.apply_action(action)
         self.decisions += 1
-        if self.log.enabled:
+        if self.logging:
             self.log.write({"type": "action", "seat": seat, "id": rid, "source": source, "action": action,
                             "ms": think})
         self._log_engine()
-        self.overhead += trio.current_time() - started
+        self.overhead += perf_counter() - started
 
     async def _finish(self) -> GameRecord:
         sp = self.spec
