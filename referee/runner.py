@@ -226,18 +226,17 @@ class GameRunner:
 
     # ------------------------------------------------------------ one decision
 
-    async def _ask(self, seat: int, legal: Sequence[Any], started: float) -> tuple[Any, int | None, float]:
+    async def _ask(self, seat: int, s: _Seat, bot: BotProcess, legal: Sequence[Any],
+                   started: float) -> tuple[Any, int | None, float]:
         """Ask the seat's bot; returns (action or None, request id, think seconds).
 
         A timeout does not return here: the watchdog cancels the game's scope,
         and `run` settles the request in flight (`_timed_out`).
         """
-        s = self.seats[seat]
-        bot = s.bot
-        assert bot is not None and self._scope is not None
         self.request_id += 1
         rid = self.request_id
-        limit = s.clock.limit_s()
+        clock = s.clock
+        limit = clock.limit_s()
         if limit <= 0:
             self._on_failure(seat, "timeout", "the time bank is empty", "", fatal=False)
             return None, rid, 0.0
@@ -248,7 +247,7 @@ class GameRunner:
         req = Request(
             id=rid, game_id=self.spec.game_id, events=events, view=self.state.view(seat),
             legal=msgspec.Raw(raw_json()) if raw_json is not None else list(legal),  # type: ignore[arg-type]
-            clock=s.clock.snapshot(),
+            clock=clock.snapshot(),
         )
         data = _encoder.encode(req)
         # The view and legal list are a pure function of the game so far and are
@@ -257,33 +256,33 @@ class GameRunner:
             self.log.write({"type": "send", "seat": seat, "t": self._t(), "elided": ["view", "legal"],
                             "msg": {"type": "request", "id": rid, "game_id": self.spec.game_id, "events": events,
                                     "clock": req.clock}})
-        self.overhead += perf_counter() - started
         p = _InFlight(seat, rid, legal, limit, trio.current_time())
         self._pending = p
         if self._wake is not None:
             self._wake.set()
             self._wake = None
+        self.overhead += perf_counter() - started
         try:
             await bot.send(data + b"\n")
             p.sent = True
-            msg = await self._reply(seat, bot, p)
+            await self._reply(seat, s, bot, p)
         except BotError as exc:
             p.outcome = exc
-        if self._scope.cancel_called:
+        if p.expired:
             # The deadline passed as the reply or the error came in: the
             # watchdog has spoken, so this request is settled as timed out.
             await trio.lowlevel.checkpoint()  # raises Cancelled into `run`
         self._pending = None
         elapsed = trio.current_time() - p.t_sent
-        s.clock.charge(elapsed)
-        if isinstance(p.outcome, BotError):
-            self._bot_error(seat, bot, p.outcome)
+        clock.charge(elapsed)
+        outcome = p.outcome
+        if isinstance(outcome, BotError):
+            self._bot_error(seat, bot, outcome)
             return None, rid, elapsed
-        return msg.action, rid, elapsed  # legality is checked when it is applied
+        return outcome.action, rid, elapsed  # legality is checked when it is applied
 
-    async def _reply(self, seat: int, bot: BotProcess, p: _InFlight) -> ActionReply:
-        """Read lines until the answer to request `p.rid`; earlier ids are dropped."""
-        s = self.seats[seat]
+    async def _reply(self, seat: int, s: _Seat, bot: BotProcess, p: _InFlight) -> None:
+        """Read lines until the answer to request `p.rid` (its outcome); earlier ids are dropped."""
         rid = p.rid
         while True:
             line = await bot.receive_line()
@@ -305,7 +304,7 @@ class GameRunner:
             if msg.id > rid:
                 raise ProtocolViolation(f"reply id {msg.id} was never issued (current request id is {rid})", detail=cut(line, 500), reason="stale_id")
             p.outcome = msg
-            return msg
+            return
 
     def _bot_error(self, seat: int, bot: BotProcess, exc: BotError) -> None:
         fatal = isinstance(exc, BotCrashed) or exc.reason == "line_too_long"
@@ -338,7 +337,7 @@ class GameRunner:
                 self._on_failure(p.seat, "timeout", why, bot.stderr_text(), fatal=not p.sent)
             if not p.sent:
                 bot.dead = True
-        await self._conclude(p.seat, p.legal, None, p.rid, elapsed)
+        await self._play_default(p.seat, p.legal, p.rid, elapsed)
 
     # ------------------------------------------------------------ deadlines
 
@@ -410,53 +409,63 @@ class GameRunner:
         return self.ended_early or self.state.is_terminal()
 
     async def _play(self) -> None:
-        """Decisions until the game ends (or a timeout leaves the scope)."""
-        state = self.state
-        while not self._over():
+        """Decisions until the game ends (or a timeout leaves the scope).
+
+        The way from a bot's reply to the next request is the referee's cost
+        per decision, and the bots wait for all of it: it stays short and flat.
+        """
+        state, seats = self.state, self.seats
+        while not (self.ended_early or state.is_terminal()):
             started = perf_counter()
             seat = state.current_player()
             legal = state.legal_actions()
-            s = self.seats[seat]
-            if not s.out and s.bot is not None and not s.bot.dead:
-                action, rid, elapsed = await self._ask(seat, legal, started)
-                await self._conclude(seat, legal, action, rid, elapsed)
-            else:
+            s = seats[seat]
+            bot = s.bot
+            if s.out or bot is None or bot.dead:
                 if not s.out:
-                    self._on_failure(seat, "crash", "bot is not running", s.bot.stderr_text() if s.bot else "", fatal=True)
-                await self._conclude(seat, legal, None, None, None)
-
-    async def _conclude(self, seat: int, legal: Sequence[Any], action: Any, rid: int | None,
-                        elapsed: float | None) -> None:
-        """Apply the bot's action; after a failure, the first legal action."""
-        state = self.state
-        s = self.seats[seat]
-        started = perf_counter()
-        source, think = "default", None
-        if elapsed is not None:  # the bot was asked
-            self.think[seat] += elapsed
-            think = round(elapsed * 1000, 3)
+                    self._on_failure(seat, "crash", "bot is not running", bot.stderr_text() if bot else "", fatal=True)
+                await self._play_default(seat, legal, None, None)
+                continue
+            action, rid, elapsed = await self._ask(seat, s, bot, legal, started)
+            started = perf_counter()
             if action is not None:
                 try:
                     state.apply_action(action)  # checks first: an illegal action changes nothing
-                    source = "bot"
                 except RefereeError as exc:
                     text = _encoder.encode(action).decode()
                     self._on_failure(seat, "illegal_action", f"illegal action {text}: {exc}", "", fatal=False)
-            if source == "default" and not s.out and s.bot is not None and not s.bot.dead:
+                else:
+                    self.decisions += 1
+                    self.think[seat] += elapsed
+                    if self.logging:
+                        self._log_action(seat, rid, "bot", action, elapsed)
+                    self.overhead += perf_counter() - started
+                    continue
+            await self._play_default(seat, legal, rid, elapsed)
+
+    async def _play_default(self, seat: int, legal: Sequence[Any], rid: int | None, elapsed: float | None) -> None:
+        """After a failure (or for a seat that is out): the first legal action."""
+        started = perf_counter()
+        s = self.seats[seat]
+        if elapsed is not None:  # the bot was asked
+            self.think[seat] += elapsed
+            if not s.out and s.bot is not None and not s.bot.dead:
                 await self._safe(seat, self._send, Warning(
                     id=rid, game_id=self.spec.game_id, reason=self.failures[-1].reason,
                     message=f"{self.failures[-1].message}; the referee played the first legal action"))
         if self.ended_early:
             return
-        if source == "default":
-            action = legal[0]
-            state.apply_action(action)
+        action = legal[0]
+        self.state.apply_action(action)
         self.decisions += 1
         if self.logging:
-            self.log.write({"type": "action", "seat": seat, "id": rid, "source": source, "action": action,
-                            "ms": think})
-        self._log_engine()
+            self._log_action(seat, rid, "default", action, elapsed)
         self.overhead += perf_counter() - started
+
+    def _log_action(self, seat: int, rid: int | None, source: str, action: Any, elapsed: float | None) -> None:
+        think = None if elapsed is None else round(elapsed * 1000, 3)
+        self.log.write({"type": "action", "seat": seat, "id": rid, "source": source, "action": action, "ms": think})
+        self._log_engine()
 
     async def _finish(self) -> GameRecord:
         sp = self.spec

@@ -34,7 +34,7 @@ from protocol.chicago import (
 )
 from protocol.common import CardPlayed, DealEnded, DealStarted, GameEnded, HandDealt, PlayCard, ScoreChanged, TrickWon
 from referee.errors import IllegalAction
-from referee.games.base import PUBLIC, TERMINAL, Deal
+from referee.games.base import PUBLIC, TERMINAL, Deal, shuffle
 from referee.games.cards import CARD_STR, parse_card
 from referee.games.poker import CATEGORY_CODES
 from referee.play import new_game
@@ -366,6 +366,18 @@ def test_playouts_are_reproducible_from_the_seed():
         a = run_game(n, "gamerules", 77)
         b = run_game(n, "gamerules", 77)
         assert a.events == b.events and a.dealt_decks() == b.dealt_decks()
+
+
+def test_engine_shuffle_is_exactly_random_shuffle():
+    """Decks must not change with the faster shuffle: same permutation, same RNG state after."""
+    for seed in range(300):
+        for size in (0, 1, 2, 3, 17, 24, 52):
+            a, b = list(range(size)), list(range(size))
+            ra, rb = random.Random(f"{seed}/deal/{size}"), random.Random(f"{seed}/deal/{size}")
+            ra.shuffle(a)
+            shuffle(b, rb)
+            assert a == b
+            assert ra.getstate() == rb.getstate()
 
 
 # ---------------------------------------------------------------- no-leak property (CH-24)

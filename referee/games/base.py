@@ -117,3 +117,17 @@ def placements_from(scores: Sequence[int], winner: int | None) -> list[int]:
 
 def seeded_rng(seed: int) -> random.Random:
     return random.Random(seed)
+
+
+def shuffle(x: list[Any], rng: random.Random) -> None:
+    """Exactly `rng.shuffle(x)`: the same permutation from the same state and
+    the same state after, without two Python method calls per card (a deal
+    is shuffled on the way from one bot's reply to the next request)."""
+    getrandbits = rng.getrandbits
+    for i in range(len(x) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        x[i], x[j] = x[j], x[i]

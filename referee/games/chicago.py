@@ -47,7 +47,7 @@ from protocol.common import (
     TrickWon,
 )
 from referee.errors import ConfigError, IllegalAction
-from referee.games.base import PUBLIC, TERMINAL, Deal, EngineState
+from referee.games.base import PUBLIC, TERMINAL, Deal, EngineState, shuffle
 from referee.games.cards import CARD_INT, CARD_STR, SUIT_NAMES, CardError, parse_card
 from referee.games.poker import ROYAL_VALUE, category_code, describe, evaluate
 
@@ -298,7 +298,7 @@ class ChicagoState(EngineState):
             self._emit(FirstDealerCut(rounds=[], dealer=dealer))
             return dealer
         deck = list(range(52))
-        self._rng.shuffle(deck)
+        shuffle(deck, self._rng)
         cutters = list(range(n))
         rounds: list[list[PlayedCard]] = []
         pos = 0
@@ -338,7 +338,7 @@ class ChicagoState(EngineState):
         self._rng = random.Random(f"{self.seed}/deal/{self.deal_number}")
         if not self._explicit_used:
             deck = list(range(52))
-            self._rng.shuffle(deck)
+            shuffle(deck, self._rng)
         self._decks.append(Deal(dealer, tuple(deck)))
         self._dealer = dealer
         order = []
@@ -393,7 +393,7 @@ class ChicagoState(EngineState):
             if not self._stock:
                 keep = self._pending_discards
                 older = self._discards[: len(self._discards) - len(keep)]
-                self._rng.shuffle(older)
+                shuffle(older, self._rng)
                 self._stock = older
                 self._discards = list(keep)
                 self._emit(StockReshuffled(stock_size=len(self._stock)))

@@ -47,7 +47,7 @@ from protocol.euchre import (
     TrumpNamed,
 )
 from referee.errors import ConfigError, IllegalAction
-from referee.games.base import PUBLIC, TERMINAL, Deal, EngineState, GameDef
+from referee.games.base import PUBLIC, TERMINAL, Deal, EngineState, GameDef, shuffle
 from referee.games.cards import CARD_STR, SUITS, SUIT_NAMES, CardError, parse_card, sort_hand
 
 N_PLAYERS = 3
@@ -315,7 +315,7 @@ class GhostEuchreState(EngineState):
                 )
         else:
             deck = list(EUCHRE_DECK)
-            self._rng.shuffle(deck)
+            shuffle(deck, self._rng)
         self._decks.append(Deal(dealer, tuple(deck)))
         self._dealer = dealer
         eldest = (dealer + 1) % N_PLAYERS
