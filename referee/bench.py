@@ -7,7 +7,11 @@ action) are started and handshaken once; then rounds alternate between:
    validation; logging off), the seats swapping each game;
 2. raw game stream: the very request lines those games sent, pre-encoded,
    each written to the process of the seat to act and its reply read back,
-   with no referee work at all: the physical limit of a 2-seat match;
+   with no referee work at all: the physical limit of a 2-seat match. It is
+   measured twice: through trio's own pipe streams (`send_all` and
+   `receive_some`, a raw trio pipe round trip) and through the direct reads
+   and writes the referee itself uses, which skip trio's extra scheduler
+   pass per call and are the faster of the two;
 3. raw, one process: one request line to one process, over and over (a lone
    process that never sleeps answers faster than two that take turns).
 
@@ -42,6 +46,7 @@ _encoder = msgspec.json.Encoder()
 class Round:
     referee_per_s: float
     stream_per_s: float
+    trio_stream_per_s: float
     single_per_s: float
     decisions: int
     overhead_us: float
@@ -62,6 +67,15 @@ class BenchResult:
     @property
     def raw_stream_per_s(self) -> float:
         return statistics.median(r.stream_per_s for r in self.rounds)
+
+    @property
+    def trio_stream_per_s(self) -> float:
+        return statistics.median(r.trio_stream_per_s for r in self.rounds)
+
+    @property
+    def ratio_trio(self) -> float:
+        """Referee against the game stream over trio's own pipe streams."""
+        return self.referee_per_s / self.trio_stream_per_s
 
     @property
     def raw_single_per_s(self) -> float:
@@ -127,6 +141,20 @@ async def _stream_rate(procs: Sequence[BotProcess], stream: list[tuple[int, int,
     return len(stream) / (trio.current_time() - t0)
 
 
+async def _trio_stream_rate(procs: Sequence[BotProcess], stream: list[tuple[int, int, bytes]],
+                            rotations: Sequence[int]) -> float:
+    """As `_stream_rate`, through trio's `send_all` and `receive_some`."""
+    t0 = trio.current_time()
+    for index, seat, line in stream:
+        proc = procs[seat ^ rotations[index]].proc
+        assert proc.stdin is not None and proc.stdout is not None
+        await proc.stdin.send_all(line)
+        reply = await proc.stdout.receive_some(65536)
+        while not reply.endswith(b"\n"):
+            reply += await proc.stdout.receive_some(65536)
+    return len(stream) / (trio.current_time() - t0)
+
+
 async def _single_rate(proc: BotProcess, line: bytes, count: int) -> float:
     head, tail = line.split(b'"id":1,', 1)
     t0 = trio.current_time()
@@ -168,9 +196,11 @@ async def run_bench(spec: BotSpec, game: str = "chicago", rounds: int = 8, games
                 referee = decisions / (trio.current_time() - t0)
                 stream = game_stream(config, games)
                 raw = await _stream_rate(procs, stream, rotations)
+                raw_trio = await _trio_stream_rate(procs, stream, rotations)
                 single = await _single_rate(procs[0], stream[0][2], len(stream))
                 if r:
-                    results.append(Round(referee_per_s=referee, stream_per_s=raw, single_per_s=single,
+                    results.append(Round(referee_per_s=referee, stream_per_s=raw, trio_stream_per_s=raw_trio,
+                                         single_per_s=single,
                                          decisions=decisions, overhead_us=overhead / max(1, decisions)))
         finally:
             with trio.CancelScope(shield=True):

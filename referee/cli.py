@@ -225,9 +225,11 @@ def bench(
     low, high = res.ratio_range
     rows = [
         ("raw pipe, one process, one line", f"{res.raw_single_per_s:8.0f} round trips/s"),
-        ("raw pipe, 2-seat game stream", f"{res.raw_stream_per_s:8.0f} round trips/s"),
+        ("raw pipe, game stream, trio", f"{res.trio_stream_per_s:8.0f} round trips/s (send_all, receive_some)"),
+        ("raw pipe, game stream, direct", f"{res.raw_stream_per_s:8.0f} round trips/s (the referee's own reads and writes)"),
         ("through the referee", f"{res.referee_per_s:8.0f} decisions/s ({res.decisions} decisions)"),
-        ("referee / game stream", f"{100 * res.ratio:8.1f} %  (rounds: {100 * low:.0f}-{100 * high:.0f} %)"),
+        ("referee / trio game stream", f"{100 * res.ratio_trio:8.1f} %"),
+        ("referee / direct game stream", f"{100 * res.ratio:8.1f} %  (rounds: {100 * low:.0f}-{100 * high:.0f} %)"),
         ("referee / one process", f"{100 * res.ratio_single:8.1f} %"),
         ("referee's own time", f"{res.overhead_us:8.1f} us per decision"),
     ]

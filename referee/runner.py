@@ -39,6 +39,7 @@ from referee.outcome import final_outcome
 from referee.seeding import derive_seed
 
 _encoder = msgspec.json.Encoder()
+_decode_reply = msgspec.json.Decoder(BotMessage).decode
 
 
 class FailurePolicy(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -127,7 +128,6 @@ class GameRunner:
         self.seats = [_Seat(bot=b, clock=SeatClock(spec.time_control)) for b in bots]
         self.failures: list[SeatFailure] = []
         self.forfeited: list[int] = []
-        self.decoder = msgspec.json.Decoder(BotMessage)
         self.t0 = trio.current_time()
         self.request_id = 0
         self.logged_events = 0
@@ -289,7 +289,7 @@ class GameRunner:
             if self.logging:
                 self.log.write({"type": "recv", "seat": seat, "t": self._t(), "line": cut(line)})
             try:
-                msg = self.decoder.decode(line)
+                msg = _decode_reply(line)
             except msgspec.ValidationError as exc:
                 raise ProtocolViolation(f"reply does not match the protocol: {exc}", detail=cut(line, 500), reason="schema_violation") from None
             except msgspec.DecodeError as exc:

@@ -58,8 +58,10 @@ _SUBSETS = [
 ]
 # Suit order for the `suit_order` exact-tie policy: clubs < diamonds < hearts < spades.
 _SUIT_STRENGTH = (3, 2, 1, 0)
-# A view shows the hand by suit (s h d c), high rank first within a suit.
-_VIEW_ORDER = tuple((c & 3) * 16 - (c >> 2) for c in range(52))
+# A view shows the hand by suit (s h d c), high rank first within a suit:
+# cards are sorted by their place in that order, then named.
+_VIEW_PLACE = tuple((c & 3) * 13 + 12 - (c >> 2) for c in range(52))
+_VIEW_NAME = tuple(CARD_STR[c] for c in sorted(range(52), key=_VIEW_PLACE.__getitem__))
 # Actions are frozen Structs: the legal ones are made once and shared.
 _PLAYS = tuple(PlayCard(card=name) for name in CARD_STR)
 _TAKE_OPEN = (TakeOpen(take=False), TakeOpen(take=True))
@@ -98,11 +100,10 @@ class ExchangeOptions(Sequence[Exchange]):
     building 32 Structs per decision up front halved in-process throughput.
     """
 
-    __slots__ = ("_names", "_cards")
+    __slots__ = ("_cards",)
 
     def __init__(self, hand: Sequence[int]) -> None:
         self._cards = sorted(hand)
-        self._names = _strs(self._cards)
 
     def __len__(self) -> int:
         return len(_SUBSETS)
@@ -110,11 +111,11 @@ class ExchangeOptions(Sequence[Exchange]):
     def __getitem__(self, i):  # type: ignore[no-untyped-def, override]
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(len(_SUBSETS)))]
-        names = self._names
-        return Exchange(discard=[names[k] for k in _SUBSETS[i]])
+        cards = self._cards
+        return Exchange(discard=[CARD_STR[cards[k]] for k in _SUBSETS[i]])
 
     def __repr__(self) -> str:
-        return f"ExchangeOptions({' '.join(self._names)})"
+        return f"ExchangeOptions({' '.join(_strs(self._cards))})"
 
     def raw_json(self) -> bytes:
         """The whole list as JSON, exactly as encoding the 32 Structs would give."""
@@ -198,7 +199,7 @@ class ChicagoState(EngineState):
             tiebreak=self._tied is not None,
             target_score=r.target_score,
             scores=list(self._scores),
-            hand=_strs(sorted(self._hands[seat], key=_VIEW_ORDER.__getitem__)),
+            hand=[_VIEW_NAME[i] for i in sorted([_VIEW_PLACE[c] for c in self._hands[seat]])],
             exchange_round=self._round + 1 if self._phase in ("exchange", "take_open") else 0,
             stock_size=len(self._stock),
             discard_size=len(self._discards),
