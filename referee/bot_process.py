@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from typing import NoReturn
 
 import trio
 
@@ -157,6 +158,7 @@ class BotProcess:
     dead: bool = False
     closed: bool = False
     stderr_eof: trio.Event = field(default_factory=trio.Event)
+    _unsent: bytearray = field(default_factory=bytearray)  # written when the pipe has room
 
     @property
     def pid(self) -> int:
@@ -166,23 +168,46 @@ class BotProcess:
         return bytes(self.stderr_tail[-limit:]).decode("utf-8", "replace")
 
     async def send(self, data: bytes) -> None:
-        """Write at once when the pipe has room (it nearly always has);
-        only the rest goes through trio, which waits for room."""
+        """Write `data`: at once when the pipe has room (it nearly always has),
+        else as room appears (see `flush`)."""
+        if not self._unsent:
+            stdin = self.proc.stdin
+            assert stdin is not None
+            try:
+                n = os.write(stdin.fileno(), data)
+            except BlockingIOError:
+                n = 0
+            except OSError as exc:
+                await self._broken(_io_error(exc))
+            if n == len(data):
+                return
+            data = data[n:]
+        self._unsent += data
+        await self.flush()
+
+    async def flush(self) -> None:
+        """Write what `send` could not yet. Cancelled while the pipe is full,
+        the rest stays queued for the next `flush`: nothing is sent twice."""
         stdin = self.proc.stdin
         assert stdin is not None
-        try:
+        while self._unsent:
             try:
-                sent = os.write(stdin.fileno(), data)
+                n = os.write(stdin.fileno(), self._unsent)
             except BlockingIOError:
-                sent = 0
+                try:
+                    await trio.lowlevel.wait_writable(stdin.fileno())
+                except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
+                    await self._broken(exc)
+                continue
             except OSError as exc:
-                raise _io_error(exc) from exc
-            if sent < len(data):
-                await stdin.send_all(memoryview(data)[sent:])
-        except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
-            self.dead = True
-            await self._settle()
-            raise BotCrashed("bot's stdin is closed (exited?)", detail=self.stderr_text()) from exc
+                await self._broken(_io_error(exc))
+            del self._unsent[:n]
+
+    async def _broken(self, exc: Exception) -> NoReturn:
+        self.dead = True
+        self._unsent.clear()
+        await self._settle()
+        raise BotCrashed("bot's stdin is closed (exited?)", detail=self.stderr_text()) from exc
 
     async def receive_line(self) -> bytes:
         try:

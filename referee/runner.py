@@ -9,6 +9,7 @@ decides what follows. Nothing here knows which game is being played.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -96,15 +97,17 @@ class GameRecord:
 
 @dataclass(eq=False, slots=True)
 class _InFlight:
-    """The request a bot is answering: what settling it after a timeout needs."""
+    """A request and what settling it needs, even after an early deadline."""
 
     seat: int
     rid: int
     legal: Sequence[Any]
     limit: float
     t_sent: float
+    deadline: float
+    data: bytes
+    sending: bool = False
     sent: bool = False
-    expired: bool = False  # the watchdog has cancelled the game's scope for it
     stale: bytes | None = None  # the last reply that carried an earlier id
     outcome: Any = None  # the reply or the BotError, once one came
 
@@ -137,9 +140,9 @@ class GameRunner:
         self.think = [0.0] * spec.n_players
         self.ended_early = False
         self.logging = log.enabled
-        self._scope: trio.CancelScope | None = None  # cancelled by the watchdog on a timeout
+        self._scope: trio.CancelScope | None = None  # the game's; see "Deadlines" below
+        self._scope_deadline = math.inf
         self._pending: _InFlight | None = None
-        self._wake: trio.Event | None = None
 
     # ------------------------------------------------------------ logging
 
@@ -147,7 +150,8 @@ class GameRunner:
         return round((trio.current_time() - self.t0) * 1000, 3)
 
     def _log_send(self, seat: int, data: bytes) -> None:
-        self.log.write_raw(b'{"type":"send","seat":%d,"t":%.3f,"msg":' % (seat, self._t()), data)
+        if self.logging:
+            self.log.write_raw(b'{"type":"send","seat":%d,"t":%.3f,"msg":' % (seat, self._t()), data)
 
     def _log_engine(self) -> None:
         if not self.logging:
@@ -171,14 +175,6 @@ class GameRunner:
 
     # ------------------------------------------------------------ messaging
 
-    async def _send(self, seat: int, msg: msgspec.Struct) -> None:
-        bot = self.seats[seat].bot
-        if bot is None or bot.dead:
-            return
-        data = _encoder.encode(msg)
-        self._log_send(seat, data)
-        await bot.send(data + b"\n")
-
     def _new_events(self, seat: int) -> list[Any]:
         """Events this seat may see that it has not been sent yet."""
         s = self.seats[seat]
@@ -187,20 +183,24 @@ class GameRunner:
         s.cursor = len(events)
         return mine
 
-    async def _safe(self, seat: int, coro_fn: Any, *args: Any) -> None:
-        """Send something that may hit a dead bot; a crash is recorded once."""
+    async def _send_safely(self, seat: int, msg: msgspec.Struct) -> None:
+        """Send a message that needs no reply to a bot that may be dead or
+        stuck; a failure is recorded once. Shielded: a deadline of the game's
+        scope must not cut a decision in half."""
         s = self.seats[seat]
-        if s.bot is None or s.bot.dead:
+        bot = s.bot
+        if bot is None or bot.dead:
             return
+        data = _encoder.encode(msg)
+        self._log_send(seat, data)
         try:
-            with trio.fail_after(max(1.0, self.spec.time_control.decision_ms / 1000)):
-                await coro_fn(seat, *args)
+            with trio.CancelScope(shield=True), trio.fail_after(max(1.0, self.spec.time_control.decision_ms / 1000)):
+                await bot.send(data + b"\n")
         except (BotError, trio.TooSlowError) as exc:
-            if s.bot is not None:
-                s.bot.dead = True
+            bot.dead = True
             if not s.out:
                 reason = "timeout" if isinstance(exc, trio.TooSlowError) else exc.reason
-                self._fail(seat, reason, f"could not write to bot: {exc or 'blocked'}", s.bot.stderr_text() if s.bot else "")
+                self._fail(seat, reason, f"could not write to bot: {exc or 'blocked'}", bot.stderr_text())
                 self._forfeit(seat)
 
     # ------------------------------------------------------------ policy
@@ -225,21 +225,24 @@ class GameRunner:
             self._forfeit(seat)
 
     # ------------------------------------------------------------ one decision
+    #
+    # Deadlines: the game runs in one cancel scope whose deadline is never
+    # later than the deadline of the request in flight. Requests are sent in
+    # order and share a limit, so the scope's deadline mostly comes early; the
+    # request in flight then simply goes on waiting in a new scope (`run`).
+    # Only a deadline that has really passed is a timeout. This costs nothing
+    # per decision, where a `fail_after` per request (entering and leaving a
+    # cancel scope) cost about as much as all the referee's other work on it.
 
-    async def _ask(self, seat: int, s: _Seat, bot: BotProcess, legal: Sequence[Any],
-                   started: float) -> tuple[Any, int | None, float]:
-        """Ask the seat's bot; returns (action or None, request id, think seconds).
-
-        A timeout does not return here: the watchdog cancels the game's scope,
-        and `run` settles the request in flight (`_timed_out`).
-        """
+    def _request(self, seat: int, s: _Seat, legal: Sequence[Any]) -> _InFlight | None:
+        """The request for this decision, ready to send; None if the bank is empty."""
         self.request_id += 1
         rid = self.request_id
         clock = s.clock
         limit = clock.limit_s()
         if limit <= 0:
             self._on_failure(seat, "timeout", "the time bank is empty", "", fatal=False)
-            return None, rid, 0.0
+            return None
         events = self._new_events(seat)
         # An engine may hand out its legal list already encoded (Chicago's 32
         # exchanges): building and encoding 32 Structs per decision is slow.
@@ -249,37 +252,60 @@ class GameRunner:
             legal=msgspec.Raw(raw_json()) if raw_json is not None else list(legal),  # type: ignore[arg-type]
             clock=clock.snapshot(),
         )
-        data = _encoder.encode(req)
+        data = _encoder.encode(req) + b"\n"
         # The view and legal list are a pure function of the game so far and are
         # re-created by `verify`; logging them would make logs ten times larger.
         if self.logging:
             self.log.write({"type": "send", "seat": seat, "t": self._t(), "elided": ["view", "legal"],
                             "msg": {"type": "request", "id": rid, "game_id": self.spec.game_id, "events": events,
                                     "clock": req.clock}})
-        p = _InFlight(seat, rid, legal, limit, trio.current_time())
+        now = trio.current_time()
+        p = _InFlight(seat, rid, legal, limit, now, now + limit, data)
+        if p.deadline < self._scope_deadline:  # a shorter limit than before (a bank running low)
+            self._set_deadline(p.deadline)
         self._pending = p
-        if self._wake is not None:
-            self._wake.set()
-            self._wake = None
-        self.overhead += perf_counter() - started
+        return p
+
+    async def _decide(self, p: _InFlight) -> None:
+        """Send the request, await the reply, apply the action (or the default).
+        Resumable: after an early deadline `run` calls it again for the same request."""
+        seat = p.seat
+        s = self.seats[seat]
+        bot = s.bot
+        assert bot is not None
         try:
-            await bot.send(data + b"\n")
-            p.sent = True
+            if not p.sent:
+                if p.sending:
+                    await bot.flush()  # the rest of a request an early deadline interrupted
+                else:
+                    p.sending = True
+                    await bot.send(p.data)
+                p.sent = True
             await self._reply(seat, s, bot, p)
         except BotError as exc:
             p.outcome = exc
-        if p.expired:
-            # The deadline passed as the reply or the error came in: the
-            # watchdog has spoken, so this request is settled as timed out.
-            await trio.lowlevel.checkpoint()  # raises Cancelled into `run`
         self._pending = None
+        started = perf_counter()
         elapsed = trio.current_time() - p.t_sent
-        clock.charge(elapsed)
+        s.clock.charge(elapsed)
+        self.think[seat] += elapsed
         outcome = p.outcome
         if isinstance(outcome, BotError):
             self._bot_error(seat, bot, outcome)
-            return None, rid, elapsed
-        return outcome.action, rid, elapsed  # legality is checked when it is applied
+        else:
+            action = outcome.action
+            try:
+                self.state.apply_action(action)  # checks first: an illegal action changes nothing
+            except RefereeError as exc:
+                text = _encoder.encode(action).decode()
+                self._on_failure(seat, "illegal_action", f"illegal action {text}: {exc}", "", fatal=False)
+            else:
+                self.decisions += 1
+                if self.logging:
+                    self._log_action(seat, p.rid, "bot", action, elapsed)
+                self.overhead += perf_counter() - started
+                return
+        await self._play_default(seat, p.legal, p.rid, elapsed)
 
     async def _reply(self, seat: int, s: _Seat, bot: BotProcess, p: _InFlight) -> None:
         """Read lines until the answer to request `p.rid` (its outcome); earlier ids are dropped."""
@@ -314,50 +340,36 @@ class GameRunner:
         detail = exc.detail or bot.stderr_text()
         self._on_failure(seat, exc.reason, f"{exc}{note}", detail, fatal=fatal)
 
-    async def _timed_out(self) -> None:
-        """Settle the request the watchdog cancelled, then finish its decision."""
-        p = self._pending
-        assert p is not None
+    async def _timed_out(self, p: _InFlight) -> None:
+        """Settle a request whose deadline has passed, then play the default."""
         self._pending = None
         s = self.seats[p.seat]
         bot = s.bot
         assert bot is not None
         elapsed = trio.current_time() - p.t_sent
         s.clock.charge(elapsed)
-        if isinstance(p.outcome, BotError):
-            self._bot_error(p.seat, bot, p.outcome)
+        self.think[p.seat] += elapsed
+        if p.sent:
+            s.late = p.rid  # its reply may still come
+        if p.stale is not None:
+            self._on_failure(p.seat, "stale_id", f"only answered with a stale request id (waiting for {p.rid})",
+                             cut(p.stale, 500), fatal=not p.sent)
         else:
-            if p.sent and p.outcome is None:
-                s.late = p.rid  # its reply may still come
-            if p.stale is not None:
-                self._on_failure(p.seat, "stale_id", f"only answered with a stale request id (waiting for {p.rid})",
-                                 cut(p.stale, 500), fatal=not p.sent)
-            else:
-                why = f"no reply to request {p.rid} within {p.limit * 1000:.0f} ms"
-                self._on_failure(p.seat, "timeout", why, bot.stderr_text(), fatal=not p.sent)
-            if not p.sent:
-                bot.dead = True
+            why = f"no reply to request {p.rid} within {p.limit * 1000:.0f} ms"
+            self._on_failure(p.seat, "timeout", why, bot.stderr_text(), fatal=not p.sent)
+        if not p.sent:
+            bot.dead = True  # its stdin is full and part of a request may be in it
         await self._play_default(p.seat, p.legal, p.rid, elapsed)
 
-    # ------------------------------------------------------------ deadlines
+    def _set_deadline(self, deadline: float) -> None:
+        self._scope_deadline = deadline
+        if self._scope is not None:
+            self._scope.deadline = deadline
 
-    async def _watchdog(self) -> None:
-        """Cancel the game's scope when the request in flight runs out of time.
-
-        One scope per game and this task replace a `fail_after` per decision:
-        entering and leaving a cancel scope costs about as much as the rest of
-        the referee's work on a decision, and the bot waits for all of it.
-        """
-        while True:
-            p = self._pending
-            if p is None or p.expired:
-                self._wake = trio.Event()
-                await self._wake.wait()
-                continue
-            await trio.sleep_until(p.t_sent + p.limit)
-            if self._pending is p and self._scope is not None:
-                p.expired = True
-                self._scope.cancel()
+    def _first_deadline(self) -> float:
+        """The deadline for a new scope: no later than any next request's."""
+        limits = [s.clock.limit_s() for s in self.seats if s.clock.limit_s() > 0]
+        return trio.current_time() + min(limits, default=1.0)
 
     # ------------------------------------------------------------ the game
 
@@ -380,7 +392,8 @@ class GameRunner:
 
     async def run(self, players: list[PlayerInfo], start_failures: dict[int, tuple[str, str, str]]) -> GameRecord:
         sp = self.spec
-        self.log.write(self.header(players))
+        if self.logging:
+            self.log.write(self.header(players))
         for seat, (reason, message, detail) in start_failures.items():
             self._fail(seat, reason, message, detail)
             self._forfeit(seat)
@@ -390,18 +403,20 @@ class GameRunner:
                 n_players=sp.n_players, players=self.names, time_control=sp.time_control,
                 seed=derive_seed(sp.seed, "bot", seat),
             )
-            await self._safe(seat, self._send, start)
+            await self._send_safely(seat, start)
         self._log_engine()  # the first deal's events come before the first action
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(self._watchdog)
-            while not self._over():
-                with trio.CancelScope() as scope:
-                    self._scope = scope
-                    await self._play()
-                self._scope = None
-                if scope.cancelled_caught:
-                    await self._timed_out()
-            nursery.cancel_scope.cancel()
+        while not self._over():
+            p = self._pending
+            deadline = p.deadline if p is not None else self._first_deadline()
+            with trio.CancelScope(deadline=deadline) as scope:
+                self._scope, self._scope_deadline = scope, deadline
+                if p is not None:
+                    await self._decide(p)  # an early deadline interrupted it: wait on
+                await self._play()
+            self._scope = None
+            p = self._pending
+            if scope.cancelled_caught and p is not None and trio.current_time() >= p.deadline:
+                await self._timed_out(p)
         self._log_engine()
         return await self._finish()
 
@@ -409,7 +424,7 @@ class GameRunner:
         return self.ended_early or self.state.is_terminal()
 
     async def _play(self) -> None:
-        """Decisions until the game ends (or a timeout leaves the scope).
+        """Decisions until the game ends (or the scope's deadline passes).
 
         The way from a bot's reply to the next request is the referee's cost
         per decision, and the bots wait for all of it: it stays short and flat.
@@ -426,33 +441,21 @@ class GameRunner:
                     self._on_failure(seat, "crash", "bot is not running", bot.stderr_text() if bot else "", fatal=True)
                 await self._play_default(seat, legal, None, None)
                 continue
-            action, rid, elapsed = await self._ask(seat, s, bot, legal, started)
-            started = perf_counter()
-            if action is not None:
-                try:
-                    state.apply_action(action)  # checks first: an illegal action changes nothing
-                except RefereeError as exc:
-                    text = _encoder.encode(action).decode()
-                    self._on_failure(seat, "illegal_action", f"illegal action {text}: {exc}", "", fatal=False)
-                else:
-                    self.decisions += 1
-                    self.think[seat] += elapsed
-                    if self.logging:
-                        self._log_action(seat, rid, "bot", action, elapsed)
-                    self.overhead += perf_counter() - started
-                    continue
-            await self._play_default(seat, legal, rid, elapsed)
+            p = self._request(seat, s, legal)
+            if p is None:
+                await self._play_default(seat, legal, self.request_id, 0.0)
+                continue
+            self.overhead += perf_counter() - started
+            await self._decide(p)
 
     async def _play_default(self, seat: int, legal: Sequence[Any], rid: int | None, elapsed: float | None) -> None:
         """After a failure (or for a seat that is out): the first legal action."""
         started = perf_counter()
         s = self.seats[seat]
-        if elapsed is not None:  # the bot was asked
-            self.think[seat] += elapsed
-            if not s.out and s.bot is not None and not s.bot.dead:
-                await self._safe(seat, self._send, Warning(
-                    id=rid, game_id=self.spec.game_id, reason=self.failures[-1].reason,
-                    message=f"{self.failures[-1].message}; the referee played the first legal action"))
+        if elapsed is not None and not s.out and s.bot is not None and not s.bot.dead:  # it was asked
+            await self._send_safely(seat, Warning(
+                id=rid, game_id=self.spec.game_id, reason=self.failures[-1].reason,
+                message=f"{self.failures[-1].message}; the referee played the first legal action"))
         if self.ended_early:
             return
         action = legal[0]
@@ -476,14 +479,15 @@ class GameRunner:
                     for f in self.failures]
             over = GameOver(game_id=sp.game_id, events=self._new_events(seat), winner=winner, scores=scores,
                             placements=placements, reason=reason, failures=seen)
-            await self._safe(seat, self._send, over)
+            await self._send_safely(seat, over)
         for s in self.seats:
             if s.late and s.bot is not None:
                 s.bot.dead = True  # ids restart each game: its late reply must not reach the next one
         deals = len(self.state.dealt_decks())
-        self.log.write(LogResult(winner=winner, scores=scores, placements=placements, reason=reason,
-                                 failures=self.failures, forfeited=self.forfeited, decisions=self.decisions,
-                                 referee_overhead_us=round(self.overhead / max(1, self.decisions) * 1e6, 1)))
+        if self.logging:
+            self.log.write(LogResult(winner=winner, scores=scores, placements=placements, reason=reason,
+                                     failures=self.failures, forfeited=self.forfeited, decisions=self.decisions,
+                                     referee_overhead_us=round(self.overhead / max(1, self.decisions) * 1e6, 1)))
         self.log.close()
         return GameRecord(
             game_id=sp.game_id, seed=sp.seed, deal_set=sp.deal_set, seat_names=self.names,

@@ -14,6 +14,7 @@ bounds so a loaded machine does not cause false failures.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import signal
 import subprocess
@@ -28,7 +29,7 @@ from proctools import alive, proc_state, procs_with
 import trio
 
 from protocol.messages import TimeControl
-from referee.bot_process import BotSpec, resolve_command
+from referee.bot_process import BotSpec, resolve_command, start_bot
 from referee.gamelog import read_log
 from referee.games import get_game
 from referee.games.rules import build_rules
@@ -288,6 +289,26 @@ async def test_bot_ignoring_sigterm_and_eof_is_killed_promptly() -> None:
     for rec in played.records:
         assert_clean(rec)
     assert played.elapsed < 8  # one grace period at the end, not a 5 s SIGTERM wait per bot
+
+
+async def test_a_send_cut_short_while_the_pipe_is_full_resumes_without_duplicates() -> None:
+    # The game's deadline can interrupt a request while the bot's stdin is
+    # full; the rest must go out once, on the next flush, and nothing twice.
+    payload = os.urandom(1_000_000) + b"\n"  # far more than a pipe holds
+    reader = ("import sys, time, hashlib; time.sleep(0.5); d = sys.stdin.buffer.read(%d); "
+              "print(len(d), hashlib.sha256(d).hexdigest(), flush=True)" % len(payload))
+    async with trio.open_nursery() as nursery:
+        proc = await start_bot(nursery, BotSpec(name="slow-reader", argv=(sys.executable, "-c", reader)))
+        try:
+            with trio.move_on_after(0.1) as cut_short:
+                await proc.send(payload)
+            assert cut_short.cancelled_caught  # the pipe was full: the send was waiting
+            with trio.fail_after(20):
+                await proc.flush()
+                line = await proc.receive_line()
+            assert line.decode().split() == [str(len(payload)), hashlib.sha256(payload).hexdigest()]
+        finally:
+            await proc.close()
 
 
 # ------------------------------------------------------------------ protocol violations

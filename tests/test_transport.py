@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -174,11 +175,19 @@ def test_any_chunking_gives_the_same_lines(lines: list[bytes], crlf: bool, cuts:
 
 # ------------------------------------------------------------------ fake bots for GameRunner
 
-Script = Callable[[int, dict[str, Any]], "bytes | None | Crash | Hang"]
+Script = Callable[[int, dict[str, Any]], "bytes | None | Crash | Hang | Later"]
 
 
 class Crash:
     """Script result: close the bot's stdout (it "exits")."""
+
+
+@dataclass
+class Later:
+    """Script result: these bytes, `seconds` after the request (a slow bot)."""
+
+    seconds: float
+    data: bytes
 
 
 class Hang:
@@ -204,6 +213,7 @@ class FakeBot:
         self.received: list[dict[str, Any]] = []
         self.requests = 0
         self.hung = False
+        self.due: tuple[float, bytes] | None = None  # a Later reply: when, and what
         self._out, receive = trio.testing.memory_stream_one_way_pair()
         self.reader = LineReader(receive, max_len=max_len)
 
@@ -219,12 +229,23 @@ class FakeBot:
             out = self.script(self.requests, msg)
             if isinstance(out, Crash):
                 await self._out.aclose()
+            elif isinstance(out, Later):
+                self.due = (trio.current_time() + out.seconds, out.data)
             elif isinstance(out, Hang):
                 self.hung = True
             elif out:
                 await self._out.send_all(out)
 
+    async def flush(self) -> None:
+        if self.hung:
+            await trio.sleep_forever()
+
     async def receive_line(self) -> bytes:
+        if self.due is not None:
+            when, data = self.due
+            await trio.sleep_until(when)  # cancelled, it stays due
+            self.due = None
+            await self._out.send_all(data)
         try:
             return await self.reader.receive_line()
         except BotCrashed:
@@ -391,6 +412,29 @@ async def test_timeout_forfeits_and_the_late_bot_is_restarted(autojump_clock: An
     # for an answer in the next game: the bot is marked for a restart.
     assert bots[0].dead
     assert not bots[1].dead
+
+
+async def test_slow_replies_within_the_limit_are_never_timeouts(autojump_clock: Any, tmp_path: Path) -> None:
+    # Every reply takes 2/3 of the limit, so the game's scope deadline passes
+    # during most waits; each time the request in flight must go on waiting.
+    slow = lambda n, m: Later(0.2, first_legal(n, m))  # noqa: E731
+    bots = [FakeBot(slow), FakeBot(slow)]
+    rec = await run_game(bots, log_path=tmp_path / "g.jsonl")
+    assert rec.failures == [] and rec.forfeited == [] and rec.reason != "forfeit"
+    actions = [r for r in log_records(tmp_path / "g.jsonl") if r["type"] == "action"]
+    assert len(actions) == rec.decisions > 20
+    assert {a["source"] for a in actions} == {"bot"}
+    assert all(a["ms"] == pytest.approx(200, abs=1) for a in actions)
+
+
+async def test_a_reply_after_the_limit_is_a_timeout_even_after_early_deadlines(autojump_clock: Any) -> None:
+    # Fast replies first (the scope deadline is then early for later requests),
+    # then one reply that takes longer than the limit: exactly that one times out.
+    bots = [FakeBot(on(6, lambda m: Later(0.5, reply(m["id"], m["legal"][0])))), FakeBot(lambda n, m: Later(0.1, first_legal(n, m)))]
+    rec = await run_game(bots, policy=FailurePolicy(mode="substitute", max_strikes=5))
+    assert [(f.seat, f.reason) for f in rec.failures] == [(0, "timeout")]
+    assert "within 300 ms" in rec.failures[0].message
+    assert rec.forfeited == [] and rec.reason != "forfeit"
 
 
 async def test_blocked_send_is_a_fatal_timeout(autojump_clock: Any) -> None:
