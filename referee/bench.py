@@ -1,13 +1,14 @@
 """`chicago-referee bench`: the referee's speed against the physical limit.
 
-Two bot processes (the same trivial bot, which answers the first legal
-action) are started and handshaken once; then rounds alternate between:
+Two bot processes (three for Ghost Hand Euchre; the same trivial bot, which
+answers the first legal action) are started and handshaken once; then
+rounds alternate between:
 
-1. through the referee: whole 2-seat games (engine, views, clocks,
-   validation; logging off), the seats swapping each game;
+1. through the referee: whole games (engine, views, clocks, validation;
+   logging off), the seats rotating each game;
 2. raw game stream: the very request lines those games sent, pre-encoded,
    each written to the process of the seat to act and its reply read back,
-   with no referee work at all: the physical limit of a 2-seat match. It is
+   with no referee work at all: the physical limit of such a match. It is
    measured twice: through trio's own pipe streams (`send_all` and
    `receive_some`, a raw trio pipe round trip) and through the direct reads
    and writes the referee itself uses, which skip trio's extra scheduler
@@ -83,7 +84,7 @@ class BenchResult:
 
     @property
     def ratio(self) -> float:
-        """Referee against the raw game stream (the 2-seat physical limit)."""
+        """Referee against the raw game stream (the physical limit of the match)."""
         return self.referee_per_s / self.raw_stream_per_s
 
     @property
@@ -107,13 +108,14 @@ class BenchResult:
 
 def game_stream(config: MatchConfig, games: Sequence[tuple[int, int]]) -> list[tuple[int, int, bytes]]:
     """(game index, seat, request line) exactly as the referee sends them in
-    2-seat games with these (game id, seed) pairs, each seat answering with
-    the first legal action (no failures, so no warnings)."""
+    games with these (game id, seed) pairs, each seat answering with the first
+    legal action (no failures, so no warnings)."""
+    n = len(config.bots)
     out: list[tuple[int, int, bytes]] = []
     for index, (game_id, seed) in enumerate(games):
-        state = config.game.new_state(config.rules, 2, seed, config.deals)
-        clocks = [SeatClock(config.time_control) for _ in range(2)]
-        cursor = [0, 0]
+        state = config.game.new_state(config.rules, n, seed, config.deals)
+        clocks = [SeatClock(config.time_control) for _ in range(n)]
+        cursor = [0] * n
         rid = 0
         while not state.is_terminal():
             seat = state.current_player()
@@ -132,10 +134,11 @@ def game_stream(config: MatchConfig, games: Sequence[tuple[int, int]]) -> list[t
 
 async def _stream_rate(procs: Sequence[BotProcess], stream: list[tuple[int, int, bytes]],
                        rotations: Sequence[int]) -> float:
-    """Round trips/s of `stream`; in game i, seat s is process `s ^ rotations[i]`."""
+    """Round trips/s of `stream`; in game i, seat s is process `(s + rotations[i]) % n`."""
+    n = len(procs)
     t0 = trio.current_time()
     for index, seat, line in stream:
-        proc = procs[seat ^ rotations[index]]
+        proc = procs[(seat + rotations[index]) % n]
         await proc.send(line)
         await proc.receive_line()
     return len(stream) / (trio.current_time() - t0)
@@ -144,9 +147,10 @@ async def _stream_rate(procs: Sequence[BotProcess], stream: list[tuple[int, int,
 async def _trio_stream_rate(procs: Sequence[BotProcess], stream: list[tuple[int, int, bytes]],
                             rotations: Sequence[int]) -> float:
     """As `_stream_rate`, through trio's `send_all` and `receive_some`."""
+    n = len(procs)
     t0 = trio.current_time()
     for index, seat, line in stream:
-        proc = procs[seat ^ rotations[index]].proc
+        proc = procs[(seat + rotations[index]) % n].proc
         assert proc.stdin is not None and proc.stdout is not None
         await proc.stdin.send_all(line)
         reply = await proc.stdout.receive_some(65536)
@@ -167,8 +171,9 @@ async def _single_rate(proc: BotProcess, line: bytes, count: int) -> float:
 async def run_bench(spec: BotSpec, game: str = "chicago", rounds: int = 8, games_per_round: int = 4,
                     seed: int = 1) -> BenchResult:
     gdef = get_game(game)
-    config = MatchConfig(game=gdef, rules=build_rules(gdef), games=rounds * games_per_round, seed=seed,
-                         bots=[spec, BotSpec(name=spec.name + "#2", argv=spec.argv, cwd=spec.cwd)])
+    n = 2 if 2 in gdef.seat_counts else min(gdef.seat_counts)
+    bots = [spec] + [BotSpec(name=f"{spec.name}#{i + 1}", argv=spec.argv, cwd=spec.cwd) for i in range(1, n)]
+    config = MatchConfig(game=gdef, rules=build_rules(gdef), games=rounds * games_per_round, seed=seed, bots=bots)
     results: list[Round] = []
     async with trio.open_nursery() as nursery:
         handles = [BotHandle(b, nursery) for b in config.bots]
@@ -177,16 +182,15 @@ async def run_bench(spec: BotSpec, game: str = "chicago", rounds: int = 8, games
                 err = await h.ensure(config.time_control, [gdef.name])
                 if err is not None:
                     raise BotStartError(f"bot {h.spec.name!r} did not start: {err[1]}")
-            procs = [h.proc for h in handles]
-            assert procs[0] is not None and procs[1] is not None
+            procs = [h.proc for h in handles if h.proc is not None]
             for r in range(rounds + 1):  # round 0 warms up and is not counted
                 games = [(r * games_per_round + g + 1, derive_seed(seed, "bench", r * games_per_round + g))
                          for g in range(games_per_round)]
-                rotations = [g % 2 for g in range(games_per_round)]
+                rotations = [g % n for g in range(games_per_round)]
                 decisions, overhead = 0, 0.0
                 t0 = trio.current_time()
                 for (game_id, game_seed), rotation in zip(games, rotations):
-                    seats = handles[::-1] if rotation else handles
+                    seats = handles[rotation:] + handles[:rotation]
                     rec = await play_one(config, game_id, r, game_seed, seats, {})
                     if rec.failures:
                         f = rec.failures[0]

@@ -224,16 +224,17 @@ def bench(
     res = trio.run(run_bench, spec, get_game(game_name).name, rounds, games)
     low, high = res.ratio_range
     rows = [
-        ("raw pipe, one process, one line", f"{res.raw_single_per_s:8.0f} round trips/s"),
-        ("raw pipe, game stream, trio", f"{res.trio_stream_per_s:8.0f} round trips/s (send_all, receive_some)"),
-        ("raw pipe, game stream, direct", f"{res.raw_stream_per_s:8.0f} round trips/s (the referee's own reads and writes)"),
-        ("through the referee", f"{res.referee_per_s:8.0f} decisions/s ({res.decisions} decisions)"),
-        ("referee / trio game stream", f"{100 * res.ratio_trio:8.1f} %"),
-        ("referee / direct game stream", f"{100 * res.ratio:8.1f} %  (rounds: {100 * low:.0f}-{100 * high:.0f} %)"),
+        ("raw pipe, one process", f"{res.raw_single_per_s:8.0f} round trips/s"),
+        ("raw pipe, game stream (trio)", f"{res.trio_stream_per_s:8.0f} round trips/s"),
+        ("raw pipe, game stream (direct)", f"{res.raw_stream_per_s:8.0f} round trips/s"),
+        ("through the referee", f"{res.referee_per_s:8.0f} decisions/s"),
+        ("referee / game stream (trio)", f"{100 * res.ratio_trio:8.1f} %"),
+        ("referee / game stream (direct)", f"{100 * res.ratio:8.1f} %  (rounds {100 * low:.0f}-{100 * high:.0f} %)"),
         ("referee / one process", f"{100 * res.ratio_single:8.1f} %"),
         ("referee's own time", f"{res.overhead_us:8.1f} us per decision"),
     ]
-    out.print(f"median of {len(res.rounds)} interleaved rounds", highlight=False)
+    out.print(f"{res.decisions} decisions; medians of {len(res.rounds)} interleaved rounds "
+              "(trio: send_all/receive_some; direct: the referee's own pipe reads and writes)", highlight=False)
     for label, value in rows:
         out.print(f"{label:<32}: {value}", highlight=False)
 

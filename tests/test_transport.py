@@ -214,10 +214,14 @@ class FakeBot:
         self.requests = 0
         self.hung = False
         self.due: tuple[float, bytes] | None = None  # a Later reply: when, and what
+        self.queued = bytearray()
+        self.crash = False
         self._out, receive = trio.testing.memory_stream_one_way_pair()
         self.reader = LineReader(receive, max_len=max_len)
 
     async def send(self, data: bytes) -> None:
+        """Like BotProcess.send, resumable: what the bot writes back waits in
+        `queued` until `flush` hands it over in one piece."""
         if self.hung:
             await trio.sleep_forever()
         for line in data.splitlines():
@@ -228,17 +232,23 @@ class FakeBot:
             self.requests += 1
             out = self.script(self.requests, msg)
             if isinstance(out, Crash):
-                await self._out.aclose()
+                self.crash = True
             elif isinstance(out, Later):
                 self.due = (trio.current_time() + out.seconds, out.data)
             elif isinstance(out, Hang):
                 self.hung = True
             elif out:
-                await self._out.send_all(out)
+                self.queued += out
+        await self.flush()
 
     async def flush(self) -> None:
         if self.hung:
             await trio.sleep_forever()
+        if self.queued:
+            await self._out.send_all(bytes(self.queued))  # cancelled, it has taken nothing
+            self.queued.clear()
+        if self.crash:
+            await self._out.aclose()
 
     async def receive_line(self) -> bytes:
         if self.due is not None:
@@ -511,3 +521,34 @@ async def test_three_seats_two_offenders_first_one_is_last(autojump_clock: Any) 
     assert rec.forfeited == [2, 0]
     assert rec.placements[2] == 3 and rec.placements[0] == 2 and rec.placements[1] == 1
     assert rec.winner == 1
+
+
+# ------------------------------------------------------------------ the benchmark's raw stream
+
+
+@pytest.mark.parametrize("game_name", ["chicago", "ghost_euchre"])
+async def test_bench_raw_stream_is_exactly_what_the_referee_sends(game_name: str) -> None:
+    # The benchmark's baseline replays pre-encoded requests; they must be the
+    # very requests the referee sends in the same games, byte for byte.
+    from referee.bench import game_stream
+    from referee.bot_process import BotSpec
+    from referee.match import MatchConfig
+
+    gdef = get_game(game_name)
+    rules = build_rules(gdef)
+    n = min(gdef.seat_counts)
+    names = [f"bot{i}" for i in range(n)]
+    config = MatchConfig(game=gdef, rules=rules, bots=[BotSpec(m, (m,)) for m in names], games=1, seed=5,
+                         time_control=TC)
+    for game_id, seed in [(1, 11), (7, 12345)]:
+        bots = [FakeBot() for _ in range(n)]
+        spec = GameSpec(game=gdef, rules=rules, n_players=n, seed=seed, game_id=game_id,
+                        time_control=TC, policy=FailurePolicy())
+        runner = GameRunner(spec, bots, names, GameLogWriter(None))  # type: ignore[arg-type]
+        with trio.fail_after(60):
+            await runner.run([PlayerInfo(seat=i, name=m, argv=["fake"]) for i, m in enumerate(names)], {})
+        sent = sorted(((seat, m) for seat, b in enumerate(bots) for m in b.of_type("request")),
+                      key=lambda sm: sm[1]["id"])
+        stream = game_stream(config, [(game_id, seed)])
+        assert [(seat, json.loads(line)) for _, seat, line in stream] == sent
+        assert len(stream) == runner.decisions > 20
