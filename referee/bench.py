@@ -16,8 +16,9 @@ rounds alternate between:
 3. raw, one process: one request line to one process, over and over (a lone
    process that never sleeps answers faster than two that take turns).
 
-Rounds are interleaved and the medians compared, because these machines are
-shared and noisy: a quiet or busy second falls on both sides alike. Quote
+Rounds are interleaved (in alternating order) and the medians compared,
+because these machines are shared and noisy: a quiet or busy second falls
+on both sides alike. Quote
 the ratios, measured in one run; absolute rates are not comparable.
 """
 
@@ -168,7 +169,23 @@ async def _single_rate(proc: BotProcess, line: bytes, count: int) -> float:
     return count / (trio.current_time() - t0)
 
 
-async def run_bench(spec: BotSpec, game: str = "chicago", rounds: int = 8, games_per_round: int = 4,
+async def _referee_rate(config: MatchConfig, handles: Sequence[BotHandle], games: Sequence[tuple[int, int]],
+                        rotations: Sequence[int], deal_set: int) -> tuple[float, int, float]:
+    """(decisions/s, decisions, summed own time in us) of these games through the referee."""
+    decisions, overhead = 0, 0.0
+    t0 = trio.current_time()
+    for (game_id, game_seed), rotation in zip(games, rotations):
+        seats = list(handles[rotation:]) + list(handles[:rotation])
+        rec = await play_one(config, game_id, deal_set, game_seed, seats, {})
+        if rec.failures:
+            f = rec.failures[0]
+            raise BotStartError(f"the bench bot failed in seat {f.seat}: {f.reason}: {f.message}")
+        decisions += rec.decisions
+        overhead += rec.overhead_us * rec.decisions
+    return decisions / (trio.current_time() - t0), decisions, overhead
+
+
+async def run_bench(spec: BotSpec, game: str = "chicago", rounds: int = 12, games_per_round: int = 4,
                     seed: int = 1) -> BenchResult:
     gdef = get_game(game)
     n = 2 if 2 in gdef.seat_counts else min(gdef.seat_counts)
@@ -187,20 +204,16 @@ async def run_bench(spec: BotSpec, game: str = "chicago", rounds: int = 8, games
                 games = [(r * games_per_round + g + 1, derive_seed(seed, "bench", r * games_per_round + g))
                          for g in range(games_per_round)]
                 rotations = [g % n for g in range(games_per_round)]
-                decisions, overhead = 0, 0.0
-                t0 = trio.current_time()
-                for (game_id, game_seed), rotation in zip(games, rotations):
-                    seats = handles[rotation:] + handles[:rotation]
-                    rec = await play_one(config, game_id, r, game_seed, seats, {})
-                    if rec.failures:
-                        f = rec.failures[0]
-                        raise BotStartError(f"the bench bot failed in seat {f.seat}: {f.reason}: {f.message}")
-                    decisions += rec.decisions
-                    overhead += rec.overhead_us * rec.decisions
-                referee = decisions / (trio.current_time() - t0)
                 stream = game_stream(config, games)
+
+                # Alternate the order, so that neither side always runs right
+                # after the other (warm caches, a machine speeding up).
+                if r % 2:
+                    referee, decisions, overhead = await _referee_rate(config, handles, games, rotations, r)
                 raw = await _stream_rate(procs, stream, rotations)
                 raw_trio = await _trio_stream_rate(procs, stream, rotations)
+                if not r % 2:
+                    referee, decisions, overhead = await _referee_rate(config, handles, games, rotations, r)
                 single = await _single_rate(procs[0], stream[0][2], len(stream))
                 if r:
                     results.append(Round(referee_per_s=referee, stream_per_s=raw, trio_stream_per_s=raw_trio,

@@ -212,7 +212,7 @@ def check(
 def bench(
     bot: Annotated[str, typer.Argument(help="Bot used for both measurements.")] = "sample_bots/python/first_legal_bot.py",
     game_name: GameOpt = "chicago",
-    rounds: Annotated[int, typer.Option(help="Interleaved rounds (referee, then raw pipe) compared by median.")] = 8,
+    rounds: Annotated[int, typer.Option(help="Interleaved rounds (referee and raw pipe) compared by median.")] = 12,
     games: Annotated[int, typer.Option(help="Games played through the referee per round.")] = 4,
 ) -> None:
     """Referee decisions/s against the raw pipe round trip with the same bot processes."""
