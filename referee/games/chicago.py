@@ -11,7 +11,6 @@ from __future__ import annotations
 import itertools
 import random
 from collections.abc import Sequence
-from operator import itemgetter
 
 import msgspec
 
@@ -84,12 +83,15 @@ def _action_card(text: str) -> int:
         raise IllegalAction(str(exc)) from None
 
 
-# The JSON of all 32 exchanges, with a %s for each card of the (sorted) hand
-# where a subset names it; `_EXCHANGE_ARGS` picks those cards in that order.
+# The JSON of all 32 exchanges with the placeholder bytes 2k, 2k + 1 for the
+# two characters of card k of the (sorted) hand, wherever a subset names it:
+# one `translate` with a per-hand table makes the real list. JSON text never
+# holds those control bytes.
 _EXCHANGE_JSON = (
-    "[" + ",".join('{"type":"exchange","discard":[' + ",".join('"%s"' for _ in idx) + "]}" for idx in _SUBSETS) + "]"
+    "[" + ",".join('{"type":"exchange","discard":[' + ",".join('"%c%c"' % (2 * k, 2 * k + 1) for k in idx) + "]}"
+                   for idx in _SUBSETS) + "]"
 ).encode()
-_EXCHANGE_ARGS = itemgetter(*(k for idx in _SUBSETS for k in idx))
+_PLACEHOLDERS = bytes(range(2 * HAND_SIZE))
 _CARD_BYTES = tuple(name.encode() for name in CARD_STR)
 
 
@@ -119,7 +121,8 @@ class ExchangeOptions(Sequence[Exchange]):
 
     def raw_json(self) -> bytes:
         """The whole list as JSON, exactly as encoding the 32 Structs would give."""
-        return _EXCHANGE_JSON % _EXCHANGE_ARGS([_CARD_BYTES[c] for c in self._cards])
+        names = b"".join([_CARD_BYTES[c] for c in self._cards])
+        return _EXCHANGE_JSON.translate(bytes.maketrans(_PLACEHOLDERS, names))
 
 
 class ChicagoState(EngineState):
