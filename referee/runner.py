@@ -1,8 +1,9 @@
 """One game between bot processes: requests, clocks, failures, log.
 
 The engine says whose turn it is; that seat gets a request carrying its view,
-the legal actions and its clock; the reply is awaited under `trio.fail_after`
-and checked (JSON, schema, request id, legality) before it is applied. Every
+the legal actions and its clock; the reply is awaited under the game's cancel
+scope, whose deadline enforces the seat's limit (see "Deadlines" below), and
+checked (JSON, schema, request id, legality) before it is applied. Every
 failure becomes a recorded result with a reason code; the failure policy
 decides what follows. Nothing here knows which game is being played.
 """
