@@ -167,23 +167,27 @@ class BotProcess:
     def stderr_text(self, limit: int = 2000) -> str:
         return bytes(self.stderr_tail[-limit:]).decode("utf-8", "replace")
 
-    async def send(self, data: bytes) -> None:
-        """Write `data`: at once when the pipe has room (it nearly always has),
-        else as room appears (see `flush`)."""
+    def send_nowait(self, data: bytes) -> bool:
+        """Write `data` at once if the pipe has room (it nearly always has):
+        True. Otherwise the rest is queued for `flush` (which also reports a
+        broken pipe): False."""
         if not self._unsent:
             stdin = self.proc.stdin
             assert stdin is not None
             try:
                 n = os.write(stdin.fileno(), data)
-            except BlockingIOError:
+            except OSError:  # full, or broken: `flush` retries and says which
                 n = 0
-            except OSError as exc:
-                await self._broken(_io_error(exc))
             if n == len(data):
-                return
+                return True
             data = data[n:]
         self._unsent += data
-        await self.flush()
+        return False
+
+    async def send(self, data: bytes) -> None:
+        """Write `data`: at once when the pipe has room, else as room appears."""
+        if not self.send_nowait(data):
+            await self.flush()
 
     async def flush(self) -> None:
         """Write what `send` could not yet. Cancelled while the pipe is full,

@@ -194,9 +194,11 @@ class GameRunner:
             return
         data = _encoder.encode(msg)
         self._log_send(seat, data)
+        if bot.send_nowait(data + b"\n"):
+            return
         try:
             with trio.CancelScope(shield=True), trio.fail_after(max(1.0, self.spec.time_control.decision_ms / 1000)):
-                await bot.send(data + b"\n")
+                await bot.flush()
         except (BotError, trio.TooSlowError) as exc:
             bot.dead = True
             if not s.out:

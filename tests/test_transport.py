@@ -222,8 +222,13 @@ class FakeBot:
     async def send(self, data: bytes) -> None:
         """Like BotProcess.send, resumable: what the bot writes back waits in
         `queued` until `flush` hands it over in one piece."""
+        self.send_nowait(data)
+        await self.flush()
+
+    def send_nowait(self, data: bytes) -> bool:
+        """Reads the messages at once; its replies always wait for `flush`."""
         if self.hung:
-            await trio.sleep_forever()
+            return False
         for line in data.splitlines():
             msg = json.loads(line)
             self.received.append(msg)
@@ -239,7 +244,7 @@ class FakeBot:
                 self.hung = True
             elif out:
                 self.queued += out
-        await self.flush()
+        return False
 
     async def flush(self) -> None:
         if self.hung:
