@@ -132,7 +132,8 @@ class GameRunner:
         self.seats = [_Seat(bot=b, clock=SeatClock(spec.time_control)) for b in bots]
         self.failures: list[SeatFailure] = []
         self.forfeited: list[int] = []
-        self.t0 = trio.current_time()
+        self._now = trio.lowlevel.current_clock().current_time  # trio.current_time, one lookup less
+        self.t0 = self._now()
         self.request_id = 0
         self.logged_events = 0
         self.logged_deals = 0
@@ -262,7 +263,7 @@ class GameRunner:
             self.log.write({"type": "send", "seat": seat, "t": self._t(), "elided": ["view", "legal"],
                             "msg": {"type": "request", "id": rid, "game_id": self.spec.game_id, "events": events,
                                     "clock": req.clock}})
-        now = trio.current_time()
+        now = self._now()
         p = _InFlight(seat, rid, legal, limit, now, now + limit, data)
         if p.deadline < self._scope_deadline:  # a shorter limit than before (a bank running low)
             self._set_deadline(p.deadline)
@@ -289,7 +290,7 @@ class GameRunner:
             p.outcome = exc
         self._pending = None
         started = perf_counter()
-        elapsed = trio.current_time() - p.t_sent
+        elapsed = self._now() - p.t_sent
         s.clock.charge(elapsed)
         self.think[seat] += elapsed
         outcome = p.outcome
@@ -349,7 +350,7 @@ class GameRunner:
         s = self.seats[p.seat]
         bot = s.bot
         assert bot is not None
-        elapsed = trio.current_time() - p.t_sent
+        elapsed = self._now() - p.t_sent
         s.clock.charge(elapsed)
         self.think[p.seat] += elapsed
         if p.sent:
