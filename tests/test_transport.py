@@ -557,3 +557,23 @@ async def test_bench_raw_stream_is_exactly_what_the_referee_sends(game_name: str
         stream = game_stream(config, [(game_id, seed)])
         assert [(seat, json.loads(line)) for _, seat, line in stream] == sent
         assert len(stream) == runner.decisions > 20
+
+
+async def test_a_short_bank_limit_is_enforced_on_time(autojump_clock: Any, tmp_path: Path) -> None:
+    # Seat 0 spends its bank until its limit is shorter than the deadline the
+    # game's scope already has (set by seat 1's slower, longer-limit request):
+    # its timeout must come at its own limit, not at that later deadline.
+    tc = TimeControl(decision_ms=1000, bank_ms=3000, startup_ms=1000)
+
+    def spender(n: int, m: dict[str, Any]) -> Any:
+        return None if m["clock"]["decision_ms"] < 500 else Later(0.95, first_legal(n, m))
+
+    bots = [FakeBot(spender), FakeBot(lambda n, m: Later(0.5, first_legal(n, m)))]
+    rec = await run_game(bots, tc=tc, log_path=tmp_path / "g.jsonl",
+                         policy=FailurePolicy(mode="substitute", max_strikes=1000))
+    assert rec.failures[0].seat == 0 and rec.failures[0].reason == "timeout"
+    limit = next(m["clock"]["decision_ms"] for m in bots[0].of_type("request") if m["clock"]["decision_ms"] < 500)
+    assert 0 < limit and f"within {limit} ms" in rec.failures[0].message
+    first_default = next(r for r in log_records(tmp_path / "g.jsonl")
+                         if r["type"] == "action" and r["seat"] == 0 and r["source"] == "default")
+    assert first_default["ms"] == pytest.approx(limit, abs=1)
