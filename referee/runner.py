@@ -106,7 +106,7 @@ class _InFlight:
     limit: float
     t_sent: float
     deadline: float
-    data: bytes
+    data: bytearray
     sending: bool = False
     sent: bool = False
     stale: bytes | None = None  # the last reply that carried an earlier id
@@ -256,7 +256,9 @@ class GameRunner:
             legal=msgspec.Raw(raw_json()) if raw_json is not None else list(legal),  # type: ignore[arg-type]
             clock=clock.snapshot(),
         )
-        data = _encoder.encode(req) + b"\n"
+        data = bytearray()
+        _encoder.encode_into(req, data)
+        data += b"\n"  # one buffer, not a copy of the request with a newline
         # The view and legal list are a pure function of the game so far and are
         # re-created by `verify`; logging them would make logs ten times larger.
         if self.logging:
