@@ -64,6 +64,11 @@ _VIEW_NAME = tuple(CARD_STR[c] for c in sorted(range(52), key=_VIEW_PLACE.__geti
 # Actions are frozen Structs: the legal ones are made once and shared.
 _PLAYS = tuple(PlayCard(card=name) for name in CARD_STR)
 _TAKE_OPEN = (TakeOpen(take=False), TakeOpen(take=True))
+_PLAYED = tuple(tuple(PlayedCard(seat=seat, card=name) for name in CARD_STR) for seat in range(4))
+_CARD_PLAYED = tuple(
+    tuple(tuple(CardPlayed(seat=seat, card=name, trick=trick) for name in CARD_STR) for seat in range(4))
+    for trick in range(TRICKS + 1)
+)
 _CALL_CHICAGO = (CallChicago(call=False), CallChicago(call=True))
 _PHASE_ACTION = {"exchange": Exchange, "take_open": TakeOpen, "chicago_call": CallChicago, "trick": PlayCard}
 
@@ -246,6 +251,21 @@ class ChicagoState(EngineState):
                 f"seat {seat} must send a {expected.__struct_config__.tag!r} action now "
                 f"({phase.replace('_', ' ')}), not {got!r}"
             )
+        if isinstance(action, PlayCard):
+            card = _action_card(action.card)
+            hand = self._hands[seat]
+            if card not in hand:
+                raise IllegalAction(f"cannot play {action.card}: not in hand {' '.join(_strs(hand))}")
+            if self._trick:
+                led = self._trick[0][1] & 3
+                if card & 3 != led:
+                    same = [c for c in hand if c & 3 == led]
+                    if same:
+                        raise IllegalAction(
+                            f"must follow suit (CH-15): {SUIT_NAMES[led]} led, hand holds "
+                            f"{' '.join(_strs(same))}"
+                        )
+            return [card]
         if isinstance(action, Exchange):
             cards = [_action_card(c) for c in action.discard]
             if len(set(cards)) != len(cards):
@@ -268,21 +288,6 @@ class ChicagoState(EngineState):
                     f"seat {seat} has {self._scores[seat]}"
                 )
             return []
-        if isinstance(action, PlayCard):
-            card = _action_card(action.card)
-            hand = self._hands[seat]
-            if card not in hand:
-                raise IllegalAction(f"cannot play {action.card}: not in hand {' '.join(_strs(hand))}")
-            if self._trick:
-                led = self._trick[0][1] & 3
-                if card & 3 != led:
-                    same = [c for c in hand if c & 3 == led]
-                    if same:
-                        raise IllegalAction(
-                            f"must follow suit (CH-15): {SUIT_NAMES[led]} led, hand holds "
-                            f"{' '.join(_strs(same))}"
-                        )
-            return [card]
         return []
 
     def _chicago_eligible(self, seat: int) -> bool:
@@ -592,8 +597,8 @@ class ChicagoState(EngineState):
     def _do_play(self, seat: int, card: int) -> None:
         self._hands[seat].remove(card)
         self._trick.append((seat, card))
-        self._trick_cards.append(PlayedCard(seat=seat, card=CARD_STR[card]))
-        self._emit(CardPlayed(seat=seat, card=CARD_STR[card], trick=self._trick_no))
+        self._trick_cards.append(_PLAYED[seat][card])
+        self._emit(_CARD_PLAYED[self._trick_no][seat][card])
         if len(self._trick) < len(self._active):
             self._to_act = self._next_active(seat)
             return
