@@ -198,7 +198,9 @@ async def run_bench(spec: BotSpec, game: str = "chicago", rounds: int = 12, game
             for h in handles:
                 err = await h.ensure(config.time_control, [gdef.name])
                 if err is not None:
-                    raise BotStartError(f"bot {h.spec.name!r} did not start: {err[1]}")
+                    said = err[2].strip().splitlines()[-1:] if err[2] else []
+                    raise BotStartError(f"bot {h.spec.name!r} did not start: {err[1]}"
+                                        + "".join(f"; it said: {line}" for line in said))
             procs = [h.proc for h in handles if h.proc is not None]
             for r in range(rounds + 1):  # round 0 warms up and is not counted
                 games = [(r * games_per_round + g + 1, derive_seed(seed, "bench", r * games_per_round + g))

@@ -39,15 +39,35 @@ err = Console(stderr=True)
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def _referee_errors(exc: BaseException) -> list[RefereeError] | None:
+    """The RefereeErrors `exc` is made of (a trio nursery wraps errors in
+    groups); None if anything else is among them."""
+    if isinstance(exc, RefereeError):
+        return [exc]
+    if isinstance(exc, BaseExceptionGroup):
+        found: list[RefereeError] = []
+        for inner in exc.exceptions:
+            errors = _referee_errors(inner)
+            if errors is None:
+                return None
+            found += errors
+        return found
+    return None
+
+
 def expected_errors(fn: F) -> F:
-    """Print RefereeErrors as one red line and exit 2 (no traceback)."""
+    """Print RefereeErrors as one red line each and exit 2 (no traceback)."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
-        except RefereeError as exc:
-            err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        except (RefereeError, BaseExceptionGroup) as exc:
+            errors = _referee_errors(exc)
+            if errors is None:
+                raise
+            for error in errors:
+                err.print(f"[bold red]error:[/] {escape(str(error))}", highlight=False, soft_wrap=True)
             raise typer.Exit(2) from None
 
     return wrapper  # type: ignore[return-value]

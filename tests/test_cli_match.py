@@ -89,6 +89,18 @@ def test_missing_bot_program_is_a_startup_failure_not_a_crash() -> None:
     assert all(r["winner"] == "first_legal_bot" for r in d["results"])
 
 
+def test_bench_with_a_broken_bot_is_a_one_line_error(tmp_path: Path) -> None:
+    res = runner.invoke(app, ["bench", "/nonexistent/bot.py", "--rounds", "1", "--games", "1"])
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    assert "bot 'bot' did not start" in res.output and "/nonexistent/bot.py" in res.output  # its stderr
+    hello_only = tmp_path / "hello_only.py"
+    hello_only.write_text("import sys\nfor line in sys.stdin:\n"
+                          "    print('{\"type\":\"hello\",\"name\":\"h\",\"version\":\"1\"}', flush=True)\n")
+    res = runner.invoke(app, ["bench", str(hello_only), "--rounds", "1", "--games", "1"])
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    assert "unexpected_message" in res.output
+
+
 def test_deals_file_is_used_and_validated(tmp_path: Path) -> None:
     from referee.games.cards import CARD_STR
 
