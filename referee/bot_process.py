@@ -4,7 +4,9 @@ Each bot runs in its own process group inside a Trio nursery. stdout has
 exactly one reader with a maximum line length; stderr is always drained into
 a bounded tail (a bot that floods stderr can never block on a full pipe). At
 the end the bot gets `bye`, its stdin is closed, it has a short grace period
-to exit, and then its whole process group is killed.
+to exit, and then its whole process group is killed. A child that left the
+group (a new session) is found by the tag every bot process carries in its
+environment, which its children inherit, and killed too.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import errno
 import os
 import shlex
+import uuid
 import shutil
 import signal
 import subprocess
@@ -25,7 +28,7 @@ from typing import NoReturn
 import trio
 
 from referee.errors import BotCrashed, BotStartError, ProtocolViolation
-from referee.guardian import GUARDIAN
+from referee.guardian import GUARDIAN, TAG_VARIABLE
 
 MAX_LINE = 256 * 1024
 READ_SIZE = 65536
@@ -71,8 +74,46 @@ def _kill_group(pid: int) -> None:
         pass
 
 
-async def _deliver_cancel(proc: trio.Process) -> None:
+def _tagged(needle: bytes) -> list[int]:
+    """Processes whose environment holds `needle` (Linux /proc; [] elsewhere)."""
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    found = []
+    me = os.getpid()
+    for name in names:
+        if name.isdigit() and int(name) != me:
+            try:
+                with open(f"/proc/{name}/environ", "rb") as fh:
+                    if needle in fh.read():
+                        found.append(int(name))
+            except OSError:  # gone meanwhile, or not ours to read
+                pass
+    return found
+
+
+def kill_tagged(tag: str) -> int:
+    """SIGKILL every process that carries this bot's tag: the processes of a
+    bot that left its process group. Returns how many were killed."""
+    needle = f"{TAG_VARIABLE}={tag}\0".encode()
+    killed = 0
+    for _ in range(5):  # one may fork while we look: look again until none is left
+        pids = _tagged(needle)
+        if not pids:
+            break
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed += 1
+            except OSError:
+                pass
+    return killed
+
+
+async def _deliver_cancel(proc: trio.Process, tag: str) -> None:
     _kill_group(proc.pid)
+    kill_tagged(tag)
 
 
 def _io_error(exc: OSError) -> trio.ClosedResourceError | trio.BrokenResourceError:
@@ -153,6 +194,7 @@ class BotProcess:
     spec: BotSpec
     proc: trio.Process
     reader: LineReader
+    tag: str = ""  # in the environment of the bot and of every child it starts
     stderr_tail: bytearray = field(default_factory=bytearray)
     stderr_bytes: int = 0
     dead: bool = False
@@ -257,6 +299,7 @@ class BotProcess:
                 await self.proc.wait()
             _kill_group(self.proc.pid)
             await self.proc.wait()
+            kill_tagged(self.tag)  # children that left the group
             # Close our ends of stdout/stderr now: frees the fds at once and ends
             # the stderr drain even if a child that left the group holds the pipe.
             for stream in (self.proc.stdout, self.proc.stderr):
@@ -289,6 +332,7 @@ async def start_bot(nursery: trio.Nursery, spec: BotSpec) -> BotProcess:
     The caller must `await bot.close()` (which kills the group); if the
     nursery is cancelled first, the group is killed by `deliver_cancel`.
     """
+    tag = uuid.uuid4().hex
     try:
         proc: trio.Process = await nursery.start(
             partial(
@@ -300,15 +344,16 @@ async def start_bot(nursery: trio.Nursery, spec: BotSpec) -> BotProcess:
                 check=False,
                 process_group=0,
                 cwd=spec.cwd,
-                deliver_cancel=_deliver_cancel,
+                env={**os.environ, TAG_VARIABLE: tag},
+                deliver_cancel=partial(_deliver_cancel, tag=tag),
             )
         )
     except OSError as exc:
         raise BotStartError(
             f"cannot start bot {spec.name!r} ({shlex.join(spec.argv)}): {exc.strerror or exc}"
         ) from exc
-    GUARDIAN.watch(proc.pid)
+    GUARDIAN.watch(proc.pid, tag)
     assert proc.stdout is not None and proc.stderr is not None
-    bot = BotProcess(spec=spec, proc=proc, reader=LineReader(proc.stdout))
+    bot = BotProcess(spec=spec, proc=proc, reader=LineReader(proc.stdout), tag=tag)
     nursery.start_soon(_drain, proc.stderr, bot)
     return bot

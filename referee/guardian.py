@@ -3,8 +3,10 @@
 Bots live in their own process groups, which the referee kills when a match
 ends. If the referee is killed with SIGKILL it cannot do that, so at start-up
 it spawns this tiny guardian and tells it, over a pipe, each group it opens
-(`+PGID`) and closes (`-PGID`). When the pipe hits end-of-file (the referee
-is gone, however it died) the guardian kills every group still registered.
+(`+PGID TAG`) and closes (`-PGID`). When the pipe hits end-of-file (the
+referee is gone, however it died) the guardian kills every group still
+registered, and every process carrying a registered bot's environment tag
+(children that left their group; see `bot_process`).
 A parent-death signal cannot do this job: trio spawns children from worker
 threads, and the signal fires when that thread exits.
 """
@@ -16,22 +18,43 @@ import subprocess
 import sys
 import threading
 
+TAG_VARIABLE = "CHICAGO_REFEREE_BOT"  # names the tag in each bot's environment
+
 _GUARD_SOURCE = r"""
 import os, signal, sys
 signal.signal(signal.SIGINT, signal.SIG_IGN)
 signal.signal(signal.SIGTERM, signal.SIG_IGN)
-groups = set()
+groups = {}
 for line in sys.stdin:
-    line = line.strip()
-    if line[:1] == "+":
-        groups.add(int(line[1:]))
-    elif line[:1] == "-":
-        groups.discard(int(line[1:]))
+    words = line.split()
+    if words and words[0][:1] == "+":
+        groups[int(words[0][1:])] = words[1] if len(words) > 1 else ""
+    elif words and words[0][:1] == "-":
+        groups.pop(int(words[0][1:]), None)
 for g in groups:
     try:
         os.killpg(g, signal.SIGKILL)
     except OSError:
         pass
+needles = [("%s=%s\0" % (sys.argv[1], t)).encode() for t in groups.values() if t]
+for _ in range(5 if needles else 0):
+    left = 0
+    for name in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/environ" % name, "rb") as fh:
+                env = fh.read()
+        except OSError:
+            continue
+        if any(n in env for n in needles):
+            left += 1
+            try:
+                os.kill(int(name), signal.SIGKILL)
+            except OSError:
+                pass
+    if not left:
+        break
 """
 
 
@@ -46,7 +69,7 @@ class Guardian:
         if self._proc is None or self._proc.poll() is not None:
             try:
                 self._proc = subprocess.Popen(
-                    [sys.executable, "-I", "-S", "-c", _GUARD_SOURCE],
+                    [sys.executable, "-I", "-S", "-c", _GUARD_SOURCE, TAG_VARIABLE],
                     stdin=subprocess.PIPE,
                     stdout=subprocess.DEVNULL,
                     stderr=subprocess.DEVNULL,
@@ -68,8 +91,8 @@ class Guardian:
             except OSError:
                 self._proc = None
 
-    def watch(self, pgid: int) -> None:
-        self._send(f"+{pgid}")
+    def watch(self, pgid: int, tag: str = "") -> None:
+        self._send(f"+{pgid} {tag}")
 
     def release(self, pgid: int) -> None:
         self._send(f"-{pgid}")

@@ -449,10 +449,11 @@ async def test_forked_children_are_killed_with_the_bot(mode: str, tmp_path: Path
     assert not alive(child)
 
 
-async def test_child_that_leaves_the_group_does_not_hang_the_match(tmp_path: Path) -> None:
-    # A child in its own session cannot be killed with the bot's group; it
+async def test_child_that_leaves_the_group_is_killed_and_does_not_hang_the_match(tmp_path: Path) -> None:
+    # A child in its own session is not killed with the bot's group, and it
     # keeps the bot's stderr open. The match must still end (it used to wait
-    # forever for that stderr to close).
+    # forever for that stderr to close), and the child must be gone after it:
+    # the tag in its inherited environment gives it away.
     m = new_marker()
     children = tmp_path / "children"
     cfg = MatchConfig(
@@ -464,6 +465,9 @@ async def test_child_that_leaves_the_group_does_not_hang_the_match(tmp_path: Pat
             result = await run_match(cfg)
         for rec in result.records:
             assert_clean(rec)
+        escaped = read_pids(children)
+        assert len(escaped) >= 1
+        assert await wait_gone(lambda: [p for p in escaped if alive(p)]) == []
     finally:
         for pid in read_pids(children):
             try:
@@ -482,13 +486,15 @@ async def test_no_file_descriptor_leak() -> None:
     assert after == before
 
 
-async def test_guardian_kills_bots_when_the_referee_is_sigkilled(tmp_path: Path) -> None:
-    # The bots ignore SIGTERM and end of input, and each has a child: only the
-    # guardian can clean up once the referee dies without a chance to.
+@pytest.mark.parametrize("kind", ["immortal.py {m} child=1", "escaper.py {m}"])
+async def test_guardian_kills_bots_when_the_referee_is_sigkilled(kind: str, tmp_path: Path) -> None:
+    # The immortal bots ignore SIGTERM and end of input, and each has a child;
+    # the escapers' children left their process groups. Only the guardian can
+    # clean up once the referee dies without a chance to.
     m = new_marker()
-    immortal = f"{BOTS / 'immortal.py'} {m} child=1"
+    bot_cmd = str(BOTS / kind.format(m=m))
     referee = subprocess.Popen(
-        [sys.executable, "-m", "referee.cli", "match", immortal, immortal, "--games", "500",
+        [sys.executable, "-m", "referee.cli", "match", bot_cmd, bot_cmd, "--games", "500",
          "--rule", "target_score=52", "-t", "decision=2s,startup=10s", "--seed", "1"],
         cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=tmp_path.joinpath("err").open("wb"),
     )
