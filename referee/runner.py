@@ -145,6 +145,7 @@ class GameRunner:
         self._scope: trio.CancelScope | None = None  # the game's; see "Deadlines" below
         self._scope_deadline = math.inf
         self._pending: _InFlight | None = None
+        self._unasked = 0  # decisions of seats that are out, played by the referee
 
     # ------------------------------------------------------------ logging
 
@@ -443,6 +444,9 @@ class GameRunner:
             s = seats[seat]
             bot = s.bot
             if s.out or bot is None or bot.dead:
+                self._unasked += 1
+                if self._unasked % 32 == 0:  # the referee plays alone: let other games run now and then
+                    await trio.lowlevel.checkpoint()
                 if not s.out:
                     self._on_failure(seat, "crash", "bot is not running", bot.stderr_text() if bot else "", fatal=True)
                 await self._play_default(seat, legal, None, None)

@@ -283,9 +283,10 @@ async def run_game(
     tc: TimeControl = TC,
     log_path: Path | None = None,
     seed: int = 11,
+    rules: Any = RULES,
 ) -> GameRecord:
     spec = GameSpec(
-        game=GAME, rules=RULES, n_players=len(bots), seed=seed, game_id=1,
+        game=GAME, rules=rules, n_players=len(bots), seed=seed, game_id=1,
         time_control=tc, policy=policy or FailurePolicy(),
     )
     names = [f"bot{i}" for i in range(len(bots))]
@@ -450,6 +451,30 @@ async def test_a_reply_after_the_limit_is_a_timeout_even_after_early_deadlines(a
     assert [(f.seat, f.reason) for f in rec.failures] == [(0, "timeout")]
     assert "within 300 ms" in rec.failures[0].message
     assert rec.forfeited == [] and rec.reason != "forfeit"
+
+
+async def test_a_game_the_referee_plays_alone_lets_other_tasks_run() -> None:
+    # Every bot crashes at once; the referee plays the rest of the game for
+    # them. That must not hold the event loop (other games' clocks run): a
+    # task beside it gets to run every few dozen decisions.
+    bots = [FakeBot(on(1, lambda m: Crash())) for _ in range(3)]
+    spec = GameSpec(game=GAME, rules=build_rules(GAME, None, {"target_score": 52}), n_players=3, seed=11,
+                    game_id=1, time_control=TC, policy=FailurePolicy())
+    runner = GameRunner(spec, bots, ["a", "b", "c"], GameLogWriter(None))  # type: ignore[arg-type]
+    seen: list[int] = []  # decisions played at each turn of the other task
+
+    async def other_task() -> None:
+        while True:
+            seen.append(runner.decisions)
+            await trio.sleep(0)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(other_task)
+        rec = await runner.run([PlayerInfo(seat=i, name=n, argv=["fake"]) for i, n in enumerate("abc")], {})
+        seen.append(rec.decisions)  # the stretch up to the end counts too
+        nursery.cancel_scope.cancel()
+    assert sorted(rec.forfeited) == [0, 1, 2] and rec.decisions > 300
+    assert max(b - a for a, b in zip(seen, seen[1:])) <= 80  # a yield every 32; trio may run either task first
 
 
 async def test_blocked_send_is_a_fatal_timeout(autojump_clock: Any) -> None:
