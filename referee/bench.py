@@ -18,8 +18,8 @@ rounds alternate between:
 
 Rounds are interleaved (in alternating order) and the medians compared,
 because these machines are shared and noisy: a quiet or busy second falls
-on both sides alike. Quote
-the ratios, measured in one run; absolute rates are not comparable.
+on both sides alike. Quote the ratios, measured in one run; absolute rates
+are not comparable.
 """
 
 from __future__ import annotations
@@ -31,7 +31,6 @@ from dataclasses import dataclass
 import msgspec
 import trio
 
-from protocol.messages import Request
 from referee.bot_process import BotProcess, BotSpec
 from referee.clock import SeatClock
 from referee.errors import BotStartError
@@ -39,6 +38,7 @@ from referee.games import get_game
 from referee.games.base import PUBLIC
 from referee.games.rules import build_rules
 from referee.match import BotHandle, MatchConfig, play_one
+from referee.runner import make_request
 from referee.seeding import derive_seed
 
 _encoder = msgspec.json.Encoder()
@@ -124,10 +124,7 @@ def game_stream(config: MatchConfig, games: Sequence[tuple[int, int]]) -> list[t
             events = [ev for aud, ev in state.events[cursor[seat]:] if aud in (PUBLIC, seat)]
             cursor[seat] = len(state.events)
             rid += 1
-            raw_json = getattr(legal, "raw_json", None)
-            req = Request(id=rid, game_id=game_id, events=events, view=state.view(seat),
-                          legal=msgspec.Raw(raw_json()) if raw_json is not None else list(legal),  # type: ignore[arg-type]
-                          clock=clocks[seat].snapshot())
+            req = make_request(rid, game_id, events, state.view(seat), legal, clocks[seat].snapshot())
             out.append((index, seat, _encoder.encode(req) + b"\n"))
             state.apply_action(legal[0])
     return out

@@ -23,6 +23,7 @@ import trio
 from protocol.messages import (
     ActionReply,
     BotMessage,
+    Clock,
     GameOver,
     GameStart,
     Request,
@@ -94,6 +95,16 @@ class GameRecord:
     log_path: str | None
     overhead_us: float = 0.0
     think_ms: list[float] = field(default_factory=list)
+
+
+def make_request(rid: int, game_id: int, events: list[Any], view: Any, legal: Sequence[Any], clock: Clock) -> Request:
+    """A request message. An engine may hand out its legal list already
+    encoded (Chicago's 32 exchanges): building and encoding 32 Structs per
+    decision is slow."""
+    raw_json = getattr(legal, "raw_json", None)
+    return Request(id=rid, game_id=game_id, events=events, view=view,
+                   legal=msgspec.Raw(raw_json()) if raw_json is not None else list(legal),  # type: ignore[arg-type]
+                   clock=clock)
 
 
 @dataclass(eq=False, slots=True)
@@ -249,14 +260,7 @@ class GameRunner:
             self._on_failure(seat, "timeout", "the time bank is empty", "", fatal=False)
             return None
         events = self._new_events(seat)
-        # An engine may hand out its legal list already encoded (Chicago's 32
-        # exchanges): building and encoding 32 Structs per decision is slow.
-        raw_json = getattr(legal, "raw_json", None)
-        req = Request(
-            id=rid, game_id=self.spec.game_id, events=events, view=self.state.view(seat),
-            legal=msgspec.Raw(raw_json()) if raw_json is not None else list(legal),  # type: ignore[arg-type]
-            clock=clock.snapshot(),
-        )
+        req = make_request(rid, self.spec.game_id, events, self.state.view(seat), legal, clock.snapshot())
         data = bytearray()
         _encoder.encode_into(req, data)
         data += b"\n"  # one buffer, not a copy of the request with a newline
