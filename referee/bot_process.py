@@ -14,11 +14,11 @@ from __future__ import annotations
 import errno
 import os
 import shlex
-import uuid
 import shutil
 import signal
 import subprocess
 import sys
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial

@@ -379,8 +379,8 @@ class GameRunner:
 
     def _first_deadline(self) -> float:
         """The deadline for a new scope: no later than any next request's."""
-        limits = [s.clock.limit_s() for s in self.seats if s.clock.limit_s() > 0]
-        return trio.current_time() + min(limits, default=1.0)
+        limits = [limit for limit in (s.clock.limit_s() for s in self.seats) if limit > 0]
+        return self._now() + min(limits, default=1.0)
 
     # ------------------------------------------------------------ the game
 

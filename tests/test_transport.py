@@ -22,11 +22,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocol.messages import TimeControl
-from referee.bot_process import LineReader
+from referee.bench import game_stream
+from referee.bot_process import BotSpec, LineReader
 from referee.errors import BotCrashed, ProtocolViolation
 from referee.gamelog import GameLogWriter, PlayerInfo, read_log
 from referee.games import get_game
 from referee.games.rules import build_rules
+from referee.match import MatchConfig
 from referee.runner import FailurePolicy, GameRecord, GameRunner, GameSpec
 
 GAME = get_game("chicago")
@@ -560,10 +562,6 @@ async def test_three_seats_two_offenders_first_one_is_last(autojump_clock: Any) 
 async def test_bench_raw_stream_is_exactly_what_the_referee_sends(game_name: str) -> None:
     # The benchmark's baseline replays pre-encoded requests; they must be the
     # very requests the referee sends in the same games, byte for byte.
-    from referee.bench import game_stream
-    from referee.bot_process import BotSpec
-    from referee.match import MatchConfig
-
     gdef = get_game(game_name)
     rules = build_rules(gdef)
     n = min(gdef.seat_counts)
