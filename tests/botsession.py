@@ -11,7 +11,16 @@ from typing import Any
 
 import msgspec
 
-from protocol.messages import ActionReply, BotHello, Bye, Clock, GameStart, Hello, Request, TimeControl
+from protocol.messages import (
+    ActionReply,
+    BotHello,
+    Bye,
+    Clock,
+    GameStart,
+    Hello,
+    Request,
+    TimeControl,
+)
 from referee.games.base import PUBLIC
 
 

@@ -48,7 +48,14 @@ from protocol.euchre import (
 )
 from referee.errors import ConfigError, IllegalAction
 from referee.games.base import PUBLIC, TERMINAL, Deal, EngineState, GameDef, shuffle
-from referee.games.cards import CARD_STR, SUITS, SUIT_NAMES, CardError, parse_card, sort_hand
+from referee.games.cards import (
+    CARD_STR,
+    SUIT_NAMES,
+    SUITS,
+    CardError,
+    parse_card,
+    sort_hand,
+)
 
 N_PLAYERS = 3
 HAND_SIZE = 6

@@ -15,8 +15,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Final
 
-from referee.games.cards import RANK_NAMES, RANK_PLURALS, parse_cards, CARD_STR
 from referee.errors import ConfigError
+from referee.games.cards import CARD_STR, RANK_NAMES, RANK_PLURALS, parse_cards
 
 HC, P1, P2, K3, ST, FL, FH, K4, SF = range(9)
 CATEGORY_CODES: Final = ("HC", "1P", "2P", "3K", "ST", "FL", "FH", "4K", "SF", "RF")

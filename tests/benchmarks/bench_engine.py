@@ -10,7 +10,7 @@ import random
 import sys
 import time
 
-from referee.play import new_game
+from referee.games.playout import new_game
 
 
 def measure(n_players: int, seconds: float, options: dict | None = None) -> tuple[float, float]:

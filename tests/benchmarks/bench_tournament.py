@@ -24,10 +24,10 @@ from pathlib import Path
 
 import trio
 
-from referee.schedule import schedule_for
-from referee.store import Store
-from referee.tournament import TournamentRunner, prepare_store
-from referee.tournament_config import load_config
+from referee.tournament.config import load_config
+from referee.tournament.run import TournamentRunner, prepare_store
+from referee.tournament.schedule import schedule_for
+from referee.tournament.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 BOT = ROOT / "sample_bots" / "python" / "first_legal_bot.py"

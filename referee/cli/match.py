@@ -1,0 +1,197 @@
+"""The playing commands: `match`, `check`, `bench` and `rules`."""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import msgspec
+import trio
+import typer
+
+from referee.cli.common import (
+    GameOpt,
+    RuleOpt,
+    RulesOpt,
+    app,
+    err,
+    expected_errors,
+    out,
+    rules_for,
+)
+from referee.errors import ConfigError
+from referee.games import GAMES, get_game
+from referee.games.rules import preset_options
+from referee.play.deals import load_deals
+from referee.play.match import MatchConfig, run_match, unique_names
+from referee.play.runner import FailurePolicy
+from referee.seats.bot_process import resolve_command
+from referee.seats.clock import format_time_control, parse_time_control
+from referee.stats.ratings import parse_sprt
+
+
+@app.command()
+@expected_errors
+def rules(
+    game_name: GameOpt = "chicago",
+    preset: RulesOpt = None,
+    rule: RuleOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the rules as JSON.")] = False,
+) -> None:
+    """Show a rule preset with every option (and the presets available)."""
+    game, rules_obj = rules_for(game_name, preset, rule)
+    if as_json:
+        out.print_json(msgspec.json.encode(rules_obj).decode())
+        return
+    name = preset or game.default_preset
+    out.print(f"[bold]{game.title}[/], preset [bold]{name}[/] (seats: {', '.join(map(str, game.seat_counts))})")
+    for key, value in msgspec.to_builtins(rules_obj).items():
+        if key != "game":
+            out.print(f"  {key} = {json.dumps(value)}", highlight=False)
+    presets = ", ".join(f"{p} ({'defaults' if not preset_options(game, p) else 'changes ' + ', '.join(preset_options(game, p))})" for p in game.presets)
+    out.print(f"presets: {presets}", highlight=False)
+    out.print(f"games: {', '.join(GAMES)}")
+
+
+@app.command()
+@expected_errors
+def match(
+    bots: Annotated[list[str], typer.Argument(help="2-4 bot commands (a .py or .js file, an executable, or a quoted command line).")],
+    game_name: GameOpt = "chicago",
+    games: Annotated[int, typer.Option("--games", "-n", min=1, help="Games to play (rounded up to whole deal sets).")] = 20,
+    seed: Annotated[Optional[int], typer.Option("--seed", "-s", help="Match seed (random if not given; always printed).")] = None,
+    preset: RulesOpt = None,
+    rule: RuleOpt = None,
+    deals: Annotated[Optional[Path], typer.Option("--deals", help="JSON file of explicit deals (dealer + deck order).")] = None,
+    time_control: Annotated[str, typer.Option("--time-control", "-t", help="e.g. 1s or decision=500ms,bank=60s,inc=100ms,startup=10s")] = "decision=1s,startup=10s",
+    failure_policy: Annotated[str, typer.Option("--failure-policy", help="forfeit (default) or substitute.")] = "forfeit",
+    max_strikes: Annotated[int, typer.Option("--max-strikes", min=0, help="With --failure-policy substitute: strikes allowed per game.")] = 3,
+    log_dir: Annotated[Optional[Path], typer.Option("--log-dir", help="Write one JSONL log per game here.")] = None,
+    sprt_text: Annotated[Optional[str], typer.Option("--sprt", help="Stop early by SPRT: elo0,elo1[,alpha,beta] (2 bots).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print a machine-readable summary on stdout.")] = False,
+) -> None:
+    """Play a match between 2-4 bots in deal sets and print the standings."""
+    game, rules_obj = rules_for(game_name, preset, rule)
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**31)
+    if failure_policy not in ("forfeit", "substitute"):
+        raise typer.BadParameter("must be forfeit or substitute", param_hint="--failure-policy")
+    specs = unique_names([resolve_command(b) for b in bots])
+    config = MatchConfig(
+        game=game, rules=rules_obj, bots=specs, games=games, seed=seed,
+        time_control=parse_time_control(time_control),
+        policy=FailurePolicy(mode=failure_policy, max_strikes=max_strikes),  # type: ignore[arg-type]
+        deals=load_deals(deals, game) if deals else (), log_dir=log_dir,
+        sprt=parse_sprt(sprt_text) if sprt_text else None,
+    )
+    if sprt_text and len(specs) != 2:
+        raise typer.BadParameter("SPRT needs exactly 2 bots", param_hint="--sprt")
+    total = config.n_sets * config.set_size
+    err.print(
+        f"{game.title}: {' vs '.join(s.name for s in specs)}, {total} games ({config.n_sets} deal sets), "
+        f"seed {seed}, {format_time_control(config.time_control)}",
+        highlight=False,
+    )
+    result = _run_with_progress(config, total)
+    if as_json:
+        from referee.cli.output import match_dict
+
+        sys.stdout.write(json.dumps(match_dict(result), indent=2) + "\n")
+        return
+    from referee.cli.output import elo_lines, match_table
+
+    out.print(match_table(result))
+    for line in elo_lines(result):
+        out.print(line, highlight=False)
+    out.print(f"seed {seed}" + (f", logs in {log_dir}" if log_dir else ""), highlight=False)
+
+
+def _run_with_progress(config: MatchConfig, total: int) -> Any:
+    if not err.is_terminal:
+        return trio.run(run_match, config)
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                  console=err, transient=True) as progress:
+        task = progress.add_task("games", total=total)
+        wins: dict[str, int] = {}
+
+        def on_game(rec: Any) -> None:
+            if rec.winner is not None:
+                name = rec.seat_names[rec.winner]
+                wins[name] = wins.get(name, 0) + 1
+            desc = "  ".join(f"{n} {w}" for n, w in sorted(wins.items()))
+            progress.update(task, advance=1, description=f"games [{desc}]")
+
+        return trio.run(run_match, config, on_game)
+
+
+@app.command()
+@expected_errors
+def check(
+    bot: Annotated[str, typer.Argument(help="The bot command to check.")],
+    game_name: GameOpt = "chicago",
+    time_control: Annotated[str, typer.Option("--time-control", "-t", help="Limits used during the check.")] = "decision=2s,startup=10s",
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable report.")] = False,
+) -> None:
+    """Conformance check: handshake, every decision kind, whole games at each seat count."""
+    from referee.play.check import check_bot, report_dict
+
+    game = get_game(game_name)
+    spec = resolve_command(bot)
+    err.print(f"checking {spec.name} ({' '.join(spec.argv)}) on {game.title} ...", highlight=False)
+    report = trio.run(check_bot, spec, game, parse_time_control(time_control))
+    if as_json:
+        sys.stdout.write(json.dumps(report_dict(report), indent=2) + "\n")
+    else:
+        for line in report.passed:
+            out.print(f"[green]ok[/]    {line}", highlight=False)
+        for line in report.notes:
+            out.print(f"[yellow]note[/]  {line}", highlight=False)
+        for line in report.problems:
+            out.print(f"[red]FAIL[/]  {line}", highlight=False)
+        verdict = "[green]passed[/]" if report.ok else "[red]failed[/]"
+        out.print(f"{spec.name}: {verdict}")
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+@app.command()
+@expected_errors
+def bench(
+    bot: Annotated[str, typer.Argument(help="Bot used for both measurements.")] = "sample_bots/python/first_legal_bot.py",
+    game_name: GameOpt = "chicago",
+    rounds: Annotated[int, typer.Option(help="Interleaved rounds (referee and raw pipe) compared by median.")] = 12,
+    games: Annotated[int, typer.Option(help="Games played through the referee per round.")] = 4,
+) -> None:
+    """Referee decisions/s against the raw pipe round trip with the same bot processes."""
+    from referee.play.bench import run_bench
+
+    if rounds < 1 or games < 1:
+        raise ConfigError("--rounds and --games must be at least 1")
+    spec = resolve_command(bot)
+    res = trio.run(run_bench, spec, get_game(game_name).name, rounds, games)
+    low, high = res.ratio_range
+    rows = [
+        ("raw pipe, one process", f"{res.raw_single_per_s:8.0f} round trips/s"),
+        ("raw pipe, game stream (trio)", f"{res.trio_stream_per_s:8.0f} round trips/s"),
+        ("raw pipe, game stream (direct)", f"{res.raw_stream_per_s:8.0f} round trips/s"),
+        ("through the referee", f"{res.referee_per_s:8.0f} decisions/s"),
+        ("referee / game stream (trio)", f"{100 * res.ratio_trio:8.1f} %"),
+        ("referee / game stream (direct)", f"{100 * res.ratio:8.1f} %  (rounds {100 * low:.0f}-{100 * high:.0f} %)"),
+        ("referee / one process", f"{100 * res.ratio_single:8.1f} %"),
+        ("referee's own time", f"{res.overhead_us:8.1f} us per decision"),
+    ]
+    out.print(f"{res.decisions} decisions; medians of {len(res.rounds)} interleaved rounds "
+              "(trio: send_all/receive_some; direct: the referee's own pipe reads and writes)", highlight=False)
+    for label, value in rows:
+        out.print(f"{label:<32}: {value}", highlight=False)

@@ -1,0 +1,117 @@
+"""The `replay` and `verify` commands (registered on the main typer app by `cli.py`).
+
+`replay LOG` re-simulates one game log and prints it deal by deal in the
+terminal (or writes the HTML viewer with `--html`); `verify LOG...` re-runs
+every game and compares it with everything its log says. Both fail loudly on
+any mismatch and never repair a log.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+
+from referee.cli.common import app, err, expected_errors, out
+from referee.errors import ConfigError
+
+
+@app.command()
+@expected_errors
+def replay(
+    log_path: Annotated[Path, typer.Argument(metavar="LOG", help="A game log (.jsonl) written with --log-dir.")],
+    seat: Annotated[Optional[int], typer.Option("--seat", min=0, help="Show only what seat N could see at each moment.")] = None,
+    show_all: Annotated[bool, typer.Option("--all", help="Show everything: every hand, every private event (the default).")] = False,
+    public: Annotated[bool, typer.Option("--public", help="Show public information only (every hand face down).")] = False,
+    deal: Annotated[int, typer.Option("--deal", min=1, help="Start at deal K (the earlier deals are re-simulated silently).")] = 1,
+    step: Annotated[bool, typer.Option("--step", help="Wait for Enter after each action (only when stdin and stdout are a terminal).")] = False,
+    width: Annotated[Optional[int], typer.Option("--width", min=40, help="Line width (default: the terminal's).")] = None,
+    html: Annotated[Optional[Path], typer.Option("--html", metavar="OUT.html", help="Write the HTML replay viewer to this file instead.")] = None,
+) -> None:
+    """Replay a game log in the terminal, deal by deal and action by action."""
+    from referee.replay.load import load_log
+    from referee.replay.text import Viewer, render_replay
+
+    if html is not None:
+        try:
+            from referee.replay.html import write_html
+        except ImportError as exc:
+            raise ConfigError(f"--html: the HTML replay viewer is not available ({exc})") from None
+
+        load_log(log_path)  # a bad log fails here with file:line, not inside the viewer
+        write_html(log_path, html)
+        err.print(f"wrote {html}", highlight=False)
+        return
+    if sum([seat is not None, show_all, public]) > 1:
+        raise typer.BadParameter("choose one of --seat N, --all and --public")
+    log = load_log(log_path)
+    if seat is not None and seat >= log.n_players:
+        raise ConfigError(f"--seat {seat}: this game has seats 0-{log.n_players - 1}")
+    deals = log.deal_count
+    if deal > deals:
+        raise ConfigError(f"--deal {deal}: the game in {log_path} has {deals} deal{'s' if deals != 1 else ''}")
+    viewer = Viewer.for_seat(seat) if seat is not None else Viewer.public() if public else Viewer.everything()
+    console = out if width is None else Console(width=width, highlight=False)
+    pause = _enter_to_continue if step and sys.stdin.isatty() and sys.stdout.isatty() else None
+    if pause is not None:
+        err.print("[dim]step mode: Enter shows the next action, q then Enter stops[/]")
+    render_replay(log, console, viewer, start_deal=deal, pause=pause)
+
+@app.command()
+@expected_errors
+def verify(
+    paths: Annotated[list[Path], typer.Argument(metavar="LOG...", help="Game logs, or directories searched for *.jsonl.")],
+    jobs: Annotated[int, typer.Option("--jobs", "-j", min=0, help="Processes to use (0 = one per CPU for large folders).")] = 0,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also list every log that verified.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable report on stdout.")] = False,
+) -> None:
+    """Re-run every game and compare it with its log: deals, events, actions, messages, result.
+
+    Exit code 0: all logs verified; 1: a log does not match its re-run; 2: unreadable input.
+    """
+    from referee.replay.verify import MISMATCH, UNREADABLE, verify_paths
+
+    started = time.perf_counter()
+    counts = {"ok": 0, MISMATCH: 0, UNREADABLE: 0}
+    actions = 0
+    report = []
+    for verdict in verify_paths(paths, jobs=jobs):
+        counts[verdict.status] += 1
+        actions += verdict.actions
+        if as_json:
+            report.append({"path": verdict.path, "status": verdict.status, "message": verdict.message or None})
+        elif verdict.status == MISMATCH:
+            out.print(f"[red]MISMATCH[/] {verdict.message}", highlight=False, soft_wrap=True)
+        elif verdict.status == UNREADABLE:
+            err.print(f"[bold red]error:[/] {verdict.message}", highlight=False, soft_wrap=True)
+        elif verbose:
+            out.print(f"[green]ok[/] {verdict.path} ({verdict.actions} actions)", highlight=False, soft_wrap=True)
+    seconds = time.perf_counter() - started
+    code = 2 if counts[UNREADABLE] else 1 if counts[MISMATCH] else 0
+    if as_json:
+        sys.stdout.write(json.dumps({"verified": counts["ok"], "mismatched": counts[MISMATCH],
+                                     "unreadable": counts[UNREADABLE], "actions": actions,
+                                     "seconds": round(seconds, 3), "logs": report}, indent=2) + "\n")
+    else:
+        total = sum(counts.values())
+        failed = counts[MISMATCH] + counts[UNREADABLE]
+        colour = "green" if not failed else "red"
+        extra = f" ({counts[MISMATCH]} mismatched, {counts[UNREADABLE]} unreadable)" if failed else ""
+        out.print(f"[{colour}]{counts['ok']} verified, {failed} failed[/]{extra} of {total} log{'s' if total != 1 else ''}, "
+                  f"{actions} actions re-simulated in {seconds:.1f} s", highlight=False, soft_wrap=True)
+    if code:
+        raise typer.Exit(code)
+
+
+def _enter_to_continue() -> bool:
+    """Step mode: Enter shows the next action, q (or end of input) stops."""
+    try:
+        answer = input()
+    except (EOFError, KeyboardInterrupt):
+        return False
+    return answer.strip().lower() not in ("q", "quit")

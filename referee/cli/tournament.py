@@ -1,0 +1,264 @@
+"""`chicago-referee tournament CONFIG` and `chicago-referee standings DB`.
+
+Default places (so re-running the same command resumes, from any current
+directory): the results database is `results/<config stem>/tournament.db`
+and the game logs are in `results/<config stem>/logs/`, both next to the
+config file. With `--db PATH` the logs default to `PATH-without-suffix-logs/`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import trio
+import typer
+
+from referee.cli.common import app, err, expected_errors, out
+from referee.errors import RefereeError
+from referee.seats.clock import format_time_control
+from referee.tournament.config import Tournament, default_concurrency, load_config
+from referee.tournament.run import (
+    RunOutcome,
+    TournamentRunner,
+    build_bots,
+    check_commands,
+    handle_signals,
+    prepare_store,
+)
+from referee.tournament.schedule import ScheduledGame, schedule_for
+from referee.tournament.store import GameRow, Store, open_for_reading
+
+_OUR_FILES = re.compile(r"^\d{5}-.+\.(jsonl|jsonl\.part|html)$")
+
+
+def default_paths(config: Path, db: Path | None, log_dir: Path | None) -> tuple[Path, Path]:
+    """(database, log folder) for a config and the options given."""
+    if db is None:
+        folder = config.resolve().parent / "results" / config.stem
+        return folder / "tournament.db", (log_dir or folder / "logs")
+    return db, (log_dir or db.with_name(db.stem + "-logs"))
+
+
+def _ignore_results(db: Path, config: Path) -> None:
+    """The default results folder is data, not source: keep it out of git."""
+    results = config.resolve().parent / "results"
+    if results in db.resolve().parents:
+        ignore = results / ".gitignore"
+        if not ignore.exists():
+            results.mkdir(parents=True, exist_ok=True)
+            ignore.write_text("# chicago-referee tournament results\n*\n")
+
+
+def _fresh(db: Path, log_dir: Path) -> None:
+    """--fresh: drop the database and the game logs this referee wrote."""
+    if db.exists():
+        Store.open(db, lock=True).close()  # refuses while another referee runs it
+        Store.remove(db)
+    if log_dir.is_dir():
+        for p in log_dir.iterdir():
+            if _OUR_FILES.match(p.name):
+                p.unlink()
+
+
+def _print_tables(console: Any, items: list[Any]) -> None:
+    """Tables at their natural width when stdout is a file or a pipe (not cut to 80 columns)."""
+    wide = console
+    if not console.is_terminal:
+        from rich.console import Console
+
+        wide = Console(file=console.file, width=max(console.width, 200), color_system=None)
+    for item in items:
+        (console if isinstance(item, str) else wide).print(item, highlight=False)
+
+
+class _Ui:
+    """Progress and live standings on stderr (a live view on a terminal, lines otherwise)."""
+
+    def __init__(self, err: Any, t: Tournament, rows: list[GameRow], scheduled: int) -> None:
+        self.err = err
+        self.t = t
+        self.rows = rows
+        self.scheduled = scheduled
+        self.runner: TournamentRunner | None = None
+        self.live: Any = None
+        self.progress: Any = None
+        self.task: Any = None
+        self._next = 0.0
+        self._cost = 0.0
+        self._every = max(1, scheduled // 20)
+
+    def __enter__(self) -> _Ui:
+        if self.err.is_terminal:
+            from rich.live import Live
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeRemainingColumn,
+            )
+
+            self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                     TimeRemainingColumn())
+            self.task = self.progress.add_task("games", total=self.scheduled, completed=len(self.rows))
+            self.live = Live(self._view(), console=self.err, refresh_per_second=4, transient=False)
+            self.live.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.live is not None:
+            self.live.update(self._view(force=True))
+            self.live.__exit__(None, None, None)
+
+    def _view(self, force: bool = False) -> Any:
+        from rich.console import Group
+
+        from referee.tournament.standings import compute, live_table
+
+        now = time.monotonic()
+        if force or now >= self._next or not hasattr(self, "_table"):
+            t0 = time.perf_counter()
+            st = compute(self.rows, self.t.bot_names, name=self.t.name, table_size=self.t.table_size,
+                         scheduled=self.scheduled)
+            self._table = live_table(st, self.runner.running if self.runner else 0)
+            self._cost = time.perf_counter() - t0
+            self._next = now + max(1.0, 20 * self._cost)  # the loop must not spend long here
+        return Group(self.progress, self._table)
+
+    def notify(self, text: str) -> None:
+        if self.live is not None:
+            self.live.console.print(text, highlight=False)
+        else:
+            self.err.print(text, highlight=False)
+
+    def on_start(self, g: ScheduledGame) -> None:
+        if self.progress is not None:
+            self.progress.update(self.task, description=f"games ({self.runner.running if self.runner else 0} running)")
+
+    def on_game(self, row: GameRow) -> None:
+        self.rows.append(row)
+        if self.live is not None:
+            running = self.runner.running - 1 if self.runner else 0  # this game is still counted
+            self.progress.update(self.task, advance=1, description=f"games ({running} running)")
+            self.live.update(self._view())
+        elif len(self.rows) % self._every == 0 or len(self.rows) == self.scheduled:
+            pct = 100 * len(self.rows) / max(1, self.scheduled)
+            self.err.print(f"[{len(self.rows)}/{self.scheduled}] {pct:.0f}% games finished", highlight=False)
+
+
+async def _run(t: Tournament, store: Store, schedule: list[ScheduledGame], log_dir: Path, concurrency: int,
+               ui: _Ui) -> RunOutcome:
+    await build_bots(t, ui.notify)
+    check_commands(t)
+    runner = TournamentRunner(t, store, schedule, log_dir=log_dir, concurrency=concurrency,
+                              on_game=ui.on_game, on_start=ui.on_start)
+    ui.runner = runner
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(handle_signals, runner, ui.notify)
+        outcome = await runner.run()
+        nursery.cancel_scope.cancel()
+    return outcome
+
+
+@app.command()
+@expected_errors
+def tournament(
+    config: Annotated[Path, typer.Argument(help="Tournament config file (TOML; see tournaments/README.md).")],
+    db: Annotated[Optional[Path], typer.Option("--db", help="Results database (default: results/<config stem>/tournament.db next to the config).")] = None,
+    log_dir: Annotated[Optional[Path], typer.Option("--log-dir", help="Folder for the game logs (default: logs/ next to the default database, or <db>-logs/).")] = None,
+    concurrency: Annotated[Optional[int], typer.Option("--concurrency", "-j", min=1, help="Games played at once (default: the config's, else cores - 1, at least 1).")] = None,
+    resume: Annotated[Optional[bool], typer.Option("--resume/--fresh", help="--resume: continue the existing database (also the default when it exists); --fresh: delete it and its logs and start over.")] = None,
+) -> None:
+    """Run a round robin or gauntlet from a config file; resumes where it stopped."""
+    t = load_config(config)
+    db_path, logs = default_paths(config, db, log_dir)
+    if resume is False:
+        _fresh(db_path, logs)
+    elif resume is True and not db_path.exists():
+        raise RefereeError(f"nothing to resume: {db_path} does not exist (run without --resume to start)")
+    if db is None:
+        _ignore_results(db_path, config)
+    schedule = schedule_for(t)
+    conc = concurrency or t.concurrency or default_concurrency()
+    cmd = ["chicago-referee", "tournament", str(config)]
+    if db is not None:
+        cmd += ["--db", str(db)]
+    if log_dir is not None:
+        cmd += ["--log-dir", str(log_dir)]
+    store = Store.open(db_path, create=True, lock=True)
+    outcome: RunOutcome | None = None
+    try:
+        prepare_store(t, store, schedule)
+        keys = {g.key for g in schedule}
+        rows = [r for r in store.games() if r.key in keys]
+        n_tables = len({g.table for g in schedule})
+        err.print(
+            f"{t.name}: {t.game.title}, {t.format} of {len(t.bots)} bots at {t.table_size} seats: "
+            f"{n_tables} tables x {t.deal_sets} deal sets = {len(schedule)} games; seed {t.seed}, "
+            f"{format_time_control(t.time_control)}, failure policy {t.policy.mode}, concurrency {conc}",
+            highlight=False)
+        err.print(f"results: {db_path}  logs: {logs}", highlight=False)
+        if rows:
+            err.print(f"resuming: {len(rows)} of {len(schedule)} games already finished", highlight=False)
+        with _Ui(err, t, rows, len(schedule)) as ui:
+            outcome = trio.run(_run, t, store, schedule, logs, conc, ui)
+        from referee.tournament.standings import all_tables, from_store
+
+        _print_tables(out, all_tables(from_store(store)))
+    except KeyboardInterrupt:  # Ctrl-C outside the games (building bots, printing): no traceback
+        err.print("interrupted", highlight=False)
+    finally:
+        store.close()
+    if outcome is not None:
+        err.print(f"{outcome.status}: {outcome.recorded} games played in {outcome.seconds:.1f} s; "
+                  f"{outcome.finished}/{outcome.scheduled} finished", highlight=False)
+    if outcome is None or outcome.status != "completed":
+        left = f"{outcome.remaining} games left; " if outcome is not None else ""
+        err.print(f"{left}resume with:  {shlex.join(cmd + ['--resume'])}", highlight=False)
+        raise typer.Exit(130)
+
+@app.command()
+@expected_errors
+def standings(
+    db: Annotated[Path, typer.Argument(help="Results database (or the tournament config: its default database).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the standings as JSON on stdout.")] = False,
+    as_csv: Annotated[bool, typer.Option("--csv", help="Print the standings table as CSV on stdout.")] = False,
+    html_out: Annotated[Optional[Path], typer.Option("--html", help="Write a self-contained HTML report here.")] = None,
+) -> None:
+    """Print a tournament's standings from its results database (works while it runs)."""
+    from referee.tournament.standings import (
+        all_tables,
+        from_store,
+        to_csv,
+        to_dict,
+        to_html,
+    )
+
+    if db.suffix == ".toml":
+        db, _ = default_paths(db, None, None)
+    store = open_for_reading(db)
+    try:
+        st = from_store(store)
+        if html_out is not None:
+            html_out.parent.mkdir(parents=True, exist_ok=True)
+            html_out.write_text(to_html(st, store, html_out), encoding="utf-8")
+            err.print(f"wrote {html_out}", highlight=False)
+        if as_json:
+            sys.stdout.write(json.dumps(to_dict(st), indent=2) + "\n")
+        elif as_csv:
+            sys.stdout.write(to_csv(st))
+        else:
+            _print_tables(out, all_tables(st))
+            runs = store.runs()
+            killed = sum(1 for r in runs if r.status == "running")
+            err.print(f"{st.finished}/{st.scheduled} games finished over {len(runs)} run(s)"
+                      + (f" ({killed} ended without a goodbye: killed, or still running)" if killed else ""),
+                      highlight=False)
+    finally:
+        store.close()

@@ -1,0 +1,225 @@
+"""`chicago-referee bench`: the referee's speed against the physical limit.
+
+Two bot processes (three for Ghost Hand Euchre; the same trivial bot, which
+answers the first legal action) are started and handshaken once; then
+rounds alternate between:
+
+1. through the referee: whole games (engine, views, clocks, validation;
+   logging off), the seats rotating each game;
+2. raw game stream: the very request lines those games sent, pre-encoded,
+   each written to the process of the seat to act and its reply read back,
+   with no referee work at all: the physical limit of such a match. It is
+   measured twice: through trio's own pipe streams (`send_all` and
+   `receive_some`, a raw trio pipe round trip) and through the direct reads
+   and writes the referee itself uses, which skip trio's extra scheduler
+   pass per call and are the faster of the two;
+3. raw, one process: one request line to one process, over and over (a lone
+   process that never sleeps answers faster than two that take turns).
+
+Rounds are interleaved (in alternating order) and the medians compared,
+because these machines are shared and noisy: a quiet or busy second falls
+on both sides alike. Quote the ratios, measured in one run; absolute rates
+are not comparable.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import msgspec
+import trio
+
+from referee.errors import BotStartError
+from referee.games import get_game
+from referee.games.base import PUBLIC
+from referee.games.rules import build_rules
+from referee.play.match import BotHandle, MatchConfig, play_one
+from referee.play.runner import make_request
+from referee.play.seeding import derive_seed
+from referee.seats.bot_process import BotProcess, BotSpec
+from referee.seats.clock import SeatClock
+
+_encoder = msgspec.json.Encoder()
+
+
+@dataclass(frozen=True)
+class Round:
+    referee_per_s: float
+    stream_per_s: float
+    trio_stream_per_s: float
+    single_per_s: float
+    decisions: int
+    overhead_us: float
+
+    @property
+    def ratio(self) -> float:
+        return self.referee_per_s / self.stream_per_s
+
+
+@dataclass(frozen=True)
+class BenchResult:
+    rounds: list[Round]
+
+    @property
+    def referee_per_s(self) -> float:
+        return statistics.median(r.referee_per_s for r in self.rounds)
+
+    @property
+    def raw_stream_per_s(self) -> float:
+        return statistics.median(r.stream_per_s for r in self.rounds)
+
+    @property
+    def trio_stream_per_s(self) -> float:
+        return statistics.median(r.trio_stream_per_s for r in self.rounds)
+
+    @property
+    def ratio_trio(self) -> float:
+        """Referee against the game stream over trio's own pipe streams."""
+        return self.referee_per_s / self.trio_stream_per_s
+
+    @property
+    def raw_single_per_s(self) -> float:
+        return statistics.median(r.single_per_s for r in self.rounds)
+
+    @property
+    def ratio(self) -> float:
+        """Referee against the raw game stream (the physical limit of the match)."""
+        return self.referee_per_s / self.raw_stream_per_s
+
+    @property
+    def ratio_single(self) -> float:
+        return self.referee_per_s / self.raw_single_per_s
+
+    @property
+    def ratio_range(self) -> tuple[float, float]:
+        ratios = [r.ratio for r in self.rounds]
+        return min(ratios), max(ratios)
+
+    @property
+    def decisions(self) -> int:
+        return sum(r.decisions for r in self.rounds)
+
+    @property
+    def overhead_us(self) -> float:
+        """The referee's own time per decision, as its runner measures it."""
+        return sum(r.overhead_us * r.decisions for r in self.rounds) / max(1, self.decisions)
+
+
+def game_stream(config: MatchConfig, games: Sequence[tuple[int, int]]) -> list[tuple[int, int, bytes]]:
+    """(game index, seat, request line) exactly as the referee sends them in
+    games with these (game id, seed) pairs, each seat answering with the first
+    legal action (no failures, so no warnings)."""
+    n = len(config.bots)
+    out: list[tuple[int, int, bytes]] = []
+    for index, (game_id, seed) in enumerate(games):
+        state = config.game.new_state(config.rules, n, seed, config.deals)
+        clocks = [SeatClock(config.time_control) for _ in range(n)]
+        cursor = [0] * n
+        rid = 0
+        while not state.is_terminal():
+            seat = state.current_player()
+            legal = state.legal_actions()
+            events = [ev for aud, ev in state.events[cursor[seat]:] if aud in (PUBLIC, seat)]
+            cursor[seat] = len(state.events)
+            rid += 1
+            req = make_request(rid, game_id, events, state.view(seat), legal, clocks[seat].snapshot())
+            out.append((index, seat, _encoder.encode(req) + b"\n"))
+            state.apply_action(legal[0])
+    return out
+
+
+async def _stream_rate(procs: Sequence[BotProcess], stream: list[tuple[int, int, bytes]],
+                       rotations: Sequence[int]) -> float:
+    """Round trips/s of `stream`; in game i, seat s is process `(s + rotations[i]) % n`."""
+    n = len(procs)
+    t0 = trio.current_time()
+    for index, seat, line in stream:
+        proc = procs[(seat + rotations[index]) % n]
+        await proc.send(line)
+        await proc.receive_line()
+    return len(stream) / (trio.current_time() - t0)
+
+
+async def _trio_stream_rate(procs: Sequence[BotProcess], stream: list[tuple[int, int, bytes]],
+                            rotations: Sequence[int]) -> float:
+    """As `_stream_rate`, through trio's `send_all` and `receive_some`."""
+    n = len(procs)
+    t0 = trio.current_time()
+    for index, seat, line in stream:
+        proc = procs[(seat + rotations[index]) % n].proc
+        assert proc.stdin is not None and proc.stdout is not None
+        await proc.stdin.send_all(line)
+        reply = await proc.stdout.receive_some(65536)
+        while not reply.endswith(b"\n"):
+            reply += await proc.stdout.receive_some(65536)
+    return len(stream) / (trio.current_time() - t0)
+
+
+async def _single_rate(proc: BotProcess, line: bytes, count: int) -> float:
+    head, tail = line.split(b'"id":1,', 1)
+    t0 = trio.current_time()
+    for i in range(1, count + 1):
+        await proc.send(head + b'"id":%d,' % i + tail)
+        await proc.receive_line()
+    return count / (trio.current_time() - t0)
+
+
+async def _referee_rate(config: MatchConfig, handles: Sequence[BotHandle], games: Sequence[tuple[int, int]],
+                        rotations: Sequence[int], deal_set: int) -> tuple[float, int, float]:
+    """(decisions/s, decisions, summed own time in us) of these games through the referee."""
+    decisions, overhead = 0, 0.0
+    t0 = trio.current_time()
+    for (game_id, game_seed), rotation in zip(games, rotations):
+        seats = list(handles[rotation:]) + list(handles[:rotation])
+        rec = await play_one(config, game_id, deal_set, game_seed, seats, {})
+        if rec.failures:
+            f = rec.failures[0]
+            raise BotStartError(f"the bench bot failed in seat {f.seat}: {f.reason}: {f.message}")
+        decisions += rec.decisions
+        overhead += rec.overhead_us * rec.decisions
+    return decisions / (trio.current_time() - t0), decisions, overhead
+
+
+async def run_bench(spec: BotSpec, game: str = "chicago", rounds: int = 12, games_per_round: int = 4,
+                    seed: int = 1) -> BenchResult:
+    gdef = get_game(game)
+    n = 2 if 2 in gdef.seat_counts else min(gdef.seat_counts)
+    bots = [spec] + [BotSpec(name=f"{spec.name}#{i + 1}", argv=spec.argv, cwd=spec.cwd) for i in range(1, n)]
+    config = MatchConfig(game=gdef, rules=build_rules(gdef), games=rounds * games_per_round, seed=seed, bots=bots)
+    results: list[Round] = []
+    async with trio.open_nursery() as nursery:
+        handles = [BotHandle(b, nursery) for b in config.bots]
+        try:
+            for h in handles:
+                err = await h.ensure(config.time_control, [gdef.name])
+                if err is not None:
+                    said = err[2].strip().splitlines()[-1:] if err[2] else []
+                    raise BotStartError(f"bot {h.spec.name!r} did not start: {err[1]}"
+                                        + "".join(f"; it said: {line}" for line in said))
+            procs = [h.proc for h in handles if h.proc is not None]
+            for r in range(rounds + 1):  # round 0 warms up and is not counted
+                games = [(r * games_per_round + g + 1, derive_seed(seed, "bench", r * games_per_round + g))
+                         for g in range(games_per_round)]
+                rotations = [g % n for g in range(games_per_round)]
+                stream = game_stream(config, games)
+
+                # Alternate the order, so that neither side always runs right
+                # after the other (warm caches, a machine speeding up).
+                if r % 2:
+                    referee, decisions, overhead = await _referee_rate(config, handles, games, rotations, r)
+                raw = await _stream_rate(procs, stream, rotations)
+                raw_trio = await _trio_stream_rate(procs, stream, rotations)
+                if not r % 2:
+                    referee, decisions, overhead = await _referee_rate(config, handles, games, rotations, r)
+                single = await _single_rate(procs[0], stream[0][2], len(stream))
+                if r:
+                    results.append(Round(referee_per_s=referee, stream_per_s=raw, trio_stream_per_s=raw_trio,
+                                         single_per_s=single,
+                                         decisions=decisions, overhead_us=overhead / max(1, decisions)))
+        finally:
+            with trio.CancelScope(shield=True):
+                for h in handles:
+                    await h.close()
+    return BenchResult(rounds=results)

@@ -1,0 +1,287 @@
+"""A match: 2-4 bots play games in deal sets, with statistics at the end.
+
+A deal set is one seed (so one deck sequence) played once under each seat
+rotation: with 2 bots both seatings, with 3-4 bots every cyclic rotation, so
+every bot sits in every seat equally often and card luck largely cancels.
+Bot processes live for the whole match and are restarted after a crash.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import trio
+
+from protocol.messages import PROTOCOL_VERSION, BotHello, Bye, Hello, TimeControl
+from referee import __version__
+from referee.errors import BotError, ConfigError
+from referee.games import GAMES
+from referee.games.base import Deal, GameDef
+from referee.logs.gamelog import GameLogWriter, PlayerInfo, cut
+from referee.play.runner import (
+    FailurePolicy,
+    GameRecord,
+    GameRunner,
+    GameSpec,
+    log_path_for,
+)
+from referee.play.seeding import derive_seed
+from referee.seats.bot_process import BotProcess, BotSpec, start_bot
+from referee.stats.ratings import (
+    MatchStats,
+    Ratings,
+    SprtResult,
+    comparisons_from_scores,
+    fit_ratings,
+    set_counts,
+    set_stats,
+    sprt,
+)
+
+_BYE = msgspec.json.encode(Bye()) + b"\n"
+
+
+def seat_rotations(n: int) -> list[list[int]]:
+    """Rotation r puts bot (s + r) % n in seat s: each bot sits in each seat once."""
+    return [[(s + r) % n for s in range(n)] for r in range(n)]
+
+
+def unique_names(specs: list[BotSpec]) -> list[BotSpec]:
+    """Distinct labels: `js/chicago_bot` vs `c/chicago_bot`, else `name#2`."""
+    programs = {spec.name: {s.argv for s in specs if s.name == spec.name} for spec in specs}
+    seen: Counter[str] = Counter()
+    out = []
+    for spec in specs:
+        name = spec.name
+        if len(programs[name]) > 1:
+            script = next((a for a in reversed(spec.argv) if Path(a).name.startswith(name)), spec.argv[-1])
+            name = f"{Path(script).parent.name}/{name}"
+        seen[name] += 1
+        if seen[name] > 1:
+            name = f"{name}#{seen[name]}"
+        out.append(BotSpec(name=name, argv=spec.argv, cwd=spec.cwd))
+    return out
+
+
+class BotHandle:
+    """One bot of a match: started on demand, handshaken, restarted after a crash."""
+
+    def __init__(self, spec: BotSpec, nursery: trio.Nursery) -> None:
+        self.spec = spec
+        self.nursery = nursery
+        self.proc: BotProcess | None = None
+        self.hello: BotHello | None = None
+        self.starts = 0
+
+    async def ensure(self, tc: TimeControl, games: list[str]) -> tuple[str, str, str] | None:
+        """Running and handshaken, or (reason, message, detail) why not."""
+        if self.proc is not None and not self.proc.dead and self.proc.proc.poll() is None:
+            return None
+        await self.close()
+        self.starts += 1
+        try:
+            self.proc = await start_bot(self.nursery, self.spec)
+        except BotError as exc:
+            await self.close()
+            return ("startup_failure", str(exc), "")
+        proc = self.proc
+        hello = Hello(referee=f"chicago-referee {__version__}", games=games)
+        try:
+            with trio.fail_after(tc.startup_ms / 1000):
+                await proc.send(msgspec.json.encode(hello) + b"\n")
+                line = await proc.receive_line()
+            reply = msgspec.json.decode(line, type=BotHello)
+        except trio.TooSlowError:
+            detail = proc.stderr_text()
+            await self.close()
+            return ("startup_failure", f"no hello reply within {tc.startup_ms} ms", detail)
+        except BotError as exc:
+            detail = exc.detail or proc.stderr_text()
+            note = proc.exit_note()
+            await self.close()
+            return ("startup_failure", f"{exc}{note} during the handshake", detail)
+        except msgspec.DecodeError as exc:
+            await self.close()
+            return ("startup_failure", f"bad hello reply: {exc}", cut(line, 500))
+        if reply.protocol != PROTOCOL_VERSION:
+            await self.close()
+            return ("startup_failure", f"bot speaks protocol {reply.protocol}, referee speaks {PROTOCOL_VERSION}", "")
+        self.hello = reply
+        return None
+
+    async def close(self) -> None:
+        if self.proc is not None:
+            proc, self.proc = self.proc, None
+            await proc.close(_BYE)
+
+
+@dataclass(frozen=True)
+class MatchConfig:
+    game: GameDef
+    rules: Any
+    bots: list[BotSpec]
+    games: int
+    seed: int
+    time_control: TimeControl = field(default_factory=TimeControl)
+    policy: FailurePolicy = field(default_factory=FailurePolicy)
+    deals: tuple[Deal, ...] = ()
+    log_dir: Path | None = None
+    sprt: tuple[float, float, float, float] | None = None
+
+    def __post_init__(self) -> None:
+        n = len(self.bots)
+        if n not in self.game.seat_counts:
+            counts = " or ".join(str(c) for c in self.game.seat_counts)
+            raise ConfigError(f"{self.game.title} needs {counts} bots, got {n}")
+        if self.games < 1:
+            raise ConfigError("--games must be at least 1")
+
+    @property
+    def set_size(self) -> int:
+        return len(self.bots)
+
+    @property
+    def n_sets(self) -> int:
+        return -(-self.games // self.set_size)
+
+
+@dataclass
+class BotSummary:
+    name: str
+    command: list[str]
+    games: int = 0
+    wins: int = 0
+    score_sum: int = 0
+    deals: int = 0
+    place_sum: int = 0
+    failures: Counter[str] = field(default_factory=Counter)
+
+    def as_dict(self) -> dict[str, Any]:
+        g = max(1, self.games)
+        return {
+            "name": self.name, "command": self.command, "games": self.games, "wins": self.wins,
+            "win_rate": round(self.wins / g, 4), "avg_score": round(self.score_sum / g, 3),
+            "points_per_deal": round(self.score_sum / max(1, self.deals), 4),
+            "avg_place": round(self.place_sum / g, 3), "failures": dict(sorted(self.failures.items())),
+        }
+
+
+@dataclass
+class MatchResult:
+    config: MatchConfig
+    records: list[GameRecord]
+    bots: list[BotSummary]
+    stats: MatchStats | None = None
+    pentanomial: list[int] | None = None
+    ratings: Ratings | None = None
+    sprt: SprtResult | None = None
+    stopped: str = ""
+
+    def bot_index(self, name: str) -> int:
+        return [b.name for b in self.bots].index(name)
+
+
+def summarize(config: MatchConfig, records: list[GameRecord]) -> MatchResult:
+    names = [b.name for b in config.bots]
+    bots = [BotSummary(name=b.name, command=list(b.argv)) for b in config.bots]
+    for rec in records:
+        for seat, name in enumerate(rec.seat_names):
+            b = bots[names.index(name)]
+            b.games += 1
+            b.wins += rec.winner == seat
+            b.score_sum += rec.scores[seat]
+            b.deals += rec.deals
+            b.place_sum += rec.placements[seat]
+        for f in rec.failures:
+            bots[names.index(rec.seat_names[f.seat])].failures[f.reason] += 1
+    result = MatchResult(config=config, records=records, bots=bots)
+    sets: dict[int, list[GameRecord]] = {}
+    for rec in records:
+        sets.setdefault(rec.deal_set or 0, []).append(rec)
+    complete = [v for v in sets.values() if len(v) == config.set_size]
+    if len(names) == 2 and complete:
+        set_scores = [sum(_score_for(r, names[0]) for r in v) / len(v) for v in complete]
+        result.stats = set_stats(set_scores, games_per_set=2)
+        result.pentanomial = set_counts(set_scores, games_per_set=2)
+        if config.sprt is not None:
+            e0, e1, a, b = config.sprt
+            result.sprt = sprt(e0, e1, a, b, result.pentanomial)
+    elif len(names) > 2 and records:
+        comps = []
+        for rec in records:
+            table = {name: -rec.placements[seat] for seat, name in enumerate(rec.seat_names)}
+            comps.extend(comparisons_from_scores(table, cluster=rec.deal_set))
+        result.ratings = fit_ratings(comps, names, prior=2.0)
+    return result
+
+
+def _score_for(rec: GameRecord, name: str) -> float:
+    seat = rec.seat_names.index(name)
+    if rec.winner is None:
+        return 0.5 if rec.placements[seat] == 1 else 0.0
+    return 1.0 if rec.winner == seat else 0.0
+
+
+async def run_match(config: MatchConfig, on_game: Callable[[GameRecord], None] | None = None) -> MatchResult:
+    """Play the whole match; `on_game` is called after every finished game."""
+    async with trio.open_nursery() as nursery:
+        return await _run_match(config, on_game, nursery)
+
+
+async def _run_match(
+    config: MatchConfig, on_game: Callable[[GameRecord], None] | None, nursery: trio.Nursery
+) -> MatchResult:
+    handles = [BotHandle(spec, nursery) for spec in config.bots]
+    records: list[GameRecord] = []
+    rotations = seat_rotations(len(handles))
+    games = list(GAMES)
+    stopped = ""
+    game_id = 0
+    try:
+        for k in range(config.n_sets):
+            seed = derive_seed(config.seed, "deal-set", k)
+            for rotation in rotations:
+                game_id += 1
+                seats = [handles[i] for i in rotation]
+                start_failures = {}
+                for seat, h in enumerate(seats):
+                    err = await h.ensure(config.time_control, games)
+                    if err is not None:
+                        start_failures[seat] = err
+                record = await play_one(config, game_id, k, seed, seats, start_failures)
+                records.append(record)
+                if on_game is not None:
+                    on_game(record)
+            if config.sprt is not None and len(handles) == 2:
+                res = summarize(config, records)
+                if res.sprt is not None and res.sprt.decision is not None:
+                    stopped = f"SPRT accepted {res.sprt.decision} after {k + 1} deal sets"
+                    break
+    finally:
+        with trio.CancelScope(shield=True):
+            for h in handles:
+                await h.close()
+    result = summarize(config, records)
+    result.stopped = stopped
+    return result
+
+
+async def play_one(
+    config: MatchConfig, game_id: int, deal_set: int, seed: int,
+    seats: list[BotHandle], start_failures: dict[int, tuple[str, str, str]],
+) -> GameRecord:
+    spec = GameSpec(
+        game=config.game, rules=config.rules, n_players=len(seats), seed=seed, game_id=game_id,
+        time_control=config.time_control, policy=config.policy, deals=config.deals,
+        match_seed=config.seed, deal_set=deal_set,
+    )
+    names = [h.spec.name for h in seats]
+    players = [PlayerInfo(seat=i, name=h.spec.name, argv=list(h.spec.argv)) for i, h in enumerate(seats)]
+    log = GameLogWriter(log_path_for(config.log_dir, game_id))
+    runner = GameRunner(spec, [None if i in start_failures else h.proc for i, h in enumerate(seats)], names, log)
+    return await runner.run(players, start_failures)

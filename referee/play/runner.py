@@ -1,0 +1,517 @@
+"""One game between bot processes: requests, clocks, failures, log.
+
+The engine says whose turn it is; that seat gets a request carrying its view,
+the legal actions and its clock; the reply is awaited under the game's cancel
+scope, whose deadline enforces the seat's limit (see "Deadlines" below), and
+checked (JSON, schema, request id, legality) before it is applied. Every
+failure becomes a recorded result with a reason code; the failure policy
+decides what follows. Nothing here knows which game is being played.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from time import perf_counter
+from typing import Any, Literal
+
+import msgspec
+import trio
+
+from protocol.messages import (
+    ActionReply,
+    BotMessage,
+    Clock,
+    GameOver,
+    GameStart,
+    Request,
+    SeatFailure,
+    TimeControl,
+    Warning,
+)
+from referee import __version__
+from referee.errors import BotCrashed, BotError, ProtocolViolation, RefereeError
+from referee.games.base import PUBLIC, Deal, GameDef, GameState
+from referee.games.cards import CARD_STR
+from referee.logs.gamelog import GameLogWriter, LogHeader, LogResult, PlayerInfo, cut
+from referee.play.outcome import final_outcome
+from referee.play.seeding import derive_seed
+from referee.seats.bot_process import BotProcess
+from referee.seats.clock import SeatClock
+
+_encoder = msgspec.json.Encoder()
+_decode_reply = msgspec.json.Decoder(BotMessage).decode
+
+
+class FailurePolicy(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """What follows a bot failure; the same for every bot, written in each log.
+
+    `forfeit`: the offending seat loses the game (2 seats: the game ends and
+    the other seat wins; 3-4 seats: it is ranked last and the referee plays
+    the first legal action for it for the rest of the game).
+    `substitute`: the referee plays the first legal action instead and counts
+    a strike; a seat with more than `max_strikes` strikes in one game forfeits.
+    A bot that crashed or broke the line stream forfeits under either policy.
+    """
+
+    mode: Literal["forfeit", "substitute"] = "forfeit"
+    max_strikes: int = 3
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """Everything that determines one game (the bots aside)."""
+
+    game: GameDef
+    rules: Any
+    n_players: int
+    seed: int
+    game_id: int
+    time_control: TimeControl
+    policy: FailurePolicy
+    deals: tuple[Deal, ...] = ()
+    match_seed: int | None = None
+    deal_set: int | None = None
+
+
+@dataclass
+class GameRecord:
+    """A finished game as the match and tournament layers count it."""
+
+    game_id: int
+    seed: int
+    deal_set: int | None
+    seat_names: list[str]
+    winner: int | None
+    scores: list[int]
+    placements: list[int]
+    reason: str
+    failures: list[SeatFailure]
+    forfeited: list[int]
+    deals: int
+    decisions: int
+    log_path: str | None
+    overhead_us: float = 0.0
+    think_ms: list[float] = field(default_factory=list)
+
+
+def make_request(rid: int, game_id: int, events: list[Any], view: Any, legal: Sequence[Any], clock: Clock) -> Request:
+    """A request message. An engine may hand out its legal list already
+    encoded (Chicago's 32 exchanges): building and encoding 32 Structs per
+    decision is slow."""
+    raw_json = getattr(legal, "raw_json", None)
+    return Request(id=rid, game_id=game_id, events=events, view=view,
+                   legal=msgspec.Raw(raw_json()) if raw_json is not None else list(legal),  # type: ignore[arg-type]
+                   clock=clock)
+
+
+@dataclass(eq=False, slots=True)
+class _InFlight:
+    """A request and what settling it needs, even after an early deadline."""
+
+    seat: int
+    rid: int
+    legal: Sequence[Any]
+    limit: float
+    t_sent: float
+    deadline: float
+    data: bytearray
+    sending: bool = False
+    sent: bool = False
+    stale: bytes | None = None  # the last reply that carried an earlier id
+    outcome: Any = None  # the reply or the BotError, once one came
+
+
+@dataclass
+class _Seat:
+    bot: BotProcess | None
+    clock: SeatClock
+    cursor: int = 0
+    strikes: int = 0
+    out: bool = False  # forfeited or unable to play: the referee acts for it
+    late: int = 0  # id of a request that timed out after it was sent: its reply may still come
+
+
+class GameRunner:
+    def __init__(self, spec: GameSpec, bots: list[BotProcess | None], names: list[str], log: GameLogWriter) -> None:
+        self.spec = spec
+        self.names = names
+        self.log = log
+        self.state: GameState = spec.game.new_state(spec.rules, spec.n_players, spec.seed, spec.deals)
+        self.seats = [_Seat(bot=b, clock=SeatClock(spec.time_control)) for b in bots]
+        self.failures: list[SeatFailure] = []
+        self.forfeited: list[int] = []
+        self._now = trio.lowlevel.current_clock().current_time  # trio.current_time, one lookup less
+        self.t0 = self._now()
+        self.request_id = 0
+        self.logged_events = 0
+        self.logged_deals = 0
+        self.decisions = 0
+        self.overhead = 0.0
+        self.think = [0.0] * spec.n_players
+        self.ended_early = False
+        self.logging = log.enabled
+        self._scope: trio.CancelScope | None = None  # the game's; see "Deadlines" below
+        self._scope_deadline = math.inf
+        self._pending: _InFlight | None = None
+        self._unasked = 0  # decisions of seats that are out, played by the referee
+
+    # ------------------------------------------------------------ logging
+
+    def _t(self) -> float:
+        return round((trio.current_time() - self.t0) * 1000, 3)
+
+    def _log_send(self, seat: int, data: bytes) -> None:
+        if self.logging:
+            self.log.write_raw(b'{"type":"send","seat":%d,"t":%.3f,"msg":' % (seat, self._t()), data)
+
+    def _log_engine(self) -> None:
+        if not self.logging:
+            return
+        decks = self.state.dealt_decks()
+        while self.logged_deals < len(decks):
+            d = decks[self.logged_deals]
+            self.logged_deals += 1
+            self.log.write(
+                {"type": "deal", "deal": self.logged_deals, "dealer": d.dealer, "deck": [CARD_STR[c] for c in d.deck]}
+            )
+        events = self.state.events
+        while self.logged_events < len(events):
+            aud, ev = events[self.logged_events]
+            self.logged_events += 1
+            self.log.write({"type": "event", "to": aud, "event": ev})
+
+    def _fail(self, seat: int, reason: str, message: str, detail: str = "") -> None:
+        self.failures.append(SeatFailure(seat=seat, reason=reason, message=message))
+        self.log.write({"type": "failure", "seat": seat, "reason": reason, "message": message, "detail": cut(detail)})
+
+    # ------------------------------------------------------------ messaging
+
+    def _new_events(self, seat: int) -> list[Any]:
+        """Events this seat may see that it has not been sent yet."""
+        s = self.seats[seat]
+        events = self.state.events
+        mine = [ev for aud, ev in events[s.cursor :] if aud == PUBLIC or aud == seat]
+        s.cursor = len(events)
+        return mine
+
+    async def _send_safely(self, seat: int, msg: msgspec.Struct) -> None:
+        """Send a message that needs no reply to a bot that may be dead or
+        stuck; a failure is recorded once. Shielded: a deadline of the game's
+        scope must not cut a decision in half."""
+        s = self.seats[seat]
+        bot = s.bot
+        if bot is None or bot.dead:
+            return
+        data = _encoder.encode(msg)
+        self._log_send(seat, data)
+        if bot.send_nowait(data + b"\n"):
+            return
+        try:
+            with trio.CancelScope(shield=True), trio.fail_after(max(1.0, self.spec.time_control.decision_ms / 1000)):
+                await bot.flush()
+        except (BotError, trio.TooSlowError) as exc:
+            bot.dead = True
+            if not s.out:
+                reason = "timeout" if isinstance(exc, trio.TooSlowError) else exc.reason
+                self._fail(seat, reason, f"could not write to bot: {exc or 'blocked'}", bot.stderr_text())
+                self._forfeit(seat)
+
+    # ------------------------------------------------------------ policy
+
+    def _forfeit(self, seat: int) -> None:
+        s = self.seats[seat]
+        if seat not in self.forfeited:
+            self.forfeited.append(seat)
+        s.out = True
+        if self.spec.n_players == 2:
+            self.ended_early = True
+
+    def _on_failure(self, seat: int, reason: str, message: str, detail: str, fatal: bool) -> None:
+        self._fail(seat, reason, message, detail)
+        s = self.seats[seat]
+        if fatal or self.spec.policy.mode == "forfeit":
+            self._forfeit(seat)
+            return
+        s.strikes += 1
+        if s.strikes > self.spec.policy.max_strikes:
+            self._fail(seat, "strike_limit", f"{s.strikes} strikes exceed the limit of {self.spec.policy.max_strikes}")
+            self._forfeit(seat)
+
+    # ------------------------------------------------------------ one decision
+    #
+    # Deadlines: the game runs in one cancel scope whose deadline is never
+    # later than the deadline of the request in flight. Requests are sent in
+    # order and share a limit, so the scope's deadline mostly comes early; the
+    # request in flight then simply goes on waiting in a new scope (`run`).
+    # Only a deadline that has really passed is a timeout. This costs nothing
+    # per decision, where a `fail_after` per request (entering and leaving a
+    # cancel scope) cost about as much as all the referee's other work on it.
+
+    def _request(self, seat: int, s: _Seat, legal: Sequence[Any]) -> _InFlight | None:
+        """The request for this decision, ready to send; None if the bank is empty."""
+        self.request_id += 1
+        rid = self.request_id
+        clock = s.clock
+        limit = clock.limit_s()
+        if limit <= 0:
+            self._on_failure(seat, "timeout", "the time bank is empty", "", fatal=False)
+            return None
+        events = self._new_events(seat)
+        req = make_request(rid, self.spec.game_id, events, self.state.view(seat), legal, clock.snapshot())
+        data = bytearray()
+        _encoder.encode_into(req, data)
+        data += b"\n"  # one buffer, not a copy of the request with a newline
+        # The view and legal list are a pure function of the game so far and are
+        # re-created by `verify`; logging them would make logs ten times larger.
+        if self.logging:
+            self.log.write({"type": "send", "seat": seat, "t": self._t(), "elided": ["view", "legal"],
+                            "msg": {"type": "request", "id": rid, "game_id": self.spec.game_id, "events": events,
+                                    "clock": req.clock}})
+        now = self._now()
+        p = _InFlight(seat, rid, legal, limit, now, now + limit, data)
+        if p.deadline < self._scope_deadline:  # a shorter limit than before (a bank running low)
+            self._set_deadline(p.deadline)
+        self._pending = p
+        return p
+
+    async def _decide(self, p: _InFlight) -> None:
+        """Send the request, await the reply, apply the action (or the default).
+        Resumable: after an early deadline `run` calls it again for the same request."""
+        seat = p.seat
+        s = self.seats[seat]
+        bot = s.bot
+        assert bot is not None
+        try:
+            if not p.sent:
+                if p.sending:
+                    await bot.flush()  # the rest of a request an early deadline interrupted
+                else:
+                    p.sending = True
+                    await bot.send(p.data)
+                p.sent = True
+            await self._reply(seat, s, bot, p)
+        except BotError as exc:
+            p.outcome = exc
+        self._pending = None
+        started = perf_counter()
+        elapsed = self._now() - p.t_sent
+        s.clock.charge(elapsed)
+        self.think[seat] += elapsed
+        outcome = p.outcome
+        if isinstance(outcome, BotError):
+            self._bot_error(seat, bot, outcome)
+        else:
+            action = outcome.action
+            try:
+                self.state.apply_action(action)  # checks first: an illegal action changes nothing
+            except RefereeError as exc:
+                text = _encoder.encode(action).decode()
+                self._on_failure(seat, "illegal_action", f"illegal action {text}: {exc}", "", fatal=False)
+            else:
+                self.decisions += 1
+                if self.logging:
+                    self._log_action(seat, p.rid, "bot", action, elapsed)
+                self.overhead += perf_counter() - started
+                return
+        await self._play_default(seat, p.legal, p.rid, elapsed)
+
+    async def _reply(self, seat: int, s: _Seat, bot: BotProcess, p: _InFlight) -> None:
+        """Read lines until the answer to request `p.rid` (its outcome); earlier ids are dropped."""
+        rid = p.rid
+        while True:
+            line = await bot.receive_line()
+            if self.logging:
+                self.log.write({"type": "recv", "seat": seat, "t": self._t(), "line": cut(line)})
+            try:
+                msg = _decode_reply(line)
+            except msgspec.ValidationError as exc:
+                raise ProtocolViolation(f"reply does not match the protocol: {exc}", detail=cut(line, 500), reason="schema_violation") from None
+            except msgspec.DecodeError as exc:
+                raise ProtocolViolation(f"reply is not valid JSON: {exc}", detail=cut(line, 500), reason="malformed_json") from None
+            if not isinstance(msg, ActionReply):
+                raise ProtocolViolation(f"expected an 'action' reply to request {rid}, got {type(msg).__struct_config__.tag!r}", detail=cut(line, 500), reason="unexpected_message")
+            if msg.id >= s.late:
+                s.late = 0  # the bot has caught up with the request that timed out
+            if msg.id < rid:
+                p.stale = line  # a late answer to an earlier request: dropped
+                continue
+            if msg.id > rid:
+                raise ProtocolViolation(f"reply id {msg.id} was never issued (current request id is {rid})", detail=cut(line, 500), reason="stale_id")
+            p.outcome = msg
+            return
+
+    def _bot_error(self, seat: int, bot: BotProcess, exc: BotError) -> None:
+        fatal = isinstance(exc, BotCrashed) or exc.reason == "line_too_long"
+        if fatal:
+            bot.dead = True
+        note = bot.exit_note() if isinstance(exc, BotCrashed) else ""
+        detail = exc.detail or bot.stderr_text()
+        self._on_failure(seat, exc.reason, f"{exc}{note}", detail, fatal=fatal)
+
+    async def _timed_out(self, p: _InFlight) -> None:
+        """Settle a request whose deadline has passed, then play the default."""
+        self._pending = None
+        s = self.seats[p.seat]
+        bot = s.bot
+        assert bot is not None
+        elapsed = self._now() - p.t_sent
+        s.clock.charge(elapsed)
+        self.think[p.seat] += elapsed
+        if p.sent:
+            s.late = p.rid  # its reply may still come
+        if p.stale is not None:
+            self._on_failure(p.seat, "stale_id", f"only answered with a stale request id (waiting for {p.rid})",
+                             cut(p.stale, 500), fatal=not p.sent)
+        else:
+            why = f"no reply to request {p.rid} within {p.limit * 1000:.0f} ms"
+            self._on_failure(p.seat, "timeout", why, bot.stderr_text(), fatal=not p.sent)
+        if not p.sent:
+            bot.dead = True  # its stdin is full and part of a request may be in it
+        await self._play_default(p.seat, p.legal, p.rid, elapsed)
+
+    def _set_deadline(self, deadline: float) -> None:
+        self._scope_deadline = deadline
+        if self._scope is not None:
+            self._scope.deadline = deadline
+
+    def _first_deadline(self) -> float:
+        """The deadline for a new scope: no later than any next request's."""
+        limits = [limit for limit in (s.clock.limit_s() for s in self.seats) if limit > 0]
+        return self._now() + min(limits, default=1.0)
+
+    # ------------------------------------------------------------ the game
+
+    def header(self, players: list[PlayerInfo]) -> LogHeader:
+        sp = self.spec
+        return LogHeader(
+            referee=__version__,
+            game=sp.game.name,
+            game_id=sp.game_id,
+            rules=sp.rules,
+            n_players=sp.n_players,
+            seed=sp.seed,
+            deals=[{"dealer": d.dealer, "deck": [CARD_STR[c] for c in d.deck]} for d in sp.deals],
+            players=players,
+            time_control=sp.time_control,
+            failure_policy=sp.policy,
+            match_seed=sp.match_seed,
+            deal_set=sp.deal_set,
+        )
+
+    async def run(self, players: list[PlayerInfo], start_failures: dict[int, tuple[str, str, str]]) -> GameRecord:
+        sp = self.spec
+        if self.logging:
+            self.log.write(self.header(players))
+        for seat, (reason, message, detail) in start_failures.items():
+            self._fail(seat, reason, message, detail)
+            self._forfeit(seat)
+        for seat in range(sp.n_players):
+            start = GameStart(
+                game_id=sp.game_id, game=sp.game.name, rules=sp.rules, seat=seat,
+                n_players=sp.n_players, players=self.names, time_control=sp.time_control,
+                seed=derive_seed(sp.seed, "bot", seat),
+            )
+            await self._send_safely(seat, start)
+        self._log_engine()  # the first deal's events come before the first action
+        while not self._over():
+            p = self._pending
+            deadline = p.deadline if p is not None else self._first_deadline()
+            with trio.CancelScope(deadline=deadline) as scope:
+                self._scope, self._scope_deadline = scope, deadline
+                if p is not None:
+                    await self._decide(p)  # an early deadline interrupted it: wait on
+                await self._play()
+            self._scope = None
+            p = self._pending
+            if scope.cancelled_caught and p is not None and trio.current_time() >= p.deadline:
+                await self._timed_out(p)
+        self._log_engine()
+        return await self._finish()
+
+    def _over(self) -> bool:
+        return self.ended_early or self.state.is_terminal()
+
+    async def _play(self) -> None:
+        """Decisions until the game ends (or the scope's deadline passes).
+
+        The way from a bot's reply to the next request is the referee's cost
+        per decision, and the bots wait for all of it: it stays short and flat.
+        """
+        state, seats = self.state, self.seats
+        while not (self.ended_early or state.is_terminal()):
+            started = perf_counter()
+            seat = state.current_player()
+            legal = state.legal_actions()
+            s = seats[seat]
+            bot = s.bot
+            if s.out or bot is None or bot.dead:
+                self._unasked += 1
+                if self._unasked % 32 == 0:  # the referee plays alone: let other games run now and then
+                    await trio.lowlevel.checkpoint()
+                if not s.out:
+                    self._on_failure(seat, "crash", "bot is not running", bot.stderr_text() if bot else "", fatal=True)
+                await self._play_default(seat, legal, None, None)
+                continue
+            p = self._request(seat, s, legal)
+            if p is None:
+                await self._play_default(seat, legal, self.request_id, 0.0)
+                continue
+            self.overhead += perf_counter() - started
+            await self._decide(p)
+
+    async def _play_default(self, seat: int, legal: Sequence[Any], rid: int | None, elapsed: float | None) -> None:
+        """After a failure (or for a seat that is out): the first legal action."""
+        started = perf_counter()
+        s = self.seats[seat]
+        if elapsed is not None and not s.out and s.bot is not None and not s.bot.dead:  # it was asked
+            await self._send_safely(seat, Warning(
+                id=rid, game_id=self.spec.game_id, reason=self.failures[-1].reason,
+                message=f"{self.failures[-1].message}; the referee played the first legal action"))
+        if self.ended_early:
+            return
+        action = legal[0]
+        self.state.apply_action(action)
+        self.decisions += 1
+        if self.logging:
+            self._log_action(seat, rid, "default", action, elapsed)
+        self.overhead += perf_counter() - started
+
+    def _log_action(self, seat: int, rid: int | None, source: str, action: Any, elapsed: float | None) -> None:
+        think = None if elapsed is None else round(elapsed * 1000, 3)
+        self.log.write({"type": "action", "seat": seat, "id": rid, "source": source, "action": action, "ms": think})
+        self._log_engine()
+
+    async def _finish(self) -> GameRecord:
+        sp = self.spec
+        winner, scores, placements, reason = final_outcome(self.state, self.forfeited, sp.n_players)
+        for seat in range(sp.n_players):
+            # Another seat's failure message may quote its hand: others get the reason only.
+            seen = [f if f.seat == seat else SeatFailure(seat=f.seat, reason=f.reason, message=f.reason)
+                    for f in self.failures]
+            over = GameOver(game_id=sp.game_id, events=self._new_events(seat), winner=winner, scores=scores,
+                            placements=placements, reason=reason, failures=seen)
+            await self._send_safely(seat, over)
+        for s in self.seats:
+            if s.late and s.bot is not None:
+                s.bot.dead = True  # ids restart each game: its late reply must not reach the next one
+        deals = len(self.state.dealt_decks())
+        if self.logging:
+            self.log.write(LogResult(winner=winner, scores=scores, placements=placements, reason=reason,
+                                     failures=self.failures, forfeited=self.forfeited, decisions=self.decisions,
+                                     referee_overhead_us=round(self.overhead / max(1, self.decisions) * 1e6, 1)))
+        self.log.close()
+        return GameRecord(
+            game_id=sp.game_id, seed=sp.seed, deal_set=sp.deal_set, seat_names=self.names,
+            winner=winner, scores=scores, placements=placements, reason=reason, failures=self.failures,
+            forfeited=self.forfeited, deals=deals, decisions=self.decisions,
+            log_path=str(self.log.path) if self.log.path else None,
+            overhead_us=(self.overhead / max(1, self.decisions)) * 1e6,
+            think_ms=[t * 1000 for t in self.think],
+        )
+
+
+def log_path_for(log_dir: Path | None, game_id: int) -> Path | None:
+    return None if log_dir is None else log_dir / f"game-{game_id:05d}.jsonl"

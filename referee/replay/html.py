@@ -1,0 +1,176 @@
+"""A game log as ONE self-contained HTML page that replays the game.
+
+`write_html(log_path, out_path)` reads a log (see `referee.logs.gamelog`) and writes
+a page with inline CSS and JS only (no network, no external scripts or fonts):
+the table with every seat's cards, the current trick, the scores, a status
+line for the current action, step controls with keyboard shortcuts, a
+per-seat view (a seat sees only events addressed to it or to everyone), a
+list of deals to jump to and an inline-SVG chart of the scores per deal.
+
+The page embeds a compact form of the log, not the JSONL: no messages, no
+timings, no deck orders; only events, the actions a viewer needs (exchange
+discards, the referee's default actions; not the bots' plays, which repeat
+`card_played`), failures and the result. Each record is an array
+`[type index, field values...]` (public) or `[~type index, seat, field
+values...]` (seen by that seat only) against a table of type names with their
+field names; an action is the pseudo type `@action:<its type>` whose audience
+is the acting seat; every list of cards is one string `"~AsKd9h"`. A typical
+Chicago game to 52 gives a 50-70 kB page (about 45 kB of it the page itself);
+a 500-deal game (the `max_deals` cap, 4 players) about 0.7 MB. The page builds
+its step list in one light pass and renders a step by replaying its deal, so
+it opens at once and jumps anywhere quickly.
+
+Seat views follow the audiences: seat s sees the events addressed to everyone
+or to s, its own discards (its actions), and another seat's cards only once
+they are shown (`hand_revealed`, a taken open card); the rest are card backs.
+
+    python -m referee.replay.html game-00001.jsonl replay.html
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from referee.logs.gamelog import read_log
+
+DATA_VERSION = 1
+CARD_LIST_MARK = "~"
+_ASSETS = Path(__file__).resolve().parents[1] / "assets"  # the page's HTML, CSS and JavaScript
+_CARD = re.compile(r"^[2-9TJQKA][shdc]$")
+
+# Pseudo record types (a leading '@' never clashes with an event type).
+ACTION, FAILURE, RESULT = "@action", "@failure", "@result"
+
+
+def _pack(value: Any) -> Any:
+    """Lists of card strings become one string `~AsKd`; a string that starts with
+    `~` gets one more (`~~...`) so the page can tell them apart. Recurses."""
+    if isinstance(value, str):
+        return CARD_LIST_MARK + value if value.startswith(CARD_LIST_MARK) else value
+    if isinstance(value, list):
+        if value and all(isinstance(v, str) and _CARD.match(v) for v in value):
+            return CARD_LIST_MARK + "".join(value)
+        return [_pack(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _pack(v) for k, v in value.items()}
+    return value
+
+
+def build_replay_data(log_path: Path) -> dict[str, Any]:
+    """The compact JSON-able replay of one log (raises CorruptLog for bad files)."""
+    header, records = read_log(log_path)
+    rows: list[tuple[str, int, dict[str, Any]]] = []
+    result: dict[str, Any] | None = None
+    for _no, rec in records:
+        kind = rec.get("type")
+        if kind == "event":
+            ev = rec.get("event")
+            if isinstance(ev, dict) and isinstance(ev.get("type"), str):
+                fields = {k: v for k, v in ev.items() if k != "type"}
+                rows.append((ev["type"], int(rec.get("to", -1)), fields))
+        elif kind == "action":
+            act = rec.get("action")
+            source = rec.get("source", "bot")
+            # Plays repeat the public card_played event; everything else is small
+            # and some of it (exchange discards) is a seat's private knowledge.
+            if isinstance(act, dict) and isinstance(act.get("type"), str) and (act["type"] != "play" or source != "bot"):
+                fields = {k: v for k, v in act.items() if k != "type"}
+                if source != "bot":
+                    fields["source"] = source
+                rows.append((ACTION + ":" + act["type"], int(rec.get("seat", -1)), fields))
+        elif kind == "failure":
+            rows.append((FAILURE, -1, {"seat": rec.get("seat"), "reason": rec.get("reason"),
+                                       "message": rec.get("message")}))
+        elif kind == "result":
+            result = {k: rec.get(k) for k in ("winner", "scores", "placements", "reason", "forfeited")}
+            rows.append((RESULT, -1, dict(result)))
+    # One field list per type: the union of the keys, in first-seen order.
+    type_fields: dict[str, list[str]] = {}
+    for name, _to, fields in rows:
+        known = type_fields.setdefault(name, [])
+        for key in fields:
+            if key not in known:
+                known.append(key)
+    index = {name: i for i, name in enumerate(type_fields)}
+    items = []
+    for name, to, fields in rows:
+        values = [_pack(fields.get(key)) for key in type_fields[name]]
+        while values and values[-1] is None:
+            values.pop()
+        items.append([index[name], *values] if to == -1 else [~index[name], to, *values])
+    title = header.game
+    try:
+        from referee.games import GAMES
+
+        if header.game in GAMES:
+            title = GAMES[header.game].title
+    except Exception:  # noqa: BLE001 - the page must not depend on the engines
+        pass
+    rules = msgspec.to_builtins(header.rules)
+    return {
+        "v": DATA_VERSION,
+        "game": header.game,
+        "title": title,
+        "game_id": header.game_id,
+        "seed": str(header.seed),  # 63-bit: JS numbers would round it
+        "match_seed": None if header.match_seed is None else str(header.match_seed),
+        "deal_set": header.deal_set,
+        "referee": header.referee,
+        "n": header.n_players,
+        "players": [p.name for p in sorted(header.players, key=lambda p: p.seat)],
+        "rules": rules,
+        "types": [[name, *fields] for name, fields in type_fields.items()],
+        "items": items,
+        "result": result,
+    }
+
+
+def _script_json(data: dict[str, Any]) -> str:
+    """JSON safe inside <script>: no '</' (closing tag) and no '<!--'."""
+    text = msgspec.json.encode(data).decode("utf-8")
+    return text.replace("</", "<\\/").replace("<!--", "<\\u0021--")
+
+
+def _html_escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+
+
+def _asset(name: str) -> str:
+    return (_ASSETS / name).read_text(encoding="utf-8")
+
+
+def render_html(data: dict[str, Any]) -> str:
+    title = f"{data['title']} · game {data['game_id']} · " + " vs ".join(data["players"])
+    parts = {"TITLE": _html_escape(title), "STYLE": _asset("replay.css"), "SCRIPT": _asset("replay.js"),
+             "DATA": _script_json(data)}
+    # One pass, so a placeholder-like text inside a part (a bot's name) stays as it is.
+    return re.sub(r"__(TITLE|STYLE|SCRIPT|DATA)__", lambda m: parts[m.group(1)], _asset("replay.html"))
+
+
+def write_html(log_path: Path, out_path: Path) -> None:
+    """Write the replay page of the game in `log_path` to `out_path`."""
+    data = build_replay_data(Path(log_path))
+    out = Path(out_path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(render_html(data), encoding="utf-8")
+
+
+
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 2:
+        print("usage: python -m referee.replay.html LOG.jsonl OUT.html", file=sys.stderr)
+        return 2
+    write_html(Path(args[0]), Path(args[1]))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

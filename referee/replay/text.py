@@ -1,0 +1,581 @@
+"""A game log replayed in the terminal: deal by deal, action by action.
+
+`render_replay` re-simulates a log (`referee.replay.load.frames`) and prints each
+frame with rich: cards as rank + suit symbol (hearts and diamonds red), the
+exchanges, showdowns with the winning hand named, every trick, score changes
+and the scores after each deal. The viewer decides what is shown:
+
+- `Viewer.everything()`: every hand and every private event (analysis);
+- `Viewer.for_seat(n)`: only what seat n could know at that moment: public
+  events, its own private events and hand; other hands as card backs;
+- `Viewer.public()`: public events only, every hand as backs.
+
+Events shared by trick-taking games (deals, hands, tricks, scores) are drawn
+by `Renderer`; `ChicagoRenderer` adds Swedish Chicago's exchanges and
+showdowns. An event a renderer does not know is printed generically, so a
+new game replays (plainly) before it gets a renderer of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+from rich.console import Console
+from rich.text import Text
+
+from referee.games.base import PUBLIC
+from referee.games.cards import (
+    CARD_STR,
+    SUIT_SYMBOLS,
+    SUITS,
+    parse_card,
+    parse_cards,
+    sort_hand,
+)
+from referee.games.poker import CATEGORY_CODES, CATEGORY_NAMES, describe, evaluate
+from referee.games.rules import build_rules, rules_diff
+from referee.replay.load import Frame, GameLog, frames
+
+BACK = "░░"
+RED_SUITS = frozenset("hd")
+
+
+# ------------------------------------------------------------------ cards
+
+
+def card_text(card: str) -> Text:
+    """`"Th"` -> `10♥` in red; an unknown string is shown as it is."""
+    if len(card) != 2 or card[1] not in SUITS:
+        return Text(card)
+    rank = "10" if card[0] == "T" else card[0]
+    return Text(rank + SUIT_SYMBOLS[SUITS.index(card[1])], style="red" if card[1] in RED_SUITS else "")
+
+
+def cards_text(cards: Iterable[str], *, sort: bool = False) -> Text:
+    items = list(cards)
+    if sort:
+        try:
+            items = [CARD_STR[c] for c in sort_hand(parse_card(c) for c in items)]
+        except Exception:  # noqa: BLE001 - a foreign card notation: keep the order given
+            pass
+    return Text(" ").join(card_text(c) for c in items)
+
+
+def backs_text(count: int) -> Text:
+    return Text(" ".join([BACK] * count), style="dim")
+
+
+# ------------------------------------------------------------------ who is looking
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """Whose eyes the replay uses. `seat` None with `private` True = everything."""
+
+    seat: int | None = None
+    private: bool = True
+
+    @classmethod
+    def everything(cls) -> Viewer:
+        return cls(None, True)
+
+    @classmethod
+    def for_seat(cls, seat: int) -> Viewer:
+        return cls(seat, True)
+
+    @classmethod
+    def public(cls) -> Viewer:
+        return cls(None, False)
+
+    @property
+    def everything_visible(self) -> bool:
+        return self.seat is None and self.private
+
+    def sees(self, audience: int) -> bool:
+        """May this viewer see an event with this audience?"""
+        return audience == PUBLIC or self.everything_visible or audience == self.seat
+
+    def sees_hand(self, seat: int) -> bool:
+        return self.everything_visible or seat == self.seat
+
+    def describe(self, names: Sequence[str]) -> str:
+        if self.everything_visible:
+            return "everything (every hand)"
+        if self.seat is not None:
+            return f"seat {self.seat} ({names[self.seat]}): only what it could see"
+        return "public information only"
+
+
+# ------------------------------------------------------------------ renderers
+
+
+_END_REASONS = {
+    "target": "reached the target score",
+    "royal_flush": "royal flush",
+    "tiebreak": "won the tie-break",
+    "deal_limit": "deal limit reached",
+    "forfeit": "forfeit",
+}
+_SCORE_REASONS = {
+    "showdown": "showdown",
+    "last_trick": "last trick",
+    "chicago": "Chicago made",
+    "chicago_failed": "Chicago failed",
+    "four_kind_reset": "four of a kind resets it",
+}
+
+
+_CATEGORY_PHRASES = tuple(
+    name if name.startswith(("two", "three", "four", "high")) else f"a {name}" for name in CATEGORY_NAMES
+)
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+class Renderer:
+    """Draws the frames of one game for one viewer (events common to trick games)."""
+
+    def __init__(self, log: GameLog, viewer: Viewer, start_deal: int = 1) -> None:
+        self.log = log
+        self.viewer = viewer
+        self.start_deal = start_deal
+        self.names = log.names
+        self.width = max(len(n) for n in self.names)
+        self.n = log.n_players
+        self.muted = start_deal > 1
+        self.deal = 0
+        self.counts = [0] * self.n  # cards in each hand (for card backs)
+        self.trick = 0
+        self.card_width = 2
+        self.play_started = False
+        self.ended = False
+        self.lines: list[Text] = []
+        self.frame: Frame | None = None
+        self.event_index = 0
+
+    # ------------------------------------------------------------ output helpers
+
+    def name(self, seat: int) -> str:
+        return self.names[seat] if 0 <= seat < self.n else f"seat {seat}"
+
+    def pad(self, seat: int) -> str:
+        return self.name(seat).ljust(self.width)
+
+    def emit(self, *parts: str | Text, style: str = "") -> None:
+        if not self.muted:
+            self.lines.append(Text.assemble(*parts, style=style))
+
+    def hand(self, seat: int) -> list[str] | None:
+        """The seat's hand after this frame, from its view; None if the view has no
+        hand or a new deal starts later in this frame (the view shows that one)."""
+        assert self.frame is not None
+        later = self.frame.events[self.event_index + 1:]
+        if any(type(e).__struct_config__.tag == "deal_started" for _, e in later):
+            return None
+        hand = getattr(self.frame.state.view(seat), "hand", None)
+        return list(hand) if hand is not None else None
+
+    def hand_or_backs(self, seat: int, cards: Sequence[str] | None) -> Text:
+        if self.viewer.sees_hand(seat) and cards is not None:
+            return cards_text(cards, sort=True)
+        return backs_text(self.counts[seat] if cards is None else len(cards))
+
+    # ------------------------------------------------------------ frames
+
+    def header(self) -> list[Text]:
+        h = self.log.header
+        game = self.log.game
+        seats = " · ".join(f"{s} {n}" for s, n in enumerate(self.names))
+        lines = [
+            Text.assemble((f"{game.title}", "bold"), f" · game {h.game_id} · {h.n_players} seats · seed {h.seed}"),
+            Text(f"rules: {self.rules_summary()}"),
+            Text(f"seats: {seats}"),
+            Text(f"showing: {self.viewer.describe(self.names)}", style="dim"),
+        ]
+        if self.start_deal > 1:
+            lines.append(Text(f"starting at deal {self.start_deal}", style="dim"))
+        return lines
+
+    def rules_summary(self) -> str:
+        game, rules = self.log.game, self.log.rules
+        for preset in game.presets:
+            try:
+                if build_rules(game, preset) == rules:
+                    return f"preset {preset}"
+            except Exception:  # noqa: BLE001 - a preset that no longer builds is just not a match
+                continue
+        diff = rules_diff(game, rules)
+        if not diff:
+            return "defaults"
+        return "defaults with " + ", ".join(f"{k}={msgspec.json.encode(v).decode()}" for k, v in diff.items())
+
+    def render(self, frame: Frame) -> list[Text]:
+        """The lines for one frame (read the frame's state now: it is live)."""
+        self.lines = []
+        self.frame = frame
+        for failure in frame.failures:
+            self.on_failure(failure, frame)
+        for self.event_index, (audience, event) in enumerate(frame.events):
+            kind = type(event).__struct_config__.tag
+            handler = getattr(self, f"on_{kind}", None)
+            if self.viewer.sees(audience):
+                if handler is not None:
+                    handler(event)
+                else:
+                    self.on_other(event)
+            else:
+                self.on_hidden(audience, kind, event)
+        self.event_index = len(frame.events)
+        if frame.kind == "end":
+            self.on_end(frame)
+        return self.lines
+
+    # ------------------------------------------------------------ common events
+
+    def on_failure(self, failure: Any, frame: Frame) -> None:
+        detail = f": {failure.message}" if self.viewer.sees_hand(failure.seat) else ""
+        then = "; the referee played the first legal action" if frame.source == "default" and frame.seat == failure.seat else ""
+        self.emit("  ! ", self.name(failure.seat), f" {failure.reason}{detail}{then}", style="yellow")
+
+    def on_hidden(self, audience: int, kind: str, event: Any) -> None:
+        """A private event of another seat: only its public shape is shown."""
+        if kind == "hand_dealt":
+            self.counts[event.seat] = len(event.cards)
+            self.emit("    ", self.pad(event.seat), "  ", backs_text(len(event.cards)))
+
+    def on_deal_started(self, ev: Any) -> None:
+        self.deal = ev.deal
+        if self.muted and ev.deal >= self.start_deal:
+            self.muted = False
+            scores = self.frame.state.scores() if self.frame is not None else []
+            skipped = "deal 1" if ev.deal == 2 else f"deals 1-{ev.deal - 1}"
+            self.emit(f"({skipped} skipped; scores: {self.scores_text(scores)})", style="dim")
+        self.counts = [0] * self.n
+        self.trick = 0
+        self.play_started = False
+        self.emit("")
+        tie = f" · tie-break between {', '.join(self.name(s) for s in ev.active)}" if ev.tiebreak else ""
+        self.emit((f"Deal {ev.deal}", "bold"), f" · dealer {self.name(ev.dealer)}{tie}")
+
+    def on_hand_dealt(self, ev: Any) -> None:
+        self.counts[ev.seat] = len(ev.cards)
+        self.emit("    ", self.pad(ev.seat), "  ", self.hand_or_backs(ev.seat, ev.cards))
+
+    def on_card_played(self, ev: Any) -> None:
+        if not self.play_started:
+            self.play_started = True
+            self.on_play_start(ev)
+        self.counts[ev.seat] = max(0, self.counts[ev.seat] - 1)
+        number = f"{ev.trick}".rjust(2) if ev.trick != self.trick else "  "
+        self.trick = ev.trick
+        card = card_text(ev.card)
+        self.card_width = card.cell_len
+        self.emit(f"  {number}  ", self.pad(ev.seat), "  ", card)
+
+    def on_play_start(self, first: Any) -> None:
+        """Before the first card of a deal: the hands going into the play."""
+        self.emit("  Play")
+        if not self.viewer.private:
+            return
+        assert self.frame is not None
+        active = getattr(self.frame.state.view(first.seat), "active", None) or range(self.n)
+        for seat in active:
+            cards = self.hand(seat) if self.viewer.sees_hand(seat) else None
+            if cards is not None and seat == first.seat:
+                cards = cards + [first.card]
+            count = self.counts[seat] if cards is None else len(cards)
+            self.emit("    ", self.pad(seat), "  ", cards_text(cards, sort=True) if cards is not None else backs_text(count))
+
+    def on_trick_won(self, ev: Any) -> None:
+        if self.lines and not self.muted:
+            gap = " " * max(0, 3 - self.card_width)
+            self.lines[-1].append(Text(f"{gap}   → {self.name(ev.seat)}", style="bold"))
+        else:
+            self.emit(f"      trick {ev.trick} → {self.name(ev.seat)}")
+
+    def on_score(self, ev: Any) -> None:
+        why = _SCORE_REASONS.get(ev.reason, ev.reason.replace("_", " "))
+        style = "green" if ev.points > 0 else "red" if ev.points < 0 else ""
+        self.emit("      ", (f"{ev.points:+d}", style), f" {self.name(ev.seat)} ({why}) = {ev.total}")
+
+    def scores_text(self, scores: Sequence[int]) -> str:
+        return " · ".join(f"{self.name(s)} {v}" for s, v in enumerate(scores))
+
+    def on_deal_ended(self, ev: Any) -> None:
+        self.emit(f"  scores after deal {ev.deal}: {self.scores_text(ev.scores)}", style="bold")
+
+    def on_game_ended(self, ev: Any) -> None:
+        self.ended = True
+        self.muted = False
+        self.emit("")
+        why = _END_REASONS.get(ev.reason, ev.reason.replace("_", " "))
+        who = f"{self.name(ev.winner)} wins" if ev.winner is not None else "no single winner"
+        self.emit(("Game over", "bold"), f" ({why}): ", (who, "bold"))
+        self.emit("  " + self.placements_text(ev.placements, ev.scores))
+
+    def placements_text(self, placements: Sequence[int], scores: Sequence[int]) -> str:
+        order = sorted(range(len(placements)), key=lambda s: (placements[s], s))
+        return "  ".join(f"{_ordinal(placements[s])} {self.name(s)} {scores[s]}" for s in order)
+
+    def on_end(self, frame: Frame) -> None:
+        res = frame.result
+        self.muted = False
+        if res is None:
+            self.emit("")
+            self.emit("(the log ends here, without a result: truncated?)", style="yellow")
+            return
+        if res.reason == "forfeit":
+            self.emit("")
+            who = f"{self.name(res.winner)} wins" if res.winner is not None else "no single winner"
+            self.emit(("Result", "bold"), " (forfeit): ", (who, "bold"))
+            self.emit("  " + self.placements_text(res.placements, res.scores))
+            for s in res.forfeited:
+                last = next((f for f in reversed(res.failures) if f.seat == s), None)
+                why = f" ({last.reason})" if last is not None else ""
+                self.emit(f"  {self.name(s)} forfeited{why}", style="yellow")
+        elif not self.ended:
+            self.emit("")
+            self.emit(("Result", "bold"), f" ({res.reason}): " + self.placements_text(res.placements, res.scores))
+
+    def on_other(self, ev: Any) -> None:
+        """An event without a renderer: its type and fields, cards drawn as cards."""
+        data = msgspec.to_builtins(ev)
+        kind = data.pop("type", type(ev).__name__)
+        parts: list[str | Text] = ["  ", (kind.replace("_", " "), "italic")]
+        for key, value in data.items():
+            parts.append(f" {key}=")
+            parts.append(self.value_text(key, value))
+        self.emit(*parts)
+
+    def value_text(self, key: str, value: Any) -> Text:
+        if key == "seat" and isinstance(value, int):
+            return Text(self.name(value))
+        if isinstance(value, str) and len(value) == 2 and value[1] in SUITS and value[0] in "23456789TJQKA":
+            return card_text(value)
+        if isinstance(value, list) and value and all(isinstance(v, str) and len(v) == 2 for v in value):
+            return cards_text(value)
+        return Text(msgspec.json.encode(value).decode())
+
+
+class ChicagoRenderer(Renderer):
+    """Swedish Chicago: the cut, exchanges, the open card, showdowns, Chicago calls."""
+
+    def __init__(self, log: GameLog, viewer: Viewer, start_deal: int = 1) -> None:
+        super().__init__(log, viewer, start_deal)
+        self.round = 0
+        self.final_showdown = False
+
+    def on_first_dealer_cut(self, ev: Any) -> None:
+        if not ev.rounds:
+            self.emit(f"{self.name(ev.dealer)} deals first (drawn by lot)")
+            return
+        parts: list[str | Text] = ["Cut for the first deal: "]
+        for i, rnd in enumerate(ev.rounds):
+            if i:
+                parts.append(" / again: ")
+            for j, pc in enumerate(rnd):
+                parts.extend([" · " if j else "", f"{self.name(pc.seat)} ", card_text(pc.card)])
+        parts.append(f"  → {self.name(ev.dealer)} deals")
+        self.emit(*parts)
+
+    def on_deal_started(self, ev: Any) -> None:
+        super().on_deal_started(ev)
+        self.round = 0
+        self.final_showdown = False
+
+    def _new_round(self, rnd: int) -> None:
+        if rnd != self.round:
+            self.round = rnd
+            self.emit(f"  Exchange {rnd}")
+
+    def on_exchanged(self, ev: Any) -> None:
+        self._new_round(ev.round)
+        frame = self.frame
+        assert frame is not None
+        parts: list[str | Text] = ["    ", self.pad(ev.seat), "  "]
+        if ev.count == 0:
+            parts.append("stands pat")
+            self.emit(*parts)
+            return
+        parts.append(f"discards {ev.count}")
+        if self.viewer.sees_hand(ev.seat):
+            discard = getattr(frame.action, "discard", None) if frame.seat == ev.seat else None
+            if discard:
+                parts.extend(["  ", cards_text(discard, sort=True)])
+            drew = next((e for a, e in frame.events if getattr(e, "seat", None) == ev.seat
+                         and type(e).__struct_config__.tag == "drew"), None)
+            if drew is not None:
+                parts.extend(["  draws ", cards_text(drew.cards)])
+                hand = self.hand(ev.seat)
+                if hand is not None:
+                    parts.extend(["  → ", cards_text(hand, sort=True)])
+        self.emit(*parts)
+
+    def on_drew(self, ev: Any) -> None:
+        """Shown with the exchange; alone only after declining an open card."""
+        frame = self.frame
+        assert frame is not None
+        if any(type(e).__struct_config__.tag == "exchanged" and e.seat == ev.seat for _, e in frame.events):
+            return
+        parts: list[str | Text] = ["    ", self.pad(ev.seat), "  draws ", cards_text(ev.cards)]
+        hand = self.hand(ev.seat)
+        if hand is not None:
+            parts.extend(["  → ", cards_text(hand, sort=True)])
+        self.emit(*parts)
+
+    def on_open_card(self, ev: Any) -> None:
+        self.emit("    ", self.pad(ev.seat), "  is offered the open card ", card_text(ev.card))
+
+    def on_open_card_decision(self, ev: Any) -> None:
+        if ev.take:
+            parts: list[str | Text] = ["    ", self.pad(ev.seat), "  takes it"]
+            hand = self.hand(ev.seat) if self.viewer.sees_hand(ev.seat) else None
+            if hand is not None:
+                parts.extend(["  → ", cards_text(hand, sort=True)])
+            self.emit(*parts)
+        else:
+            self.emit("    ", self.pad(ev.seat), "  declines it and draws face down")
+
+    def on_stock_reshuffled(self, ev: Any) -> None:
+        self.emit(f"    (the discards are shuffled into a new stock of {ev.stock_size} cards)", style="dim")
+
+    def on_hand_revealed(self, ev: Any) -> None:
+        if ev.reason == "break_up":  # revealed as its owner exchanges: under that round
+            assert self.frame is not None
+            rnd = next((e.round for _, e in self.frame.events
+                        if type(e).__struct_config__.tag == "exchanged" and e.seat == ev.seat), None)
+            if rnd is not None:
+                self._new_round(rnd)
+        if ev.reason == "final_showdown" and not self.final_showdown:
+            self.final_showdown = True
+            self.emit("  Final showdown")
+        note = {"break_up": "  (breaks up its scoring hand)", "scoring_hand": "  (its scoring hand)"}.get(ev.reason, "")
+        self.emit("    ", self.pad(ev.seat), "  shows ", cards_text(ev.cards, sort=True), note)
+
+    def on_showdown(self, ev: Any) -> None:
+        head = "    →" if ev.round == 0 else f"  Showdown after exchange {ev.round}:"
+        if ev.round == 0 and not self.final_showdown:
+            self.final_showdown = True
+            self.emit("  Final showdown")
+        hand = self.hand_name(ev)
+        if ev.winners:
+            who = " and ".join(self.name(s) for s in ev.winners)
+            verb = "win" if len(ev.winners) > 1 else "wins"
+            self.emit(head, " ", (who, "bold"), f" {verb} with {hand}")
+        elif ev.tied:
+            who = ", ".join(self.name(s) for s in ev.tied)
+            self.emit(head, f" exact tie ({who}) with {hand}: nobody scores")
+        else:
+            self.emit(head, " nobody has a scoring hand")
+
+    def hand_name(self, ev: Any) -> str:
+        """The showdown's hand: named by the engine when its cards are shown; else,
+        for a viewer who sees that hand, named here; else just its category."""
+        if ev.description:
+            return str(ev.description)
+        seats = ev.winners or ev.tied
+        if seats and ev.round != 0 and self.viewer.sees_hand(seats[0]):
+            hand = self.hand(seats[0])
+            if hand is not None and len(hand) == 5:
+                return describe(evaluate(parse_cards(hand), self.log.rules.ace_low_straight))
+        if ev.category in CATEGORY_CODES:
+            return _CATEGORY_PHRASES[CATEGORY_CODES.index(ev.category)]
+        return str(ev.category or "high card")
+
+    def on_chicago_decision(self, ev: Any) -> None:
+        if ev.call:
+            self.emit("  ", (self.name(ev.seat), "bold"), " calls ", ("Chicago!", "bold magenta"))
+        else:
+            self.emit("  ", self.name(ev.seat), " does not call Chicago", style="dim")
+
+
+def _suit(suit: str) -> Text:
+    return Text(SUIT_SYMBOLS[SUITS.index(suit)], style="red" if suit in RED_SUITS else "")
+
+
+class EuchreRenderer(Renderer):
+    """Ghost Hand Euchre: bids, the ghost swap, trump, tricks and hand scores."""
+
+    def on_bid_made(self, ev: Any) -> None:
+        if ev.bid is None:
+            self.emit("  ", self.name(ev.seat), " passes", style="dim")
+        else:
+            bid = "shoots the moon" if ev.bid == "moon" else f"bids {ev.bid}"
+            self.emit("  ", (self.name(ev.seat), "bold"), f" {bid}")
+
+    def on_ghost_swapped(self, ev: Any) -> None:
+        self.emit("  ", (self.name(ev.seat), "bold"), " swaps its hand for the ghost hand")
+
+    def on_ghost_hand_taken(self, ev: Any) -> None:
+        self.emit("    ", self.name(ev.seat), " now holds ", cards_text(ev.cards, sort=True))
+
+    def on_all_passed(self, ev: Any) -> None:
+        self.emit("  everybody passed: the hand is dealt again by ", self.name(ev.next_dealer))
+
+    def on_trump_named(self, ev: Any) -> None:
+        contract = "the moon" if ev.contract == "moon" else str(ev.contract)
+        self.emit("  ", (self.name(ev.seat), "bold"), " names trump ", _suit(ev.suit), f", contract {contract}")
+
+    def on_renege(self, ev: Any) -> None:
+        self.emit("  ", (self.name(ev.seat), "bold red"), f" reneged in trick {ev.trick} with ", card_text(ev.card),
+                  f" ({ev.penalty} points)")
+
+    def on_hand_scored(self, ev: Any) -> None:
+        made = "made" if ev.made else "set"
+        tricks = ", ".join(f"{self.name(s)} {t}" for s, t in enumerate(ev.tricks_won))
+        self.emit(f"  contract {made}; tricks: {tricks}")
+
+
+RENDERERS: dict[str, type[Renderer]] = {"chicago": ChicagoRenderer, "ghost_euchre": EuchreRenderer}
+
+
+def renderer_for(log: GameLog, viewer: Viewer, start_deal: int = 1) -> Renderer:
+    return RENDERERS.get(log.game.name, Renderer)(log, viewer, start_deal)
+
+
+def render_replay(
+    log: GameLog,
+    console: Console,
+    viewer: Viewer | None = None,
+    *,
+    start_deal: int = 1,
+    pause: Callable[[], bool] | None = None,
+) -> int:
+    """Print the whole replay; returns the number of frames shown.
+
+    `pause` is called after each frame that printed something (step mode);
+    it returns False to stop early.
+    """
+    renderer = renderer_for(log, viewer or Viewer.everything(), start_deal)
+    for line in renderer.header():
+        console.print(line, highlight=False, soft_wrap=True)
+    shown = 0
+    for frame in frames(log):
+        lines = renderer.render(frame)
+        for line in lines:
+            console.print(line, highlight=False, soft_wrap=True)
+        if lines:
+            shown += 1
+            if pause is not None and frame.kind != "end" and not pause():
+                break
+    return shown
+
+
+def render_to_text(log: GameLog, viewer: Viewer | None = None, *, start_deal: int = 1, width: int = 100) -> str:
+    """The replay as plain text (no colour), e.g. for tests and files."""
+    console = Console(width=width, color_system=None, force_terminal=False, record=True, file=_Null())
+    render_replay(log, console, viewer, start_deal=start_deal)
+    return console.export_text(styles=False)
+
+
+class _Null:
+    def write(self, _: str) -> int:
+        return 0
+
+    def flush(self) -> None:
+        pass

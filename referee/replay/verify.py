@@ -1,0 +1,574 @@
+"""Verifying game logs: re-run each game and compare everything it logged.
+
+`verify_file` re-simulates one log through its engine (`referee.replay.load`)
+and walks the records in order, checking each against the simulation:
+
+- `deal`: the dealer and the full deck order of every deal;
+- `event`: every engine event and its audience, exactly (compared as JSON);
+- `send`: `game_start` against the header, the `events` inside every
+  `request` and `game_over` against what that seat may have seen since its
+  previous message, the request's seat and id, the outcome in `game_over`;
+- `recv`/`action`: each action is legal, by the seat to act; a bot-sourced
+  action equals the action in that seat's last reply line (same request id);
+  a referee default is the first legal action;
+- `failure` and `result`: an `illegal_action`, `malformed_json` or
+  `schema_violation` failure re-judged from the reply line, the warning sent after a failure, the forfeits (under the
+  `forfeit` policy every failure forfeits), the decision count, winner,
+  scores, placements and reason;
+- the header: the game seed derives from `match_seed` and `deal_set`, the
+  rules and failure policy decode, every `game_start` matches it.
+
+Timings (`t`, `ms`, `referee_overhead_us`, the clock values in requests) are
+not checked, nor are record fields verify does not know. The first mismatch
+of a file is reported as `file:line: what differs: expected ... found ...`.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import typing
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from protocol.messages import (
+    BotMessage,
+    Clock,
+    GameOver,
+    GameStart,
+    Request,
+    SeatFailure,
+    TimeControl,
+)
+from referee.errors import CorruptLog, RefereeError
+from referee.games import GAMES
+from referee.games.base import PUBLIC
+from referee.games.cards import CARD_STR
+from referee.logs.gamelog import MAX_LOGGED_LINE
+from referee.play.runner import FailurePolicy
+from referee.play.seeding import derive_seed
+from referee.replay.load import (
+    GameLog,
+    LogMismatch,
+    Simulation,
+    canonical,
+    differs,
+    ended_early_ok,
+    expected_result,
+    load_log,
+    same,
+    show,
+)
+
+OK = "ok"
+MISMATCH = "mismatch"
+UNREADABLE = "unreadable"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome for one file: ok, mismatch (with file:line) or unreadable."""
+
+    path: str
+    status: str
+    message: str = ""
+    actions: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.status == OK
+
+
+_REQUIRED: dict[str, frozenset[str]] = {
+    # fields each record must have; others (timings such as `t`, `ms`) are not checked
+    "send": frozenset({"type", "seat", "msg"}),
+    "recv": frozenset({"type", "seat", "line"}),
+    "action": frozenset({"type", "seat", "id", "source", "action"}),
+    "deal": frozenset({"type", "deal", "dealer", "deck"}),
+    "event": frozenset({"type", "to", "event"}),
+    "failure": frozenset({"type", "seat", "reason", "message"}),
+    "result": frozenset({"type", "winner", "scores", "placements", "reason", "failures", "forfeited", "decisions"}),
+}
+_REQUEST_FIELDS = frozenset({"type", *Request.__struct_fields__})
+_ELIDABLE = frozenset({"view", "legal"})
+
+
+def _check_fields(what: str, rec: dict[str, Any], required: frozenset[str], exact: bool = False) -> str | None:
+    missing = sorted(required - rec.keys())
+    if missing:
+        return f"{what} lacks the field{'s' if len(missing) > 1 else ''} {', '.join(missing)}"
+    extra = sorted(rec.keys() - required) if exact else []
+    if extra:
+        return f"{what} has unexpected field{'s' if len(extra) > 1 else ''} {', '.join(map(repr, extra))}"
+    return None
+
+
+class _Checker:
+    """Walks one log's records against its simulation; raises LogMismatch."""
+
+    def __init__(self, log: GameLog) -> None:
+        self.log = log
+        self.sim = Simulation(log)
+        self.state = self.sim.state
+        n = log.n_players
+        self.n = n
+        self.events_logged = 0
+        self.deals_logged = 0
+        self.cursors = [0] * n  # events each seat has been sent
+        self.request_id = 0
+        self.open_request: tuple[int, int] | None = None  # (seat, id) awaiting its action
+        self.replies: list[tuple[int, str]] = []  # (log line, reply line) for the open request
+        self.failures: list[SeatFailure] = []
+        self.forfeited: list[int] = []
+        try:
+            policy = msgspec.convert(log.header.failure_policy, type=FailurePolicy)
+        except msgspec.ValidationError as exc:
+            raise LogMismatch(log.path, 1, f"bad failure_policy in the header: {exc}") from None
+        self.forfeit_mode = policy.mode == "forfeit"
+        self.started: set[int] = set()
+        self.outcome: tuple[int | None, list[int], list[int], str] | None = None
+        self.line = 1
+
+    def fail(self, what: str) -> LogMismatch:
+        return LogMismatch(self.log.path, self.line, what)
+
+    # ------------------------------------------------------------ walk
+
+    def run(self) -> int:
+        h = self.log.header
+        if h.match_seed is not None and h.deal_set is not None and h.seed != derive_seed(h.match_seed, "deal-set", h.deal_set):
+            raise self.fail(f"the game seed {h.seed} is not derived from match_seed {h.match_seed} and deal_set {h.deal_set} "
+                            f"(expected {derive_seed(h.match_seed, 'deal-set', h.deal_set)})")
+        for line, rec in self.log.records:
+            self.line = line
+            kind = rec.get("type")
+            handler = getattr(self, f"_on_{kind}", None) if isinstance(kind, str) else None
+            if handler is None:
+                raise self.fail(f"unknown record type {show(kind)}")
+            problem = _check_fields(f"{kind} record", rec, _REQUIRED[kind])
+            if problem:
+                raise self.fail(problem)
+            try:
+                handler(rec)
+            except LogMismatch:
+                raise
+            except RefereeError as exc:
+                raise self.fail(f"{kind} record: {exc}") from None
+            except Exception as exc:  # noqa: BLE001 - a malformed record must not crash `verify`
+                raise self.fail(f"cannot check this {kind} record ({type(exc).__name__}: {exc}): {show(rec)}") from None
+        return self.sim.actions
+
+    def _seat(self, rec: dict[str, Any]) -> int:
+        seat = rec["seat"]
+        if type(seat) is not int or not 0 <= seat < self.n:
+            raise self.fail(f"bad seat {show(seat)} (the game has seats 0-{self.n - 1})")
+        return seat
+
+    def _require_logged(self, before: str) -> None:
+        """Every deal and event the engine produced so far is already in the log."""
+        decks = self.state.dealt_decks()
+        if self.deals_logged < len(decks):
+            raise self.fail(f"deal {self.deals_logged + 1} was never logged before {before}: "
+                            f"expected {show(_deal_dict(self.deals_logged + 1, decks[self.deals_logged]))}")
+        events = self.state.events
+        if self.events_logged < len(events):
+            aud, ev = events[self.events_logged]
+            raise self.fail(f"event missing before {before}: expected {show({'to': aud, 'event': msgspec.to_builtins(ev)})}")
+
+    # ------------------------------------------------------------ engine records
+
+    def _on_deal(self, rec: dict[str, Any]) -> None:
+        decks = self.state.dealt_decks()
+        k = self.deals_logged
+        if k >= len(decks):
+            raise self.fail(f"deal record {show(rec.get('deal'))} but the game has dealt only {len(decks)} deal(s) so far")
+        expected = _deal_dict(k + 1, decks[k])
+        found = {key: rec.get(key) for key in ("deal", "dealer", "deck")}
+        if not same(expected, found):
+            raise self.fail(_deal_difference(expected, found))
+        self.deals_logged += 1
+
+    def _on_event(self, rec: dict[str, Any]) -> None:
+        events = self.state.events
+        k = self.events_logged
+        if k >= len(events):
+            raise self.fail(f"unexpected event (the game has produced no more events here): found {show(rec)}")
+        aud, ev = events[k]
+        found = rec["event"]
+        if not same(ev, found):
+            raise self.fail(differs("event", ev, found))
+        if rec.get("to") != aud or type(rec.get("to")) is not int:
+            raise self.fail(f"event audience differs: expected to={aud} found to={show(rec.get('to'))} for {show(found)}")
+        self.events_logged += 1
+
+    # ------------------------------------------------------------ messages
+
+    def _seat_events(self, seat: int) -> list[Any]:
+        events = self.state.events
+        mine = [ev for aud, ev in events[self.cursors[seat]:] if aud == PUBLIC or aud == seat]
+        self.cursors[seat] = len(events)
+        return mine
+
+    def _on_send(self, rec: dict[str, Any]) -> None:
+        seat = self._seat(rec)
+        msg = rec["msg"]
+        if not isinstance(msg, dict):
+            raise self.fail(f"send record without a message object: {show(rec)}")
+        kind = msg.get("type")
+        h = self.log.header
+        if not same(h.game_id, msg.get("game_id")):
+            raise self.fail(f"{kind} message game_id differs: expected {h.game_id} found {show(msg.get('game_id'))}")
+        if kind == "game_start":
+            self._check_game_start(seat, msg)
+        elif kind == "request":
+            self._check_request(seat, msg, rec.get("elided", []))
+        elif kind == "warning":
+            self._check_warning(seat, msg)
+        elif kind == "game_over":
+            self._check_game_over(seat, msg)
+        else:
+            raise self.fail(f"unknown message type {show(kind)} sent to seat {seat}")
+
+    def _check_game_start(self, seat: int, msg: dict[str, Any]) -> None:
+        h = self.log.header
+        if self.sim.actions or seat in self.started:
+            raise self.fail(f"game_start to seat {seat} after the game began")
+        self.started.add(seat)
+        try:
+            tc = msgspec.convert(h.time_control, type=TimeControl)
+        except msgspec.ValidationError as exc:
+            raise LogMismatch(self.log.path, 1, f"bad time_control in the header: {exc}") from None
+        expected = GameStart(game_id=h.game_id, game=h.game, rules=self.log.rules, seat=seat, n_players=h.n_players,
+                             players=self.log.names, time_control=tc, seed=derive_seed(h.seed, "bot", seat))
+        if not same(expected, msg):
+            raise self.fail(differs("game_start", expected, msg))
+
+    def _check_request(self, seat: int, msg: dict[str, Any], elided: list[str]) -> None:
+        state = self.state
+        if state.is_terminal():
+            raise self.fail(f"request to seat {seat} after the end of the game")
+        to_act = state.current_player()
+        if seat != to_act:
+            raise self.fail(f"request sent to seat {seat}, but seat {to_act} is to act")
+        if self.forfeit_mode and seat in self.forfeited:
+            raise self.fail(f"request sent to seat {seat} after it forfeited")
+        if self.sim.actions:
+            self._require_logged(f"the request to seat {seat}")
+        if not isinstance(elided, list) or not set(elided) <= _ELIDABLE or len(set(elided)) != len(elided):
+            raise self.fail(f"'elided' must list some of view, legal: found {show(elided)}")
+        problem = _check_fields("request message", msg, _REQUEST_FIELDS - set(elided), exact=True)
+        if problem:
+            raise self.fail(problem)
+        try:
+            msgspec.convert(msg["clock"], type=Clock)
+        except msgspec.ValidationError as exc:
+            raise self.fail(f"bad clock in the request: {exc}") from None
+        rid = msg.get("id")
+        if not same(self.request_id + 1, rid):
+            raise self.fail(f"request id differs: expected {self.request_id + 1} found {show(rid)}")
+        self.request_id = rid
+        expected = self._seat_events(seat)
+        found = msg.get("events")
+        if not same(expected, found):
+            raise self.fail(_events_difference(f"events sent to seat {seat}", expected, found))
+        if "view" not in elided:
+            view = msgspec.to_builtins(state.view(seat))
+            if not same(view, msg["view"]):
+                raise self.fail(differs(f"view sent to seat {seat}", view, msg["view"]))
+        if "legal" not in elided:
+            legal = [msgspec.to_builtins(a) for a in state.legal_actions()]
+            if not same(legal, msg["legal"]):
+                raise self.fail(differs(f"legal actions sent to seat {seat}", legal, msg["legal"]))
+        self.open_request = (seat, rid)
+        self.replies = []
+
+    def _check_warning(self, seat: int, msg: dict[str, Any]) -> None:
+        if self.open_request is None or self.open_request[0] != seat or not self.failures:
+            raise self.fail(f"warning to seat {seat} but no failure of its reply to an open request")
+        last = self.failures[-1]
+        if last.seat != seat:
+            raise self.fail(f"warning to seat {seat} but the last failure is seat {last.seat}'s")
+        expected = {"type": "warning", "id": self.open_request[1], "game_id": self.log.header.game_id,
+                    "reason": last.reason, "message": f"{last.message}; the referee played the first legal action"}
+        if not same(expected, msg):
+            raise self.fail(differs(f"warning to seat {seat}", expected, msg))
+
+    def _check_game_over(self, seat: int, msg: dict[str, Any]) -> None:
+        self._require_logged("game_over")
+        expected = self._seat_events(seat)
+        found = msg.get("events")
+        if not same(expected, found):
+            raise self.fail(_events_difference(f"events in game_over to seat {seat}", expected, found))
+        winner, scores, placements, reason = self._outcome()
+        # another seat's failure message may quote its hand: a seat sees only the reason
+        seen = [f if f.seat == seat else SeatFailure(seat=f.seat, reason=f.reason, message=f.reason)
+                for f in self.failures]
+        want = GameOver(game_id=self.log.header.game_id, events=msg.get("events"), winner=winner, scores=scores,
+                        placements=placements, reason=reason, failures=seen)
+        if not same(want, msg):
+            raise self.fail(differs(f"game_over to seat {seat}", want, msg))
+
+    def _on_recv(self, rec: dict[str, Any]) -> None:
+        seat = self._seat(rec)
+        if self.open_request is None or self.open_request[0] != seat:
+            raise self.fail(f"reply from seat {seat} but no request to it is open")
+        line = rec["line"]
+        if not isinstance(line, str):
+            raise self.fail(f"recv record without a line: {show(rec)}")
+        self.replies.append((self.line, line))
+
+    # ------------------------------------------------------------ actions
+
+    def _on_action(self, rec: dict[str, Any]) -> None:
+        state = self.state
+        if self.sim.actions:
+            self._require_logged("this action")
+        seat = self._seat(rec)
+        if state.is_terminal():
+            raise self.fail("action after the end of the game")
+        to_act = state.current_player()
+        if seat != to_act:
+            raise self.fail(f"action by seat {seat}, but seat {to_act} is to act")
+        if self.n == 2 and self.forfeit_mode and self.forfeited:
+            raise self.fail(f"action after seat {self.forfeited[0]} forfeited the 2-seat game")
+        action = self.sim.decode_action(self.line, rec["action"])
+        source = rec.get("source")
+        rid = rec.get("id")
+        if source == "bot":
+            self._check_bot_action(seat, rid, action)
+        elif source == "default":
+            legal = state.legal_actions()
+            if not legal or legal[0] != action:
+                first = show(legal[0]) if legal else "nothing"
+                raise self.fail(f"the referee's default action must be the first legal one: expected {first} found {show(action)}")
+            asked = self.open_request[1] if self.open_request is not None and self.open_request[0] == seat else None
+            if not same(asked, rid):
+                raise self.fail(f"default action id differs: expected {show(asked)} found {show(rid)}")
+        else:
+            raise self.fail(f"action source must be 'bot' or 'default', found {show(source)}")
+        self.sim.apply_action(self.line, seat, action)
+        self.open_request = None
+        self.replies = []
+
+    def _check_bot_action(self, seat: int, rid: Any, action: Any) -> None:
+        if self.open_request is None or self.open_request[0] != seat or not same(self.open_request[1], rid):
+            raise self.fail(f"bot action for request {show(rid)} from seat {seat}, but the open request is "
+                            f"{'none' if self.open_request is None else f'{self.open_request[1]} to seat {self.open_request[0]}'}")
+        if not self.replies:
+            raise self.fail(f"bot action from seat {seat} without a reply line from it")
+        where, line = self.replies[-1]
+        try:
+            reply = _reply_decoder(self.log.game.action_type).decode(line)
+        except msgspec.DecodeError as exc:
+            raise self.fail(f"the reply on line {where} was accepted, but it is not a valid action reply ({exc}): "
+                            f"{line[:200]}") from None
+        if reply.id != rid:
+            raise self.fail(f"the reply on line {where} answers request {reply.id}, not {rid}")
+        sent = reply.action
+        if sent != action:
+            raise self.fail(f"action differs from the bot's reply on line {where}: expected {show(sent)} found {show(action)}")
+
+    # ------------------------------------------------------------ failures and result
+
+    def _on_failure(self, rec: dict[str, Any]) -> None:
+        seat = self._seat(rec)
+        reason, message = rec["reason"], rec["message"]
+        if not isinstance(reason, str) or not isinstance(message, str):
+            raise self.fail(f"failure record needs a reason and a message: {show(rec)}")
+        if reason == "illegal_action":
+            self._check_illegal(seat, message)
+        elif reason in ("malformed_json", "schema_violation"):
+            self._check_bad_reply(seat, reason, message)
+        self.failures.append(SeatFailure(seat=seat, reason=reason, message=message))
+        if self.forfeit_mode and seat not in self.forfeited:
+            self.forfeited.append(seat)
+
+    def _check_illegal(self, seat: int, message: str) -> None:
+        """An `illegal_action` failure: the seat's last reply is re-judged, the message re-made."""
+        if self.open_request is None or self.open_request[0] != seat or not self.replies:
+            raise self.fail(f"illegal_action failure of seat {seat} without a reply from it to an open request")
+        where, line = self.replies[-1]
+        try:
+            reply = _reply_decoder(_any_action()).decode(line)
+        except msgspec.DecodeError as exc:
+            raise self.fail(f"the reply on line {where} is not a valid action reply ({exc}), "
+                            f"so it cannot have been judged an illegal action") from None
+        if reply.id != self.open_request[1]:
+            raise self.fail(f"the reply on line {where} answers request {reply.id}, not {self.open_request[1]}")
+        action = reply.action
+        try:
+            self.state.verify_action(action)
+        except RefereeError as exc:
+            expected = f"illegal action {show(action)}: {exc}"
+            if message != expected:
+                raise self.fail(f"failure message differs: expected {show(expected)} found {show(message)}") from None
+            return
+        raise self.fail(f"the reply on line {where} is a legal action {show(action)}, but this failure calls it illegal")
+
+    def _check_bad_reply(self, seat: int, reason: str, message: str) -> None:
+        """A reply refused as not JSON or not the protocol: decode its logged line again."""
+        if self.open_request is None or self.open_request[0] != seat or not self.replies:
+            raise self.fail(f"{reason} failure of seat {seat} without a reply from it to an open request")
+        where, line = self.replies[-1]
+        if len(line) > MAX_LOGGED_LINE or "\ufffd" in line:
+            return  # cut or not UTF-8 when logged: not the bytes the bot sent
+        try:
+            _BOT_DECODER.decode(line)
+        except msgspec.ValidationError as exc:
+            expected = ("schema_violation", f"reply does not match the protocol: {exc}")
+        except msgspec.DecodeError as exc:
+            expected = ("malformed_json", f"reply is not valid JSON: {exc}")
+        else:
+            raise self.fail(f"the reply on line {where} is a valid message, but this failure says {reason}")
+        if (reason, message) != expected:
+            raise self.fail(f"failure differs from the reply on line {where}: expected {expected[0]} {show(expected[1])} "
+                            f"found {reason} {show(message)}")
+
+    def _outcome(self) -> tuple[int | None, list[int], list[int], str]:
+        """The runner fixes the outcome once, before the first game_over; a seat that
+        fails while game_over is being sent is listed as forfeited but keeps its place."""
+        if self.outcome is None:
+            failed = {f.seat for f in self.failures}
+            final = self.log.result.forfeited if self.log.result is not None else self.forfeited
+            self.outcome = expected_result(self.state, [s for s in final if s in failed], self.n)
+        return self.outcome
+
+    def _on_result(self, rec: dict[str, Any]) -> None:
+        self._require_logged("the result")
+        res = self.log.result
+        assert res is not None  # load_log requires it
+        seats_failed = [f.seat for f in self.failures]
+        if self.forfeit_mode and res.forfeited != self.forfeited:
+            raise self.fail(f"forfeited seats differ: expected {self.forfeited} found {res.forfeited} "
+                            f"(every failure forfeits under the 'forfeit' policy)")
+        for s in res.forfeited:
+            if s not in seats_failed or res.forfeited.count(s) > 1:
+                raise self.fail(f"seat {s} is listed as forfeited without a failure record")
+        if not ended_early_ok(self.state, self.n, res.forfeited):
+            raise self.fail(f"the result comes after {self.sim.actions} actions but the game is not over "
+                            f"(seat {self.state.current_player()} is to act)")
+        winner, scores, placements, reason = self._outcome()
+        want = {"winner": winner, "scores": scores, "placements": placements, "reason": reason,
+                "failures": [msgspec.to_builtins(f) for f in self.failures], "decisions": self.sim.actions}
+        got = {k: rec.get(k) for k in want}
+        if not same(want, got):
+            raise self.fail(differs("result", want, got))
+
+
+_BOT_DECODER = msgspec.json.Decoder(BotMessage)  # as the runner decodes every reply
+
+
+@functools.cache
+def _reply_decoder(action_type: Any) -> msgspec.json.Decoder:
+    """Decodes a bot's `action` reply as strictly as the runner does (no unknown fields)."""
+    reply = msgspec.defstruct("ActionReply", [("id", int), ("action", action_type)], tag_field="type", tag="action",
+                              forbid_unknown_fields=True, frozen=True, kw_only=True)
+    return msgspec.json.Decoder(reply)
+
+
+@functools.cache
+def _any_action() -> Any:
+    """The actions of every game (a bot may send another game's action: legal JSON, illegal move)."""
+    members: list[Any] = []
+    for game in GAMES.values():
+        for t in typing.get_args(game.action_type) or (game.action_type,):
+            if t not in members:
+                members.append(t)
+    return typing.Union[tuple(members)]  # noqa: UP007 - built at run time
+
+
+def _deal_dict(number: int, deal: Any) -> dict[str, Any]:
+    return {"deal": number, "dealer": deal.dealer, "deck": [CARD_STR[c] for c in deal.deck]}
+
+
+def _deal_difference(expected: dict[str, Any], found: dict[str, Any]) -> str:
+    k = expected["deal"]
+    if found.get("deal") != k:
+        return f"deal number differs: expected {k} found {show(found.get('deal'))}"
+    if found.get("dealer") != expected["dealer"]:
+        return f"deal {k} dealer differs: expected {expected['dealer']} found {show(found.get('dealer'))}"
+    deck, got = expected["deck"], found.get("deck")
+    if isinstance(got, list):
+        for i, (a, b) in enumerate(zip(deck, got)):
+            if a != b:
+                return f"deal {k} deck differs at card {i + 1}: expected {a} found {show(b)}"
+        return f"deal {k} deck differs: expected {len(deck)} cards found {len(got)}"
+    return f"deal {k} deck differs: expected {show(deck)} found {show(got)}"
+
+
+def _events_difference(what: str, expected: list[Any], found: Any) -> str:
+    if not isinstance(found, list):
+        return f"{what} differ: expected a list of {len(expected)} found {show(found)}"
+    for i, (a, b) in enumerate(zip(expected, found)):
+        if canonical(a) != canonical(b):
+            return differs(f"{what} (event {i + 1})", a, b)
+    if len(found) > len(expected):
+        return f"{what}: unexpected extra event {show(found[len(expected)])}"
+    return f"{what}: event missing: expected {show(expected[len(found)])}"
+
+
+# ------------------------------------------------------------------ files
+
+
+def verify_log(log: GameLog) -> int:
+    """Check a loaded log; returns the number of actions. Raises LogMismatch."""
+    return _Checker(log).run()
+
+
+def verify_file(path: Path | str) -> Verdict:
+    """Verify one file; never raises for a bad log (the verdict says why)."""
+    name = str(path)
+    try:
+        log = load_log(path)
+    except LogMismatch as exc:
+        return Verdict(name, MISMATCH, str(exc))
+    except CorruptLog as exc:
+        return Verdict(name, UNREADABLE, str(exc))
+    try:
+        actions = verify_log(log)
+    except LogMismatch as exc:
+        return Verdict(name, MISMATCH, str(exc))
+    except CorruptLog as exc:  # pragma: no cover - replay raises only LogMismatch past loading
+        return Verdict(name, UNREADABLE, str(exc))
+    return Verdict(name, OK, "", actions)
+
+
+def collect_logs(paths: Iterable[Path | str]) -> tuple[list[Path], list[Verdict]]:
+    """Files to verify (directories: every *.jsonl below, sorted) and verdicts for missing paths."""
+    files: list[Path] = []
+    missing: list[Verdict] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            found = sorted(q for q in p.rglob("*.jsonl") if q.is_file())
+            if not found:
+                missing.append(Verdict(str(p), UNREADABLE, f"{p}: no *.jsonl game logs in this directory"))
+            files.extend(found)
+        elif p.exists():
+            files.append(p)
+        else:
+            missing.append(Verdict(str(p), UNREADABLE, f"{p}: no such file or directory"))
+    return files, missing
+
+
+def verify_paths(paths: Iterable[Path | str], jobs: int | None = None) -> Iterator[Verdict]:
+    """Verdicts for every log under `paths`, in file order.
+
+    `jobs` > 1 spreads the files over that many processes (0 or None: one per
+    CPU when there are many files, else in-process).
+    """
+    files, missing = collect_logs(paths)
+    yield from missing
+    if jobs is None or jobs == 0:
+        jobs = (os.cpu_count() or 1) if len(files) >= 200 else 1
+    if jobs <= 1 or len(files) < 2:
+        for f in files:
+            yield verify_file(f)
+        return
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=min(jobs, len(files))) as pool:
+        yield from pool.map(verify_file, files, chunksize=max(1, min(64, len(files) // (jobs * 4))))

@@ -1,0 +1,359 @@
+"""Bot processes: start, talk line by line, drain stderr, and kill for sure.
+
+Each bot runs in its own process group inside a Trio nursery. stdout has
+exactly one reader with a maximum line length; stderr is always drained into
+a bounded tail (a bot that floods stderr can never block on a full pipe). At
+the end the bot gets `bye`, its stdin is closed, it has a short grace period
+to exit, and then its whole process group is killed. A child that left the
+group (a new session) is found by the tag every bot process carries in its
+environment, which its children inherit, and killed too.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import NoReturn
+
+import trio
+
+from referee.errors import BotCrashed, BotStartError, ProtocolViolation
+from referee.seats.guardian import GUARDIAN, TAG_VARIABLE
+
+MAX_LINE = 256 * 1024
+READ_SIZE = 65536
+MAX_READS_WITHOUT_YIELD = 16
+STDERR_TAIL = 8 * 1024
+SHUTDOWN_GRACE_S = 0.5
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """A bot as the user names it: a label and the argv that starts it."""
+
+    name: str
+    argv: tuple[str, ...]
+    cwd: str | None = None
+
+
+def resolve_command(command: str | Sequence[str], name: str | None = None, cwd: str | None = None) -> BotSpec:
+    """Split like a shell; run `.py` with this Python and `.js` with node."""
+    argv = shlex.split(command) if isinstance(command, str) else list(command)
+    if not argv:
+        raise BotStartError("empty bot command")
+    first = argv[0]
+    base = Path(cwd) if cwd else Path.cwd()
+    path = Path(first) if Path(first).is_absolute() else base / first
+    if first.endswith(".py"):
+        argv = [sys.executable, "-u", first, *argv[1:]]
+    elif first.endswith(".js"):
+        node = shutil.which("node") or shutil.which("nodejs")
+        if node is None:
+            raise BotStartError(f"cannot run {first}: node (Node.js) is not installed")
+        argv = [node, first, *argv[1:]]
+    elif path.is_dir():
+        raise BotStartError(f"bot {first!r} is a directory; give the program to run")
+    label = name or Path(first).stem or first
+    return BotSpec(name=label, argv=tuple(argv), cwd=cwd)
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _tagged(needle: bytes) -> list[int]:
+    """Processes whose environment holds `needle` (Linux /proc; [] elsewhere)."""
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    found = []
+    me = os.getpid()
+    for name in names:
+        if name.isdigit() and int(name) != me:
+            try:
+                with open(f"/proc/{name}/environ", "rb") as fh:
+                    if needle in fh.read():
+                        found.append(int(name))
+            except OSError:  # gone meanwhile, or not ours to read
+                pass
+    return found
+
+
+def kill_tagged(tag: str) -> int:
+    """SIGKILL every process that carries this bot's tag: the processes of a
+    bot that left its process group. Returns how many were killed."""
+    needle = f"{TAG_VARIABLE}={tag}\0".encode()
+    killed = 0
+    for _ in range(5):  # one may fork while we look: look again until none is left
+        pids = _tagged(needle)
+        if not pids:
+            break
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed += 1
+            except OSError:
+                pass
+    return killed
+
+
+async def _deliver_cancel(proc: trio.Process, tag: str) -> None:
+    _kill_group(proc.pid)
+    kill_tagged(tag)
+
+
+def _io_error(exc: OSError) -> trio.ClosedResourceError | trio.BrokenResourceError:
+    """The error trio's own pipe stream would raise for a failed read or write."""
+    if exc.errno == errno.EBADF:
+        return trio.ClosedResourceError("file was already closed")
+    return trio.BrokenResourceError(str(exc))
+
+
+class LineReader:
+    """Splits a byte stream into lines, refusing lines over `max_len` bytes.
+
+    On a pipe (a stream with `fileno`) it reads the fd directly and yields to
+    trio only to wait for data: trio's `receive_some` adds a scheduler round
+    trip to every read, and each one delays the referee's next request.
+    """
+
+    def __init__(self, stream: trio.abc.ReceiveStream, max_len: int = MAX_LINE) -> None:
+        self._stream = stream
+        self._fileno = getattr(stream, "fileno", None)
+        self._buf = bytearray()
+        self._max_len = max_len
+        self._scan = 0
+        self._unyielded = 0  # reads served without yielding to other tasks
+
+    async def _receive_some(self) -> bytes:
+        if self._fileno is None:
+            return await self._stream.receive_some(READ_SIZE)
+        if self._unyielded >= MAX_READS_WITHOUT_YIELD:  # stay fair to other tasks
+            self._unyielded = 0
+            await trio.lowlevel.checkpoint()
+        while True:
+            fd = self._fileno()
+            try:
+                chunk = os.read(fd, READ_SIZE)
+            except BlockingIOError:
+                self._unyielded = 0
+                await trio.lowlevel.wait_readable(fd)
+                continue
+            except OSError as exc:
+                raise _io_error(exc) from exc
+            self._unyielded += 1
+            return chunk
+
+    async def receive_line(self) -> bytes:
+        while True:
+            i = self._buf.find(b"\n", self._scan)
+            if 0 <= i <= self._max_len:  # a longer line, newline or not, is refused below
+                line = bytes(self._buf[:i])
+                del self._buf[: i + 1]
+                self._scan = 0
+                return line[:-1] if line.endswith(b"\r") else line
+            self._scan = len(self._buf)
+            if len(self._buf) > self._max_len:
+                head = bytes(self._buf[:200])
+                raise ProtocolViolation(
+                    f"line longer than {self._max_len} bytes without a newline",
+                    detail=head.decode("utf-8", "replace"),
+                    reason="line_too_long",
+                )
+            try:
+                chunk = await self._receive_some()
+            except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
+                raise BotCrashed("bot's stdout broke") from exc
+            if not chunk:
+                partial_line = bytes(self._buf[:200]).decode("utf-8", "replace")
+                raise BotCrashed("bot closed stdout (exited?)", detail=partial_line)
+            if not self._buf and chunk.find(b"\n") == len(chunk) - 1 and len(chunk) <= self._max_len + 1:
+                # The usual case, one whole line: no copy through the buffer.
+                return bytes(chunk[:-2] if chunk.endswith(b"\r\n") else chunk[:-1])
+            self._buf += chunk
+
+
+@dataclass
+class BotProcess:
+    """A running bot: send lines, receive lines, read its stderr tail."""
+
+    spec: BotSpec
+    proc: trio.Process
+    reader: LineReader
+    tag: str = ""  # in the environment of the bot and of every child it starts
+    stderr_tail: bytearray = field(default_factory=bytearray)
+    stderr_bytes: int = 0
+    dead: bool = False
+    closed: bool = False
+    stderr_eof: trio.Event = field(default_factory=trio.Event)
+    _unsent: bytearray = field(default_factory=bytearray)  # written when the pipe has room
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def stderr_text(self, limit: int = 2000) -> str:
+        return bytes(self.stderr_tail[-limit:]).decode("utf-8", "replace")
+
+    def send_nowait(self, data: bytes) -> bool:
+        """Write `data` at once if the pipe has room (it nearly always has):
+        True. Otherwise the rest is queued for `flush` (which also reports a
+        broken pipe): False."""
+        if not self._unsent:
+            stdin = self.proc.stdin
+            assert stdin is not None
+            try:
+                n = os.write(stdin.fileno(), data)
+            except OSError:  # full, or broken: `flush` retries and says which
+                n = 0
+            if n == len(data):
+                return True
+            data = data[n:]
+        self._unsent += data
+        return False
+
+    async def send(self, data: bytes) -> None:
+        """Write `data`: at once when the pipe has room, else as room appears."""
+        if not self.send_nowait(data):
+            await self.flush()
+
+    async def flush(self) -> None:
+        """Write what `send` could not yet. Cancelled while the pipe is full,
+        the rest stays queued for the next `flush`: nothing is sent twice."""
+        stdin = self.proc.stdin
+        assert stdin is not None
+        while self._unsent:
+            try:
+                n = os.write(stdin.fileno(), self._unsent)
+            except BlockingIOError:
+                try:
+                    await trio.lowlevel.wait_writable(stdin.fileno())
+                except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
+                    await self._broken(exc)
+                continue
+            except OSError as exc:
+                await self._broken(_io_error(exc))
+            del self._unsent[:n]
+
+    async def _broken(self, exc: Exception) -> NoReturn:
+        self.dead = True
+        self._unsent.clear()
+        await self._settle()
+        raise BotCrashed("bot's stdin is closed (exited?)", detail=self.stderr_text()) from exc
+
+    async def receive_line(self) -> bytes:
+        try:
+            return await self.reader.receive_line()
+        except BotCrashed as exc:
+            self.dead = True
+            await self._settle()
+            exc.detail = exc.detail or self.stderr_text()
+            raise
+
+    async def _settle(self) -> None:
+        """After a crash, let the process exit and its stderr drain (briefly),
+        so the report has the exit code and the bot's last words."""
+        with trio.move_on_after(0.5, shield=True):
+            await self.proc.wait()
+            await self.stderr_eof.wait()
+
+    def exit_note(self) -> str:
+        rc = self.proc.returncode
+        if rc is None:
+            return ""
+        return f" (exit code {rc})" if rc >= 0 else f" (killed by signal {-rc})"
+
+    async def close(self, farewell: bytes | None = None) -> None:
+        """`bye`, close stdin, a short grace, then kill the whole group."""
+        if self.closed:
+            return
+        self.closed = True
+        with trio.CancelScope(shield=True):
+            if farewell is not None and not self.dead:
+                with trio.move_on_after(0.2):
+                    try:
+                        await self.send(farewell)
+                    except BotCrashed:
+                        pass
+            if self.proc.stdin is not None:
+                with trio.move_on_after(0.2):
+                    try:
+                        await self.proc.stdin.aclose()
+                    except (trio.BrokenResourceError, trio.ClosedResourceError):
+                        pass
+            with trio.move_on_after(SHUTDOWN_GRACE_S):
+                await self.proc.wait()
+            _kill_group(self.proc.pid)
+            await self.proc.wait()
+            kill_tagged(self.tag)  # children that left the group
+            # Close our ends of stdout/stderr now: frees the fds at once and ends
+            # the stderr drain even if a child that left the group holds the pipe.
+            for stream in (self.proc.stdout, self.proc.stderr):
+                if stream is not None:
+                    await stream.aclose()
+            self.dead = True
+            GUARDIAN.release(self.proc.pid)
+
+
+async def _drain(stream: trio.abc.ReceiveStream, bot: BotProcess) -> None:
+    """Read stderr forever into a bounded tail (never let the pipe fill)."""
+    try:
+        while True:
+            chunk = await stream.receive_some(65536)
+            if not chunk:
+                return
+            bot.stderr_bytes += len(chunk)
+            bot.stderr_tail += chunk
+            if len(bot.stderr_tail) > 2 * STDERR_TAIL:
+                del bot.stderr_tail[:-STDERR_TAIL]
+    except (trio.BrokenResourceError, trio.ClosedResourceError):
+        return
+    finally:
+        bot.stderr_eof.set()
+
+
+async def start_bot(nursery: trio.Nursery, spec: BotSpec) -> BotProcess:
+    """Start `spec` in its own process group, owned by `nursery`.
+
+    The caller must `await bot.close()` (which kills the group); if the
+    nursery is cancelled first, the group is killed by `deliver_cancel`.
+    """
+    tag = uuid.uuid4().hex
+    try:
+        proc: trio.Process = await nursery.start(
+            partial(
+                trio.run_process,
+                list(spec.argv),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                check=False,
+                process_group=0,
+                cwd=spec.cwd,
+                env={**os.environ, TAG_VARIABLE: tag},
+                deliver_cancel=partial(_deliver_cancel, tag=tag),
+            )
+        )
+    except OSError as exc:
+        raise BotStartError(
+            f"cannot start bot {spec.name!r} ({shlex.join(spec.argv)}): {exc.strerror or exc}"
+        ) from exc
+    GUARDIAN.watch(proc.pid, tag)
+    assert proc.stdout is not None and proc.stderr is not None
+    bot = BotProcess(spec=spec, proc=proc, reader=LineReader(proc.stdout), tag=tag)
+    nursery.start_soon(_drain, proc.stderr, bot)
+    return bot

@@ -1,0 +1,418 @@
+"""Running a tournament: every scheduled game not yet in the results store,
+concurrently, each one committed the moment it finishes.
+
+* Each game starts its own bot processes (one per seat) inside the
+  tournament's process nursery, plays, and closes them; at most
+  `concurrency` games run at once (a `trio.CapacityLimiter`, FIFO, so games
+  start in schedule order).
+* A finished game's log is written as `NAME.jsonl.part` and renamed to
+  `NAME.jsonl` when the game ends; then its row is committed. A game that
+  has not finished is never recorded, so resuming plays it again, from the
+  same seed, with the same game id.
+* `stop()` starts no new game and lets the running ones finish; `abort()`
+  cancels the running games (their bot process groups are killed, nothing
+  of them is recorded). `handle_signals` maps Ctrl-C to stop, a second
+  Ctrl-C (or SIGTERM) to abort.
+* Before anything runs, `prepare_store` refuses a config that would change
+  a finished game (see `check_unchanged`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import msgspec
+import trio
+
+from referee.errors import ConfigError, RefereeError
+from referee.games import GAMES
+from referee.logs.gamelog import GameLogWriter, PlayerInfo
+from referee.play.match import BotHandle
+from referee.play.runner import GameRecord, GameRunner, GameSpec
+from referee.seats.bot_process import BotSpec
+from referee.tournament.config import Tournament
+from referee.tournament.schedule import ScheduledGame, schedule_for
+from referee.tournament.store import FailureRow, GameRow, Store
+
+Status = Literal["completed", "stopped", "aborted", "error"]
+STARTS_AT_ONCE = max(2, os.cpu_count() or 1)  # bot processes starting (spawn + hello) at the same time
+
+
+# ------------------------------------------------------------------ game specs
+
+
+def game_spec(t: Tournament, g: ScheduledGame) -> dict[str, Any]:
+    """Everything that determines one scheduled game (JSON-able, stored per game)."""
+    return {
+        "game": t.game.name,
+        "rules": msgspec.to_builtins(t.rules),
+        "n_players": len(g.seats),
+        "seed": g.seed,
+        "match_seed": t.seed,
+        "game_id": g.game_id,
+        "deal_set": g.deal_set,
+        "rotation": g.rotation,
+        "table": list(g.table),
+        "seats": [{"name": n, **t.bot(n).identity()} for n in g.seats],
+        "time_control": msgspec.to_builtins(t.time_control),
+        "failure_policy": msgspec.to_builtins(t.policy),
+    }
+
+
+def spec_hash(spec: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(spec, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def fingerprint(t: Tournament) -> str:
+    return spec_hash(t.definition())
+
+
+# ------------------------------------------------------------------ resume checks
+
+_FIXED_KEYS = ("game", "rules", "table_size", "format", "seed", "time_control", "failure_policy")
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def check_unchanged(t: Tournament, old_definition: dict[str, Any], finished: dict[str, tuple[str, dict[str, Any]]],
+                    schedule: list[ScheduledGame]) -> None:
+    """Raise ConfigError naming what changed if the config would change a finished game.
+
+    Allowed: more (or fewer, not yet played) deal sets, a different
+    concurrency. Refused: anything that changes a finished game's spec (game,
+    rules, seats, time control, failure policy, seed, a bot's command/dir/build,
+    its game id) or drops a finished game from the schedule.
+    """
+    if not finished:
+        return
+    new = t.definition()
+    n = len(finished)
+    advice = ("Use another --db for a new tournament, --fresh to discard the finished games, "
+              "or restore the config.")
+
+    def refuse(what: str) -> ConfigError:
+        return ConfigError(f"the config no longer matches the {n} finished games in the results database: "
+                           f"{what}. {advice}")
+
+    for key in _FIXED_KEYS:
+        old_v, new_v = old_definition.get(key), new.get(key)
+        if old_v != new_v:
+            if isinstance(old_v, dict) and isinstance(new_v, dict):
+                subs = sorted(k for k in set(old_v) | set(new_v) if old_v.get(k) != new_v.get(k))
+                detail = "; ".join(f"{key}.{k}: {_short(old_v.get(k))} -> {_short(new_v.get(k))}" for k in subs)
+                raise refuse(f"{key} changed ({detail})")
+            raise refuse(f"{key} changed from {_short(old_v)} to {_short(new_v)}")
+    played = sorted({s["name"] for _, spec in finished.values() for s in spec["seats"]})
+    new_bots = new["bots"]
+    for name in played:
+        if name not in new_bots:
+            raise refuse(f"bot {name!r} played finished games but is no longer in the config")
+        old_id = old_definition.get("bots", {}).get(name)
+        if old_id is not None and old_id != new_bots[name]:
+            subs = sorted(k for k in old_id if old_id.get(k) != new_bots[name].get(k))
+            detail = "; ".join(f"{k}: {_short(old_id.get(k))} -> {_short(new_bots[name].get(k))}" for k in subs)
+            raise refuse(f"bot {name!r} changed ({detail})")
+    by_key = {g.key: g for g in schedule}
+    for key, (h, old_spec) in sorted(finished.items(), key=lambda kv: kv[1][1].get("game_id", 0)):
+        g = by_key.get(key)
+        if g is None:
+            raise refuse(f"finished game {key} is not in the new schedule (were deal_sets reduced or "
+                         "bots/candidates changed?)")
+        spec = game_spec(t, g)
+        if spec_hash(spec) != h:
+            diff = sorted(k for k in set(spec) | set(old_spec) if spec.get(k) != old_spec.get(k))
+            detail = "; ".join(f"{k}: {_short(old_spec.get(k))} -> {_short(spec.get(k))}" for k in diff)
+            raise refuse(f"finished game {key} would be played differently ({detail}); "
+                         "bots can only be added at a new --db")
+
+
+def prepare_store(t: Tournament, store: Store, schedule: list[ScheduledGame]) -> None:
+    """Check the config against the store (see `check_unchanged`), then record it."""
+    row = store.tournament()
+    if row is not None:
+        check_unchanged(t, row.definition, store.spec_hashes(), schedule)
+    store.write_tournament(
+        name=t.name, config_path=str(t.path) if t.path else None, config_text=t.text,
+        definition=t.definition(), fingerprint=fingerprint(t), scheduled_games=len(schedule),
+        bots=[(b.name, b.entry.command, b.entry.dir, b.entry.build, list(b.spec.argv)) for b in t.bots],
+    )
+
+
+# ------------------------------------------------------------------ building bots
+
+
+async def build_bots(t: Tournament, notify: Callable[[str], None] | None = None) -> None:
+    """Run every bot's `build` command (in its `dir`); a failure names the bot."""
+    for i, b in enumerate(t.bots):
+        if not b.entry.build:
+            continue
+        if notify is not None:
+            notify(f"building {b.name}: {b.entry.build}")
+        try:
+            res = await trio.run_process(b.entry.build, shell=True, cwd=b.workdir, check=False,
+                                         capture_stdout=True, capture_stderr=True, stdin=subprocess.DEVNULL)
+        except OSError as exc:
+            raise RefereeError(f"bots[{i}] ({b.name}).build: cannot run {b.entry.build!r}: {exc}") from None
+        if res.returncode != 0:
+            tail = (res.stderr or res.stdout or b"").decode("utf-8", "replace").strip()[-1500:]
+            raise RefereeError(f"bots[{i}] ({b.name}).build: {b.entry.build!r} failed with exit code "
+                               f"{res.returncode}" + (f":\n{tail}" if tail else ""))
+
+
+def check_commands(t: Tournament) -> None:
+    """Fail fast, naming the bot, when a bot's program or script is missing
+    (after the builds), instead of forfeiting every one of its games."""
+    for i, b in enumerate(t.bots):
+        argv, cwd = list(b.spec.argv), b.workdir
+        script = True
+        if argv[0] == sys.executable and len(argv) > 2 and argv[1] == "-u" and argv[2].endswith(".py"):
+            target = argv[2]  # a .py script run with this Python
+        elif Path(argv[0]).name.startswith("node") and len(argv) > 1 and argv[1].endswith(".js"):
+            target = argv[1]
+        else:
+            target, script = argv[0], False
+        if script or "/" in target:
+            path = Path(target) if Path(target).is_absolute() else cwd / target
+            if not path.exists():
+                raise RefereeError(f"bots[{i}] ({b.name}).command: {target} does not exist (looked in {cwd})")
+        elif shutil.which(target) is None:
+            raise RefereeError(f"bots[{i}] ({b.name}).command: {target!r} is not a program on the PATH")
+
+
+# ------------------------------------------------------------------ running
+
+
+@dataclass
+class RunOutcome:
+    status: Status
+    scheduled: int
+    finished_before: int  # already in the store when this run started
+    recorded: int  # finished and committed by this run
+    seconds: float
+
+    @property
+    def finished(self) -> int:
+        return self.finished_before + self.recorded
+
+    @property
+    def remaining(self) -> int:
+        return self.scheduled - self.finished
+
+
+@dataclass
+class _Counters:
+    running: int = 0
+    recorded: int = 0
+
+
+def _only_cancelled(exc: BaseException) -> bool:
+    """A trio cancellation, possibly grouped by nurseries."""
+    if isinstance(exc, BaseExceptionGroup):
+        return exc.split(trio.Cancelled)[1] is None
+    return isinstance(exc, trio.Cancelled)
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+class TournamentRunner:
+    """Plays the games of `schedule` that `store` does not have yet."""
+
+    def __init__(self, t: Tournament, store: Store, schedule: list[ScheduledGame] | None = None, *,
+                 log_dir: Path | None, concurrency: int,
+                 on_game: Callable[[GameRow], None] | None = None,
+                 on_start: Callable[[ScheduledGame], None] | None = None) -> None:
+        if concurrency < 1:
+            raise ConfigError(f"concurrency must be at least 1, got {concurrency}")
+        self.t = t
+        self.store = store
+        self.schedule = schedule if schedule is not None else schedule_for(t)
+        self.log_dir = log_dir
+        self.concurrency = concurrency
+        self.on_game = on_game
+        self.on_start = on_start
+        self.specs: dict[str, BotSpec] = {b.name: b.spec for b in t.bots}
+        self.counters = _Counters()
+        self._stopping = False
+        self._aborted = False
+        self._scope: trio.CancelScope | None = None
+        self._proc_nursery: trio.Nursery | None = None
+
+    # ------------------------------------------------------------ control
+
+    @property
+    def running(self) -> int:
+        return self.counters.running
+
+    @property
+    def stopping(self) -> bool:
+        return self._stopping
+
+    def stop(self) -> None:
+        """Start no new game; the running ones finish and are recorded."""
+        self._stopping = True
+
+    def abort(self) -> None:
+        """Cancel the running games too; they are not recorded."""
+        self._stopping = True
+        self._aborted = True
+        if self._scope is not None:
+            self._scope.cancel()
+
+    # ------------------------------------------------------------ the run
+
+    async def run(self) -> RunOutcome:
+        t0 = time.monotonic()
+        done = self.store.finished_keys()
+        before = len(done & {g.key for g in self.schedule})
+        todo = [g for g in self.schedule if g.key not in done]
+        run_id = self.store.begin_run(self.concurrency)
+        self._run_id = run_id
+        self._limiter = trio.CapacityLimiter(self.concurrency)
+        self._start_limiter = trio.CapacityLimiter(STARTS_AT_ONCE)
+        status: Status = "aborted"
+        try:
+            with trio.CancelScope() as self._scope:
+                if self._aborted:
+                    self._scope.cancel()
+                async with trio.open_nursery() as procs:
+                    self._proc_nursery = procs
+                    async with trio.open_nursery() as games:
+                        # One dispatcher, so games start in schedule order (trio does
+                        # not promise FIFO wake-ups among tasks started together).
+                        for g in todo:
+                            await self._limiter.acquire_on_behalf_of(g.key)
+                            if self._stopping:
+                                self._limiter.release_on_behalf_of(g.key)
+                                break
+                            games.start_soon(self._play, g, name=f"game {g.key}")
+            if not self._aborted:
+                missing = len(todo) - self.counters.recorded
+                status = "completed" if missing == 0 else "stopped"
+        except BaseException as exc:
+            if not _only_cancelled(exc):
+                status = "error"  # a bug or a broken disk: the finished games are safe anyway
+            raise
+        finally:
+            with trio.CancelScope(shield=True):
+                self.store.end_run(run_id, status)
+        return RunOutcome(status=status, scheduled=len(self.schedule), finished_before=before,
+                          recorded=self.counters.recorded, seconds=time.monotonic() - t0)
+
+    async def _play(self, g: ScheduledGame) -> None:
+        """One game, holding the limiter slot the dispatcher took for it."""
+        self.counters.running += 1
+        try:
+            await self._play_game(g)
+        finally:
+            self.counters.running -= 1
+            self._limiter.release_on_behalf_of(g.key)
+
+    async def _play_game(self, g: ScheduledGame) -> None:
+        assert self._proc_nursery is not None
+        t = self.t
+        handles = [BotHandle(self.specs[name], self._proc_nursery) for name in g.seats]
+        finished = False
+        started = time.time()
+        if self.on_start is not None:
+            self.on_start(g)
+        final = part = None
+        if self.log_dir is not None:
+            final = self.log_dir / g.log_name()
+            part = final.with_name(final.name + ".part")
+        try:
+            start_failures: dict[int, tuple[str, str, str]] = {}
+            games = list(GAMES)
+
+            async def ensure(seat: int, h: BotHandle) -> None:
+                # Few bots start at once: the startup clock runs from the spawn, and
+                # dozens of interpreters starting together would eat it in a queue.
+                async with self._start_limiter:
+                    err = await h.ensure(t.time_control, games)
+                if err is not None:
+                    start_failures[seat] = err
+
+            async with trio.open_nursery() as starting:
+                for seat, h in enumerate(handles):
+                    starting.start_soon(ensure, seat, h)
+            spec = GameSpec(
+                game=t.game, rules=t.rules, n_players=len(g.seats), seed=g.seed, game_id=g.game_id,
+                time_control=t.time_control, policy=t.policy, match_seed=t.seed, deal_set=g.deal_set,
+            )
+            players = [PlayerInfo(seat=i, name=h.spec.name, argv=list(h.spec.argv)) for i, h in enumerate(handles)]
+            log = GameLogWriter(part)
+            runner = GameRunner(spec, [None if i in start_failures else h.proc for i, h in enumerate(handles)],
+                                list(g.seats), log)
+            try:
+                rec = await runner.run(players, start_failures)
+            finally:
+                log.close()
+            if part is not None and final is not None:
+                os.replace(part, final)
+            spec_dict = game_spec(t, g)
+            self.store.record_game(g, spec_dict, spec_hash(spec_dict), rec, final, started, time.time(), self._run_id)
+            finished = True
+            self.counters.recorded += 1
+            if self.on_game is not None:
+                self.on_game(row_from_record(g, rec, self.store.rel_path(final), time.time() - started))
+        finally:
+            with trio.CancelScope(shield=True):
+                if not finished:
+                    for h in handles:  # aborted: no goodbyes
+                        if h.proc is not None:
+                            _kill_group(h.proc.pid)
+                    if part is not None:
+                        part.unlink(missing_ok=True)
+                async with trio.open_nursery() as closing:
+                    for h in handles:
+                        closing.start_soon(h.close)
+
+
+def row_from_record(g: ScheduledGame, rec: GameRecord, log_path: str | None, duration: float) -> GameRow:
+    names = list(rec.seat_names)
+    return GameRow(
+        key=g.key, game_id=g.game_id, table=g.table, deal_set=g.deal_set, rotation=g.rotation, seed=g.seed,
+        seats=tuple(names), scores=tuple(rec.scores), placements=tuple(rec.placements),
+        forfeited=tuple(sorted(rec.forfeited)), winner_seat=rec.winner, reason=rec.reason, deals=rec.deals,
+        decisions=rec.decisions, failures=tuple(FailureRow(f.seat, names[f.seat], f.reason, f.message)
+                                                for f in rec.failures),
+        log_path=log_path, duration_s=round(duration, 3),
+    )
+
+
+async def handle_signals(runner: TournamentRunner, notify: Callable[[str], None]) -> None:
+    """Ctrl-C once: stop (finish running games); twice, or SIGTERM: abort them.
+
+    Run it in a nursery next to `runner.run()` and cancel it when the run ends.
+    """
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        count = 0
+        async for signum in signals:
+            count += 1
+            if signum == signal.SIGINT and count == 1:
+                runner.stop()
+                notify(f"stopping: no new games; waiting for the {runner.running} running game(s) to finish "
+                       "(Ctrl-C again to abort them)")
+            elif count <= 2 or signum == signal.SIGTERM:
+                notify("aborting: running games are cancelled (they will be played again on resume)")
+                runner.abort()
+            else:
+                raise KeyboardInterrupt

@@ -1,0 +1,415 @@
+"""The results database of one tournament: a SQLite file, WAL mode.
+
+One row per finished game, written in its own transaction the moment the
+game ends, keyed by the game's stable schedule key, so a tournament killed
+at any moment resumes exactly: what is in the database is finished and
+counted once (the primary key makes a second insert impossible), what is not
+is played again. The schema is documented in `docs/tournaments.md`.
+
+While a tournament runs, its process holds an exclusive `flock` on the
+database file, so two referees never run the same tournament at once;
+readers (`chicago-referee standings`) are never blocked.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from referee import __version__
+from referee.errors import RefereeError
+from referee.play.runner import GameRecord
+from referee.tournament.schedule import ScheduledGame
+
+SCHEMA_VERSION = 1
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS tournament (
+    id              INTEGER PRIMARY KEY CHECK (id = 1),
+    name            TEXT NOT NULL,
+    config_path     TEXT,
+    config_text     TEXT NOT NULL,
+    definition      TEXT NOT NULL,
+    fingerprint     TEXT NOT NULL,
+    scheduled_games INTEGER NOT NULL,
+    created_at      TEXT NOT NULL,
+    updated_at      TEXT NOT NULL,
+    referee_version TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS bots (
+    name     TEXT PRIMARY KEY,
+    position INTEGER NOT NULL,
+    command  TEXT NOT NULL,
+    dir      TEXT,
+    build    TEXT,
+    argv     TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS runs (
+    id             INTEGER PRIMARY KEY AUTOINCREMENT,
+    started_at     TEXT NOT NULL,
+    ended_at       TEXT,
+    status         TEXT NOT NULL,
+    concurrency    INTEGER NOT NULL,
+    pid            INTEGER NOT NULL,
+    games_before   INTEGER NOT NULL,
+    games_recorded INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS games (
+    key         TEXT PRIMARY KEY,
+    game_id     INTEGER NOT NULL UNIQUE,
+    table_key   TEXT NOT NULL,
+    deal_set    INTEGER NOT NULL,
+    rotation    INTEGER NOT NULL,
+    seed        INTEGER NOT NULL,
+    spec        TEXT NOT NULL,
+    spec_hash   TEXT NOT NULL,
+    winner_seat INTEGER,
+    winner      TEXT,
+    reason      TEXT NOT NULL,
+    deals       INTEGER NOT NULL,
+    decisions   INTEGER NOT NULL,
+    log_path    TEXT,
+    run_id      INTEGER REFERENCES runs(id),
+    started_at  TEXT NOT NULL,
+    finished_at TEXT NOT NULL,
+    duration_s  REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS game_seats (
+    game_key  TEXT NOT NULL REFERENCES games(key),
+    seat      INTEGER NOT NULL,
+    bot       TEXT NOT NULL,
+    score     INTEGER NOT NULL,
+    placement INTEGER NOT NULL,
+    forfeited INTEGER NOT NULL,
+    think_ms  REAL NOT NULL,
+    PRIMARY KEY (game_key, seat)
+);
+CREATE TABLE IF NOT EXISTS failures (
+    id       INTEGER PRIMARY KEY AUTOINCREMENT,
+    game_key TEXT NOT NULL REFERENCES games(key),
+    seat     INTEGER NOT NULL,
+    bot      TEXT NOT NULL,
+    reason   TEXT NOT NULL,
+    message  TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS game_seats_bot ON game_seats(bot);
+CREATE INDEX IF NOT EXISTS failures_game ON failures(game_key);
+"""
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def _iso(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, timezone.utc).isoformat(timespec="milliseconds")
+
+
+@dataclass(frozen=True)
+class FailureRow:
+    seat: int
+    bot: str
+    reason: str
+    message: str
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """A finished game as stored."""
+
+    key: str
+    game_id: int
+    table: tuple[str, ...]
+    deal_set: int
+    rotation: int
+    seed: int
+    seats: tuple[str, ...]
+    scores: tuple[int, ...]
+    placements: tuple[int, ...]
+    forfeited: tuple[int, ...]
+    winner_seat: int | None
+    reason: str
+    deals: int
+    decisions: int
+    failures: tuple[FailureRow, ...]
+    log_path: str | None
+    duration_s: float
+
+    @property
+    def table_key(self) -> str:
+        return "+".join(self.table)
+
+    def result(self) -> dict[str, Any]:
+        """What the game produced (no timings): equal for equal games."""
+        return {"key": self.key, "game_id": self.game_id, "seats": list(self.seats), "scores": list(self.scores),
+                "placements": list(self.placements), "winner_seat": self.winner_seat, "reason": self.reason,
+                "deals": self.deals, "decisions": self.decisions, "forfeited": list(self.forfeited),
+                "failures": [(f.seat, f.reason) for f in self.failures]}
+
+
+@dataclass(frozen=True)
+class TournamentRow:
+    name: str
+    config_path: str | None
+    config_text: str
+    definition: dict[str, Any]
+    fingerprint: str
+    scheduled_games: int
+    created_at: str
+    updated_at: str
+    referee_version: str
+
+
+@dataclass(frozen=True)
+class RunRow:
+    id: int
+    started_at: str
+    ended_at: str | None
+    status: str
+    concurrency: int
+    pid: int
+    games_before: int
+    games_recorded: int
+
+
+class Store:
+    """An open results database. Use `Store.open`; always `close()`."""
+
+    def __init__(self, path: Path, conn: sqlite3.Connection, lock_fd: int | None) -> None:
+        self.path = path
+        self.conn = conn
+        self._lock_fd = lock_fd
+
+    # ------------------------------------------------------------ open/close
+
+    @classmethod
+    def open(cls, path: Path | str, *, create: bool = False, lock: bool = False) -> Store:
+        """Open (or with `create`, create) a results database.
+
+        `lock` takes the exclusive run lock; it fails at once, with a clear
+        message, if another referee is running this tournament.
+        """
+        path = Path(path)
+        if not path.exists():
+            if not create:
+                raise RefereeError(f"{path}: no such results database (has the tournament been run?)")
+            path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            conn = sqlite3.connect(path, isolation_level=None, timeout=30.0)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")  # WAL: durable against a killed process
+            conn.execute("PRAGMA foreign_keys=ON")
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version == 0:
+                if not create and not conn.execute("SELECT 1 FROM sqlite_master WHERE name='tournament'").fetchone():
+                    conn.close()
+                    raise RefereeError(f"{path}: not a chicago-referee results database")
+                conn.executescript(SCHEMA)
+                conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            elif version != SCHEMA_VERSION:
+                conn.close()
+                raise RefereeError(f"{path}: results database schema {version} is not supported "
+                                   f"(this referee reads schema {SCHEMA_VERSION})")
+        except sqlite3.DatabaseError as exc:
+            raise RefereeError(f"{path}: cannot open the results database: {exc}") from None
+        lock_fd = None
+        if lock:
+            lock_fd = os.open(path, os.O_RDONLY)
+            try:
+                fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(lock_fd)
+                conn.close()
+                raise RefereeError(f"{path}: another referee is running this tournament right now") from None
+        return cls(path, conn, lock_fd)
+
+    def close(self) -> None:
+        self.conn.close()
+        if self._lock_fd is not None:  # after the connection: closing an fd drops this process's file locks
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @staticmethod
+    def remove(path: Path | str) -> None:
+        """Delete a results database (with its WAL and shared-memory files)."""
+        path = Path(path)
+        for p in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+            p.unlink(missing_ok=True)
+
+    # ------------------------------------------------------------ paths
+
+    def rel_path(self, p: Path | str | None) -> str | None:
+        """Store a path relative to the database's folder when it lies inside it."""
+        if p is None:
+            return None
+        p = Path(p).resolve()
+        try:
+            return str(p.relative_to(self.path.resolve().parent))
+        except ValueError:
+            return str(p)
+
+    def abs_path(self, p: str | None) -> Path | None:
+        if p is None:
+            return None
+        q = Path(p)
+        return q if q.is_absolute() else self.path.resolve().parent / q
+
+    # ------------------------------------------------------------ tournament
+
+    def tournament(self) -> TournamentRow | None:
+        row = self.conn.execute(
+            "SELECT name, config_path, config_text, definition, fingerprint, scheduled_games, created_at,"
+            " updated_at, referee_version FROM tournament WHERE id = 1").fetchone()
+        if row is None:
+            return None
+        return TournamentRow(row[0], row[1], row[2], json.loads(row[3]), row[4], row[5], row[6], row[7], row[8])
+
+    def write_tournament(self, *, name: str, config_path: str | None, config_text: str, definition: dict[str, Any],
+                         fingerprint: str, scheduled_games: int, bots: list[tuple[str, Any, str | None, str | None, list[str]]]) -> None:
+        """Insert or update the tournament row and the bot list (one transaction)."""
+        now = _now()
+        with self._transaction():
+            self.conn.execute(
+                "INSERT INTO tournament (id, name, config_path, config_text, definition, fingerprint,"
+                " scheduled_games, created_at, updated_at, referee_version) VALUES (1,?,?,?,?,?,?,?,?,?)"
+                " ON CONFLICT(id) DO UPDATE SET name=excluded.name, config_path=excluded.config_path,"
+                " config_text=excluded.config_text, definition=excluded.definition,"
+                " fingerprint=excluded.fingerprint, scheduled_games=excluded.scheduled_games,"
+                " updated_at=excluded.updated_at, referee_version=excluded.referee_version",
+                (name, config_path, config_text, json.dumps(definition, sort_keys=True), fingerprint,
+                 scheduled_games, now, now, __version__))
+            self.conn.execute("DELETE FROM bots")
+            self.conn.executemany(
+                "INSERT INTO bots (name, position, command, dir, build, argv) VALUES (?,?,?,?,?,?)",
+                [(n, i, json.dumps(cmd), d, b, json.dumps(argv)) for i, (n, cmd, d, b, argv) in enumerate(bots)])
+
+    def bot_names(self) -> list[str]:
+        return [r[0] for r in self.conn.execute("SELECT name FROM bots ORDER BY position")]
+
+    # ------------------------------------------------------------ runs
+
+    def begin_run(self, concurrency: int) -> int:
+        with self._transaction():
+            cur = self.conn.execute(
+                "INSERT INTO runs (started_at, status, concurrency, pid, games_before) VALUES (?,?,?,?,?)",
+                (_now(), "running", concurrency, os.getpid(), self.finished_count()))
+        return int(cur.lastrowid or 0)
+
+    def end_run(self, run_id: int, status: str) -> None:
+        with self._transaction():
+            self.conn.execute(
+                "UPDATE runs SET ended_at = ?, status = ?,"
+                " games_recorded = (SELECT count(*) FROM games WHERE run_id = ?) WHERE id = ?",
+                (_now(), status, run_id, run_id))
+
+    def runs(self) -> list[RunRow]:
+        return [RunRow(*r) for r in self.conn.execute(
+            "SELECT r.id, r.started_at, r.ended_at, r.status, r.concurrency, r.pid, r.games_before,"
+            " (SELECT count(*) FROM games g WHERE g.run_id = r.id) FROM runs r ORDER BY r.id")]
+
+    # ------------------------------------------------------------ games
+
+    def finished_keys(self) -> set[str]:
+        return {r[0] for r in self.conn.execute("SELECT key FROM games")}
+
+    def finished_count(self) -> int:
+        return int(self.conn.execute("SELECT count(*) FROM games").fetchone()[0])
+
+    def spec_hashes(self) -> dict[str, tuple[str, dict[str, Any]]]:
+        """key -> (spec hash, spec) of every finished game."""
+        return {k: (h, json.loads(s)) for k, h, s in self.conn.execute("SELECT key, spec_hash, spec FROM games")}
+
+    def record_game(self, game: ScheduledGame, spec: dict[str, Any], spec_hash: str, rec: GameRecord,
+                    log_path: Path | str | None, started: float, finished: float, run_id: int | None) -> None:
+        """Commit one finished game: its row, its seats and its failures, atomically."""
+        names = list(rec.seat_names)
+        winner = names[rec.winner] if rec.winner is not None else None
+        think = rec.think_ms or [0.0] * len(names)
+        with self._transaction():
+            self.conn.execute(
+                "INSERT INTO games (key, game_id, table_key, deal_set, rotation, seed, spec, spec_hash,"
+                " winner_seat, winner, reason, deals, decisions, log_path, run_id, started_at, finished_at,"
+                " duration_s) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (game.key, game.game_id, game.table_key, game.deal_set, game.rotation, game.seed,
+                 json.dumps(spec, sort_keys=True), spec_hash, rec.winner, winner, rec.reason, rec.deals,
+                 rec.decisions, self.rel_path(log_path), run_id, _iso(started), _iso(finished),
+                 round(finished - started, 3)))
+            self.conn.executemany(
+                "INSERT INTO game_seats (game_key, seat, bot, score, placement, forfeited, think_ms)"
+                " VALUES (?,?,?,?,?,?,?)",
+                [(game.key, s, names[s], rec.scores[s], rec.placements[s], int(s in rec.forfeited),
+                  round(think[s], 3)) for s in range(len(names))])
+            self.conn.executemany(
+                "INSERT INTO failures (game_key, seat, bot, reason, message) VALUES (?,?,?,?,?)",
+                [(game.key, f.seat, names[f.seat], f.reason, f.message) for f in rec.failures])
+
+    def games(self) -> list[GameRow]:
+        """Every finished game, in schedule order."""
+        seats: dict[str, list[tuple[int, str, int, int, int]]] = {}
+        for key, seat, bot, score, place, forf in self.conn.execute(
+                "SELECT game_key, seat, bot, score, placement, forfeited FROM game_seats ORDER BY game_key, seat"):
+            seats.setdefault(key, []).append((seat, bot, score, place, forf))
+        fails: dict[str, list[FailureRow]] = {}
+        for key, seat, bot, reason, message in self.conn.execute(
+                "SELECT game_key, seat, bot, reason, message FROM failures ORDER BY id"):
+            fails.setdefault(key, []).append(FailureRow(seat, bot, reason, message))
+        rows = []
+        for (key, game_id, table_key, deal_set, rotation, seed, winner_seat, reason, deals, decisions, log_path,
+             duration) in self.conn.execute(
+                "SELECT key, game_id, table_key, deal_set, rotation, seed, winner_seat, reason, deals, decisions,"
+                " log_path, duration_s FROM games ORDER BY game_id"):
+            s = seats.get(key, [])
+            rows.append(GameRow(
+                key=key, game_id=game_id, table=tuple(table_key.split("+")), deal_set=deal_set, rotation=rotation,
+                seed=seed, seats=tuple(x[1] for x in s), scores=tuple(x[2] for x in s),
+                placements=tuple(x[3] for x in s), forfeited=tuple(x[0] for x in s if x[4]),
+                winner_seat=winner_seat, reason=reason, deals=deals, decisions=decisions,
+                failures=tuple(fails.get(key, [])), log_path=log_path, duration_s=duration,
+            ))
+        return rows
+
+    # ------------------------------------------------------------ helpers
+
+    def _transaction(self) -> _Tx:
+        return _Tx(self.conn)
+
+
+class _Tx:
+    """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on any error."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def __enter__(self) -> None:
+        self.conn.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        if exc_type is None:
+            self.conn.execute("COMMIT")
+        else:
+            self.conn.execute("ROLLBACK")
+
+
+def open_for_reading(path: Path | str) -> Store:
+    """Open an existing results database for reports; a clear error otherwise."""
+    store = Store.open(path)
+    if store.tournament() is None:
+        store.close()
+        raise RefereeError(f"{path}: this results database has no tournament in it yet")
+    return store
