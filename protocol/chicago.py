@@ -71,9 +71,23 @@ class ChicagoRules(msgspec.Struct, frozen=True, kw_only=True, tag_field="game", 
 
 
 class Exchange(Inbound, tag="exchange"):
-    """Discard these cards (0-5 of your hand; empty = pass) and draw as many."""
+    """Discard these cards (0-5 of your hand; empty = pass) and draw as many.
+
+    Two exchanges of the same cards are equal whatever their order, so
+    `Exchange(discard=["Kh", "2c"]) in state.legal_actions()` holds when the
+    legal list names them the other way round. The cards go onto the discard
+    pile in the order given; that order matters only to a later reshuffle of
+    the pile, which no seat can see."""
 
     discard: list[Card]
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Exchange:
+            return NotImplemented
+        return self.discard == other.discard or sorted(self.discard) == sorted(other.discard)
+
+    def __hash__(self) -> int:
+        return hash(tuple(sorted(self.discard)))
 
 
 class CallChicago(Inbound, tag="chicago"):

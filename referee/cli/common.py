@@ -9,17 +9,40 @@ from collections.abc import Callable
 from typing import Annotated, Any, Optional, TypeVar
 
 import typer
+import typer.core
 from rich.console import Console
 from rich.markup import escape
 
 from referee import __version__
 from referee.errors import RefereeError
-from referee.games import get_game
+from referee.games import GAMES, get_game
 from referee.games.rules import build_rules, parse_option
 
+
+def _conventional_help() -> None:
+    """Help as man pages write it: `BOT...` for arguments (typer writes
+    `{bot}...`) and no `<bool>` after a flag, which takes no value."""
+    argument, option = typer.core.TyperArgument, typer.core.TyperOption
+
+    def usage_name(self: Any) -> str:
+        name = self.metavar or self.name.upper()
+        name = name if self.required else f"[{name}]"
+        return name + ("..." if self.nargs != 1 and not name.endswith("...") else "")
+
+    plain_type = option.display_type_rich
+
+    def option_type(self: Any, ctx: Any) -> str | None:
+        return None if self.is_flag and self.metavar is None else plain_type(self, ctx)
+
+    argument._usage_display_name = usage_name  # type: ignore[method-assign]
+    option.display_type_rich = option_type  # type: ignore[method-assign]
+
+
+_conventional_help()
 app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
     help="Referee and tournament runner for card-game bots (Swedish Chicago, Ghost Hand Euchre).",
 )
 out = Console()
@@ -77,7 +100,11 @@ def main(
 
 
 GameOpt = Annotated[str, typer.Option("--game", "-g", help="chicago or ghost-euchre.")]
-RulesOpt = Annotated[Optional[str], typer.Option("--rules", "-r", help="Rule preset (see `chicago-referee rules`).")]
+_PRESETS = "; ".join(
+    f"{g.name.replace('_', '-')}: " + ", ".join(p + (" (default)" if p == g.default_preset else "") for p in g.presets)
+    for g in GAMES.values()
+)
+RulesOpt = Annotated[Optional[str], typer.Option("--rules", "-r", help=f"Rule preset ({_PRESETS}); `chicago-referee rules` shows each.")]
 RuleOpt = Annotated[
     Optional[list[str]], typer.Option("--rule", help="Override one rule option: KEY=VALUE (repeatable).")
 ]

@@ -22,6 +22,7 @@ from referee.cli.common import (
     out,
     rules_for,
 )
+from referee.cli.output import plural
 from referee.errors import ConfigError
 from referee.games import GAMES, get_game
 from referee.games.rules import preset_options
@@ -50,7 +51,7 @@ def rules(
     out.print(f"[bold]{game.title}[/], preset [bold]{name}[/] (seats: {', '.join(map(str, game.seat_counts))})")
     for key, value in msgspec.to_builtins(rules_obj).items():
         if key != "game":
-            out.print(f"  {key} = {json.dumps(value)}", highlight=False)
+            out.print(f"  {key} = {json.dumps(value)}", highlight=False, markup=False)
     presets = ", ".join(f"{p} ({'defaults' if not preset_options(game, p) else 'changes ' + ', '.join(preset_options(game, p))})" for p in game.presets)
     out.print(f"presets: {presets}", highlight=False)
     out.print(f"games: {', '.join(GAMES)}")
@@ -59,13 +60,13 @@ def rules(
 @app.command()
 @expected_errors
 def match(
-    bots: Annotated[list[str], typer.Argument(help="2-4 bot commands (a .py or .js file, an executable, or a quoted command line).")],
+    bots: Annotated[list[str], typer.Argument(metavar="BOT", help="2-4 bot commands (a .py or .js file, an executable, or a quoted command line).")],
     game_name: GameOpt = "chicago",
     games: Annotated[int, typer.Option("--games", "-n", min=1, help="Games to play (rounded up to whole deal sets).")] = 20,
     seed: Annotated[Optional[int], typer.Option("--seed", "-s", help="Match seed (random if not given; always printed).")] = None,
     preset: RulesOpt = None,
     rule: RuleOpt = None,
-    deals: Annotated[Optional[Path], typer.Option("--deals", help="JSON file of explicit deals (dealer + deck order).")] = None,
+    deals: Annotated[Optional[Path], typer.Option("--deals", help='JSON file of explicit deals: a list of {"dealer": 0, "deck": "As Kd 9h ..."} (the full pack, top card first); seeded shuffles follow the last one.')] = None,
     time_control: Annotated[str, typer.Option("--time-control", "-t", help="e.g. 1s or decision=500ms,bank=60s,inc=100ms,startup=10s")] = "decision=1s,startup=10s",
     failure_policy: Annotated[str, typer.Option("--failure-policy", help="forfeit (default) or substitute.")] = "forfeit",
     max_strikes: Annotated[int, typer.Option("--max-strikes", min=0, help="With --failure-policy substitute: strikes allowed per game.")] = 3,
@@ -91,9 +92,10 @@ def match(
         raise typer.BadParameter("SPRT needs exactly 2 bots", param_hint="--sprt")
     total = config.n_sets * config.set_size
     err.print(
-        f"{game.title}: {' vs '.join(s.name for s in specs)}, {total} games ({config.n_sets} deal sets), "
-        f"seed {seed}, {format_time_control(config.time_control)}",
-        highlight=False,
+        f"{game.title} ({preset or game.default_preset}): {' vs '.join(s.name for s in specs)}, "
+        f"{plural(total, 'game')} ({plural(config.n_sets, 'deal set')}), seed {seed}, "
+        f"{format_time_control(config.time_control)}",
+        highlight=False, markup=False,
     )
     result = _run_with_progress(config, total)
     if as_json:
@@ -101,11 +103,13 @@ def match(
 
         sys.stdout.write(json.dumps(match_dict(result), indent=2) + "\n")
         return
-    from referee.cli.output import elo_lines, match_table
+    from referee.cli.output import elo_lines, failure_lines, match_table
 
-    out.print(match_table(result))
+    out.print(match_table(result, out.width))
+    for line in failure_lines(result):
+        out.print(line, highlight=False, markup=False)
     for line in elo_lines(result):
-        out.print(line, highlight=False)
+        out.print(line, highlight=False, markup=False)
     out.print(f"seed {seed}" + (f", logs in {log_dir}" if log_dir else ""), highlight=False)
 
 

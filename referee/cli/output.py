@@ -6,6 +6,8 @@ import math
 from typing import Any
 
 import msgspec
+from rich import box
+from rich.console import Console
 from rich.table import Table
 
 from referee.play.match import MatchResult
@@ -20,20 +22,65 @@ def _num(x: float, digits: int = 1) -> str:
     return f"{x:+.{digits}f}"
 
 
-def match_table(result: MatchResult) -> Table:
-    table = Table(title=f"{result.config.game.title}: {len(result.records)} games", title_justify="left")
-    width = max(len(b.name) for b in result.bots)
-    table.add_column("bot", no_wrap=True, min_width=width)
-    for col in ("games", "wins", "win %", "avg score", "pts/deal", "avg place", "failures"):
-        table.add_column(col, justify="left" if col == "failures" else "right")
+def plural(n: int, word: str) -> str:
+    """'1 deal set', '2 deal sets'."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+# Columns in the order they are dropped when a table does not fit: least important first.
+_OPTIONAL = ("pts/deal", "avg place", "avg score")
+
+
+def match_table(result: MatchResult, width: int = 80) -> Table:
+    """The standings, fitted to `width` columns: less important columns are
+    dropped before anything is cut, and bot names are never cut."""
+    d = {b.name: b.as_dict() for b in result.bots}
+    cells = {
+        "games": lambda b: str(b.games),
+        "wins": lambda b: str(b.wins),
+        "win %": lambda b: f"{100 * d[b.name]['win_rate']:.1f}",
+        "avg score": lambda b: f"{d[b.name]['avg_score']:.1f}",
+        "pts/deal": lambda b: f"{d[b.name]['points_per_deal']:.2f}",
+        "avg place": lambda b: f"{d[b.name]['avg_place']:.2f}",
+        "failures": lambda b: str(sum(b.failures.values())) if b.failures else "-",
+    }
+    columns = list(cells)
+    while True:
+        table = Table(title=f"{result.config.game.title}: {plural(len(result.records), 'game')}",
+                      title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+        table.add_column("bot", no_wrap=True)
+        for col in columns:
+            table.add_column(col, justify="right", no_wrap=True)
+        for b in result.bots:
+            table.add_row(b.name, *(cells[c](b) for c in columns))
+        droppable = [c for c in _OPTIONAL if c in columns]
+        if not droppable or _width(table) <= width:
+            return table
+        columns.remove(droppable[0])
+
+
+def _width(table: Table) -> int:
+    return Console(width=10_000).measure(table).maximum
+
+
+def failure_lines(result: MatchResult) -> list[str]:
+    """One line per bot and reason code, whole, with one example message."""
+    examples: dict[tuple[str, str], tuple[int, str]] = {}
+    for rec in result.records:
+        for f in rec.failures:
+            examples.setdefault((rec.seat_names[f.seat], f.reason), (rec.game_id, f.message))
+    lines = []
     for b in result.bots:
-        d = b.as_dict()
-        fails = ", ".join(f"{k} {v}" for k, v in d["failures"].items()) or "-"
-        table.add_row(
-            b.name, str(b.games), str(b.wins), f"{100 * d['win_rate']:.1f}", f"{d['avg_score']:.1f}",
-            f"{d['points_per_deal']:.2f}", f"{d['avg_place']:.2f}", fails,
-        )
-    return table
+        for reason, count in sorted(b.failures.items()):
+            game_id, message = examples.get((b.name, reason), (0, ""))
+            example = f": game {game_id}: {_shorten(message)}" if message else ""
+            lines.append(f"{b.name} {reason} x{count}{example}")
+    return lines
+
+
+def _shorten(text: str, limit: int = 160) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def elo_lines(result: MatchResult) -> list[str]:
@@ -41,17 +88,27 @@ def elo_lines(result: MatchResult) -> list[str]:
     names = [b.name for b in result.bots]
     if result.stats is not None:
         s = result.stats
-        lines.append(
-            f"Elo {names[0]} vs {names[1]}: {_num(s.elo)} +/- {_num(s.err95).lstrip('+')} (95%)  "
-            f"LOS {100 * s.los:.2f}%  over {s.samples} deal sets (pentanomial {result.pentanomial})"
-        )
+        sets = plural(s.samples, "deal set")
+        if math.isinf(s.elo):
+            best = names[0] if s.elo > 0 else names[1]
+            every = "the only deal set" if s.samples == 1 else f"all {sets}"
+            lines.append(f"{best} won {every}; Elo is unbounded (LOS {100 * s.los:.2f}%)")
+        elif math.isnan(s.err95):
+            lines.append(f"Elo {names[0]} vs {names[1]}: {_num(s.elo)}; too few deal sets "
+                         f"for an error bar (over {sets}, pentanomial {result.pentanomial})")
+        else:
+            lines.append(
+                f"Elo {names[0]} vs {names[1]}: {_num(s.elo)} +/- {s.err95:.1f} (95%)  "
+                f"LOS {100 * s.los:.2f}%  over {sets} (pentanomial {result.pentanomial})"
+            )
     if result.sprt is not None:
         p = result.sprt
         verdict = p.decision or "undecided"
         lines.append(f"SPRT: LLR {p.llr:.3f}, bounds ({p.lower:.3f}, {p.upper:.3f}): {verdict}")
     if result.ratings is not None:
         r = result.ratings
-        parts = [f"{n} {_num(r.rating(n))} +/- {r.err(n):.0f}" for n in sorted(names, key=r.rating, reverse=True)]
+        parts = [f"{n} {_num(r.rating(n))} +/- {r.err(n):.0f}" if math.isfinite(r.rating(n)) and math.isfinite(r.err(n))
+                 else f"{n} {_num(r.rating(n))} (unbounded)" for n in sorted(names, key=r.rating, reverse=True)]
         lines.append("Elo (pairwise from placements, mean 0): " + ", ".join(parts))
     if result.stopped:
         lines.append(result.stopped)
@@ -105,6 +162,8 @@ def match_dict(result: MatchResult) -> dict[str, Any]:
             "bot": result.bots[0].name, "opponent": result.bots[1].name,
             "elo": _finite(s.elo), "err95": _finite(s.err95), "los": round(s.los, 6),
             "deal_sets": s.samples, "pentanomial": result.pentanomial,
+            # Elo is unbounded when one side won every deal set: "elo" is null and this names the side.
+            "won_every_deal_set": (result.bots[0].name if s.elo > 0 else result.bots[1].name) if math.isinf(s.elo) else None,
         }
     if result.sprt is not None:
         p = result.sprt
@@ -112,13 +171,11 @@ def match_dict(result: MatchResult) -> dict[str, Any]:
                        "decision": p.decision}
     if result.ratings is not None:
         r = result.ratings
-        out["ratings"] = [{"name": n, "elo": _finite(r.rating(n)), "err95": _finite(r.err(n))} for n in r.players]
+        out["ratings"] = [{"name": n, "elo": _finite(r.rating(n)), "err95": _finite(r.err(n)),
+                           "unbounded": math.isinf(r.rating(n))} for n in r.players]
     return out
 
 
-def _finite(x: float) -> float | str:
-    if math.isinf(x):
-        return "+inf" if x > 0 else "-inf"
-    if math.isnan(x):
-        return "nan"
-    return round(x, 3)
+def _finite(x: float) -> float | None:
+    """JSON numbers are numbers: an infinite or undefined value is null (a flag beside it says why)."""
+    return round(x, 3) if math.isfinite(x) else None

@@ -14,16 +14,30 @@ from typing import Any, Protocol
 
 import msgspec
 
+from referee.games.cards import CardError, parse_cards
+
 TERMINAL = -1
 PUBLIC = -1  # audience of an event every seat may see
 
 
 @dataclass(frozen=True)
 class Deal:
-    """An explicit deal: who deals, and the full deck order, top card first."""
+    """An explicit deal: who deals, and the full deck order, top card first.
+
+    The deck may be given as card numbers, card strings (`["As", "Kd", ...]`)
+    or one string (`"As Kd 9h ..."`); it is kept as a tuple of card numbers."""
 
     dealer: int
     deck: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        deck = self.deck
+        if isinstance(deck, str) or any(isinstance(c, str) for c in deck):
+            deck = parse_cards(deck)  # type: ignore[arg-type]
+        elif any(not isinstance(c, int) or isinstance(c, bool) or not 0 <= c < 52 for c in deck):
+            raise CardError("a deck holds card numbers 0-51 (rank * 4 + suit) or card strings such as 'As'")
+        if not isinstance(deck, tuple):
+            object.__setattr__(self, "deck", tuple(deck))
 
 
 class GameState(Protocol):

@@ -196,6 +196,9 @@ class ChicagoState(EngineState):
             self._do_play(seat, checked[0])
 
     def view(self, seat: int) -> ChicagoView:
+        """What `seat` may know; `PUBLIC` (-1) gives what every spectator may know (no hand)."""
+        if not PUBLIC <= seat < self.n_players:
+            raise ValueError(f"no seat {seat}: seats are 0-{self.n_players - 1}, or PUBLIC (-1) for the public view")
         r = self.rules
         return ChicagoView(
             seat=seat,
@@ -207,7 +210,7 @@ class ChicagoState(EngineState):
             tiebreak=self._tied is not None,
             target_score=r.target_score,
             scores=list(self._scores),
-            hand=[_VIEW_NAME[i] for i in sorted([_VIEW_PLACE[c] for c in self._hands[seat]])],
+            hand=[_VIEW_NAME[i] for i in sorted([_VIEW_PLACE[c] for c in self._hands[seat]])] if seat != PUBLIC else [],
             exchange_round=self._round + 1 if self._phase in ("exchange", "take_open") else 0,
             stock_size=len(self._stock),
             discard_size=len(self._discards),

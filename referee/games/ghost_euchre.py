@@ -174,6 +174,9 @@ class GhostEuchreState(EngineState):
             self._do_play(seat, value)
 
     def view(self, seat: int) -> EuchreView:
+        """What `seat` may know; `PUBLIC` (-1) gives what every spectator may know (no hand)."""
+        if not PUBLIC <= seat < self.n_players:
+            raise ValueError(f"no seat {seat}: seats are 0-{self.n_players - 1}, or PUBLIC (-1) for the public view")
         in_tricks = self._phase == "trick" and not self._over
         trump = self._trump
         led = effective_suit(self._trick[0][1], trump) if in_tricks and self._trick and trump is not None else None
@@ -186,7 +189,7 @@ class GhostEuchreState(EngineState):
             tiebreak=self._tiebreak,
             target_score=self.rules.target_score,
             scores=list(self._scores),
-            hand=_strs(sort_hand(self._hands[seat])),
+            hand=_strs(sort_hand(self._hands[seat])) if seat != PUBLIC else [],
             bids=list(self._bids),
             high_bid=_wire_bid(self._high) if self._high else None,
             swapped_by=self._swapped_by,

@@ -1,0 +1,87 @@
+"""What a newcomer reads: help that follows the usual conventions, tables that
+fit 80 columns without cutting a name or a reason code, results in words, and
+JSON whose values have one type each. Real matches through the installed
+command (a pipe, as in CI, lays rich out at the COLUMNS given)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+GREEDY = str(ROOT / "sample_bots/python/greedy_bot.py")
+RANDOM = str(ROOT / "sample_bots/python/random_bot.py")
+ILLEGAL = str(ROOT / "tests/bots/illegal.py")
+
+
+def cli(*args: str, columns: int = 80) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "COLUMNS": str(columns), "TERM": "dumb", "NO_COLOR": "1"}
+    return subprocess.run([sys.executable, "-m", "referee.cli", *args], capture_output=True, text=True,
+                          env=env, timeout=300, cwd=ROOT)
+
+
+@pytest.mark.parametrize("command", ["match", "check", "replay", "tournament", "rules", "bench", "verify"])
+def test_dash_h_is_help_and_flags_show_no_type(command: str) -> None:
+    res = cli(command, "-h")
+    assert res.returncode == 0, res.stderr
+    assert "Usage: " in res.stdout
+    assert "<bool>" not in res.stdout
+    assert "{" not in res.stdout.splitlines()[1]  # the usage line
+
+
+def test_match_usage_and_help_name_the_presets_and_the_deals_format() -> None:
+    res = cli("match", "-h", columns=200)
+    assert "Usage: python -m referee.cli match [OPTIONS] BOT..." in res.stdout
+    for preset in ("gamerules", "cardgames_zone", "cardgames_zone_short", "swedish_common"):
+        assert preset in res.stdout
+    assert '"dealer": 0, "deck": "As Kd 9h ..."' in res.stdout
+
+
+def test_rules_prints_list_values() -> None:
+    res = cli("rules")
+    assert "showdown_after = [true, true, false]" in res.stdout
+
+
+def test_a_match_at_80_columns_cuts_no_name_or_reason_and_says_results_in_words() -> None:
+    res = cli("match", GREEDY, RANDOM, ILLEGAL, "--games", "3", "--seed", "1")
+    assert res.returncode == 0, res.stderr
+    lines = res.stdout.splitlines()
+    assert all(len(line) <= 80 for line in lines), res.stdout
+    assert "…" not in res.stdout
+    for name in ("greedy_bot", "random_bot", "illegal"):
+        assert any(line.split()[:1] == [name] for line in lines), res.stdout
+    assert any(line.startswith("illegal illegal_action x") for line in lines), res.stdout
+    assert "(gamerules)" in res.stderr and "(1 deal set)" in " ".join(res.stderr.split())
+
+
+def test_a_one_sided_match_says_so_in_words() -> None:
+    res = cli("match", GREEDY, RANDOM, "--games", "2", "--seed", "1")
+    assert res.returncode == 0, res.stderr
+    assert "greedy_bot won the only deal set; Elo is unbounded" in res.stdout
+    assert "+inf" not in res.stdout and "n/a" not in res.stdout
+
+
+def _walk(value: object) -> list[object]:
+    if isinstance(value, dict):
+        return [x for v in value.values() for x in _walk(v)]
+    if isinstance(value, list):
+        return [x for v in value for x in _walk(v)]
+    return [value]
+
+
+def test_json_values_have_one_type_each() -> None:
+    res = cli("match", GREEDY, RANDOM, "--games", "2", "--seed", "1", "--json")
+    data = json.loads(res.stdout)
+    elo = data["elo"]
+    assert elo["elo"] is None and elo["err95"] is None
+    assert elo["won_every_deal_set"] == "greedy_bot"
+    assert not any(isinstance(v, str) and v in ("+inf", "-inf", "nan", "inf") for v in _walk(data))
+    three = json.loads(cli("match", GREEDY, RANDOM, ILLEGAL, "--games", "3", "--seed", "1", "--json").stdout)
+    for row in three["ratings"]:
+        assert row["elo"] is None or isinstance(row["elo"], float)
+        assert isinstance(row["unbounded"], bool)
