@@ -4,6 +4,7 @@ game and rule options. It imports nothing from the other command modules."""
 
 from __future__ import annotations
 
+import errno
 import functools
 from collections.abc import Callable
 from typing import Annotated, Any, Optional, TypeVar
@@ -50,15 +51,37 @@ err = Console(stderr=True)
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _referee_errors(exc: BaseException) -> list[RefereeError] | None:
-    """The RefereeErrors `exc` is made of (a trio nursery wraps errors in
-    groups); None if anything else is among them."""
-    if isinstance(exc, RefereeError):
+# Exit codes, one per kind of outcome, the same for every command.
+EXIT_FAILED = 1  # the command ran and found a problem (check failed, verify mismatch)
+EXIT_ERROR = 2  # bad input: an option, a config, a bot command, a log, a database
+EXIT_FILES = 3  # the file system refused: disk full, read-only, no permission, wrong kind of path
+EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT, as shells report it)
+
+# File-system errors that are the user's to fix, with what to do about each.
+_FILE_ERRORS = {
+    errno.ENOSPC: "the disk is full: free some space and run again",
+    errno.EDQUOT: "the disk quota is used up: free some space and run again",
+    errno.EFBIG: "the file is too large for this file system",
+    errno.EROFS: "the file system is read-only: choose a writable place",
+    errno.EACCES: "permission denied: choose a place you may write to, or fix its permissions",
+    errno.EPERM: "operation not permitted: choose another place",
+    errno.EISDIR: "that is a folder: give a file name",
+    errno.ENOTDIR: "a part of that path is a file, not a folder",
+    errno.EEXIST: "that already exists",
+    errno.ENOENT: "no such file or folder",
+}
+
+
+def _expected(exc: BaseException) -> list[BaseException] | None:
+    """The expected errors `exc` is made of (a trio nursery wraps errors in
+    groups): RefereeErrors and file-system errors the user can fix; None if
+    anything else is among them (a bug, which keeps its traceback)."""
+    if isinstance(exc, RefereeError) or (isinstance(exc, OSError) and exc.errno in _FILE_ERRORS):
         return [exc]
     if isinstance(exc, BaseExceptionGroup):
-        found: list[RefereeError] = []
+        found: list[BaseException] = []
         for inner in exc.exceptions:
-            errors = _referee_errors(inner)
+            errors = _expected(inner)
             if errors is None:
                 return None
             found += errors
@@ -66,20 +89,35 @@ def _referee_errors(exc: BaseException) -> list[RefereeError] | None:
     return None
 
 
+def describe_os_error(exc: OSError) -> str:
+    where = f"{exc.filename}: " if exc.filename else ""
+    return f"{where}{_FILE_ERRORS.get(exc.errno, exc.strerror or str(exc))}"
+
+
 def expected_errors(fn: F) -> F:
-    """Print RefereeErrors as one red line each and exit 2 (no traceback)."""
+    """Expected errors print one red line each, no traceback, and exit with
+    their code: 2 for bad input, 3 for the file system, 130 for Ctrl-C."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
-        except (RefereeError, BaseExceptionGroup) as exc:
-            errors = _referee_errors(exc)
+        except KeyboardInterrupt:
+            err.print("[bold red]interrupted[/] (Ctrl-C)", highlight=False)
+            raise typer.Exit(EXIT_INTERRUPTED) from None
+        except (RefereeError, OSError, BaseExceptionGroup) as exc:
+            errors = _expected(exc)
             if errors is None:
                 raise
+            code = EXIT_ERROR
             for error in errors:
-                err.print(f"[bold red]error:[/] {escape(str(error))}", highlight=False, soft_wrap=True)
-            raise typer.Exit(2) from None
+                if isinstance(error, OSError):
+                    code = EXIT_FILES
+                    text = describe_os_error(error)
+                else:
+                    text = str(error)
+                err.print(f"[bold red]error:[/] {escape(text)}", highlight=False, soft_wrap=True)
+            raise typer.Exit(code) from None
 
     return wrapper  # type: ignore[return-value]
 

@@ -69,7 +69,7 @@ def match(
     deals: Annotated[Optional[Path], typer.Option("--deals", help='JSON file of explicit deals: a list of {"dealer": 0, "deck": "As Kd 9h ..."} (the full pack, top card first); seeded shuffles follow the last one.')] = None,
     time_control: Annotated[str, typer.Option("--time-control", "-t", help="e.g. 1s or decision=500ms,bank=60s,inc=100ms,startup=10s")] = "decision=1s,startup=10s",
     failure_policy: Annotated[str, typer.Option("--failure-policy", help="forfeit (default) or substitute.")] = "forfeit",
-    max_strikes: Annotated[int, typer.Option("--max-strikes", min=0, help="With --failure-policy substitute: strikes allowed per game.")] = 3,
+    max_strikes: Annotated[Optional[int], typer.Option("--max-strikes", min=0, help="With --failure-policy substitute: strikes allowed per game (default 3).")] = None,
     log_dir: Annotated[Optional[Path], typer.Option("--log-dir", help="Write one JSONL log per game here.")] = None,
     sprt_text: Annotated[Optional[str], typer.Option("--sprt", help="Stop early by SPRT: elo0,elo1[,alpha,beta] (2 bots).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print a machine-readable summary on stdout.")] = False,
@@ -80,11 +80,14 @@ def match(
         seed = random.SystemRandom().randrange(2**31)
     if failure_policy not in ("forfeit", "substitute"):
         raise typer.BadParameter("must be forfeit or substitute", param_hint="--failure-policy")
+    if max_strikes is not None and failure_policy != "substitute":
+        raise ConfigError("--max-strikes counts the defaults played for a bot under --failure-policy substitute; "
+                          "add --failure-policy substitute, or drop --max-strikes")
     specs = unique_names([resolve_command(b) for b in bots])
     config = MatchConfig(
         game=game, rules=rules_obj, bots=specs, games=games, seed=seed,
         time_control=parse_time_control(time_control),
-        policy=FailurePolicy(mode=failure_policy, max_strikes=max_strikes),  # type: ignore[arg-type]
+        policy=FailurePolicy(mode=failure_policy, max_strikes=3 if max_strikes is None else max_strikes),  # type: ignore[arg-type]
         deals=load_deals(deals, game) if deals else (), log_dir=log_dir,
         sprt=parse_sprt(sprt_text) if sprt_text else None,
     )

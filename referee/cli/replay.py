@@ -60,7 +60,7 @@ def replay(
     pause = _enter_to_continue if step and sys.stdin.isatty() and sys.stdout.isatty() else None
     if pause is not None:
         err.print("[dim]step mode: Enter shows the next action, q then Enter stops[/]")
-    render_replay(log, console, viewer, start_deal=deal, pause=pause)
+    render_replay(log, console, viewer, start_deal=deal, pause=pause, width=width)
 
 @app.command()
 @expected_errors

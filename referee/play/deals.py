@@ -26,10 +26,14 @@ def parse_deals(data: Any, game: GameDef, where: str = "deals") -> tuple[Deal, .
     pack = sorted(game.full_deck)
     deals = []
     for i, item in enumerate(data, start=1):
-        if not isinstance(item, dict) or set(item) - {"dealer", "deck"} or "deck" not in item:
-            raise ConfigError(f"{where}: deal {i} must be an object with 'dealer' and 'deck' (and nothing else)")
-        dealer = item.get("dealer", 0)
-        if not isinstance(dealer, int) or dealer < 0:
+        if not isinstance(item, dict) or set(item) - {"dealer", "deck"} or "deck" not in item or "dealer" not in item:
+            missing = [k for k in ("dealer", "deck") if isinstance(item, dict) and k not in item]
+            raise ConfigError(
+                f"{where}: deal {i} must be an object with 'dealer' and 'deck' (and nothing else)"
+                + (f"; it has no {' and no '.join(repr(k) for k in missing)}" if missing else "")
+            )
+        dealer = item["dealer"]
+        if not isinstance(dealer, int) or isinstance(dealer, bool) or dealer < 0:
             raise ConfigError(f"{where}: deal {i}: 'dealer' must be a seat number (0, 1, ...)")
         try:
             deck = parse_cards(item["deck"])

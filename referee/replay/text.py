@@ -545,25 +545,56 @@ def render_replay(
     *,
     start_deal: int = 1,
     pause: Callable[[], bool] | None = None,
+    width: int | None = None,
 ) -> int:
     """Print the whole replay; returns the number of frames shown.
 
     `pause` is called after each frame that printed something (step mode);
-    it returns False to stop early.
+    it returns False to stop early. With `width`, long lines are wrapped to it
+    with a hanging indent; without, they are left to the terminal.
     """
     renderer = renderer_for(log, viewer or Viewer.everything(), start_deal)
+
+    def emit(line: Any) -> None:
+        if width is None:
+            console.print(line, highlight=False, soft_wrap=True)
+        else:
+            for part in wrap_line(line, width):
+                console.print(part, highlight=False, soft_wrap=True)
+
     for line in renderer.header():
-        console.print(line, highlight=False, soft_wrap=True)
+        emit(line)
     shown = 0
     for frame in frames(log):
         lines = renderer.render(frame)
         for line in lines:
-            console.print(line, highlight=False, soft_wrap=True)
+            emit(line)
         if lines:
             shown += 1
             if pause is not None and frame.kind != "end" and not pause():
                 break
     return shown
+
+
+def wrap_line(line: Text | str, width: int) -> list[Text]:
+    """`line` cut at spaces into pieces of at most `width` cells; the pieces
+    after the first are indented four cells deeper than the line itself."""
+    text = line if isinstance(line, Text) else Text(line)
+    if text.cell_len <= width:
+        return [text]
+    plain = text.plain
+    indent = len(plain) - len(plain.lstrip(" ")) + 4
+    indent = indent if indent < width // 2 else 0
+    first, *rest = text.wrap(_WRAP_CONSOLE, width, no_wrap=False)
+    pieces = [first]
+    if rest:
+        tail = Text(" ").join(rest)
+        for piece in tail.wrap(_WRAP_CONSOLE, width - indent):
+            pieces.append(Text(" " * indent) + piece)
+    return pieces
+
+
+_WRAP_CONSOLE = Console(width=10_000, color_system=None)
 
 
 def render_to_text(log: GameLog, viewer: Viewer | None = None, *, start_deal: int = 1, width: int = 100) -> str:

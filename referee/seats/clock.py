@@ -29,6 +29,8 @@ def parse_duration_ms(text: str) -> int:
 def parse_time_control(text: str) -> TimeControl:
     """`"decision=1s,bank=60s,inc=100ms"` -> TimeControl (see module doc)."""
     fields: dict[str, int] = {}
+    if not text.strip():
+        raise ConfigError("the time control is empty: write e.g. 1s or decision=500ms,bank=60s,inc=100ms,startup=10s")
     for part in [p for p in text.split(",") if p.strip()]:
         key, sep, value = part.partition("=")
         if not sep:
@@ -41,6 +43,11 @@ def parse_time_control(text: str) -> TimeControl:
         fields[name] = parse_duration_ms(value)
     if fields.get("decision_ms", 1) <= 0:
         raise ConfigError(f"the decision limit must be positive in {text!r}")
+    if "increment_ms" in fields and "bank_ms" not in fields:
+        raise ConfigError(
+            f"inc= needs bank= in {text!r}: the increment is added to a time bank after each decision; "
+            "write e.g. decision=1s,bank=60s,inc=100ms"
+        )
     return TimeControl(**fields)
 
 

@@ -85,3 +85,42 @@ def test_json_values_have_one_type_each() -> None:
     for row in three["ratings"]:
         assert row["elo"] is None or isinstance(row["elo"], float)
         assert isinstance(row["unbounded"], bool)
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--time-control", ""], "the time control is empty"),
+        (["--time-control", "inc=100ms"], "inc= needs bank="),
+        (["--max-strikes", "2"], "--max-strikes counts the defaults played for a bot under --failure-policy substitute"),
+        (["--rule", "target=30"], "did you mean 'target_score'?"),
+        (["--rules", "cardgame_zone"], "did you mean 'cardgames_zone'?"),
+    ],
+)
+def test_options_that_would_be_ignored_or_are_misspelt_are_one_line_errors(args: list[str], words: str) -> None:
+    res = cli("match", GREEDY, RANDOM, *args, columns=300)
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert words in res.stderr
+    assert "Traceback" not in res.stderr and len(res.stderr.strip().splitlines()) == 1
+
+
+def test_a_deal_without_a_dealer_is_an_error(tmp_path: Path) -> None:
+    deck = ("As Ks Qs Js Ts 9s 8s 7s 6s 5s 4s 3s 2s Ah Kh Qh Jh Th 9h 8h 7h 6h 5h 4h 3h 2h "
+            "Ad Kd Qd Jd Td 9d 8d 7d 6d 5d 4d 3d 2d Ac Kc Qc Jc Tc 9c 8c 7c 6c 5c 4c 3c 2c")
+    deals = tmp_path / "deals.json"
+    deals.write_text(json.dumps([{"deck": deck}]))
+    res = cli("match", GREEDY, RANDOM, "--deals", str(deals), columns=300)
+    assert res.returncode == 2
+    assert "deal 1 must be an object with 'dealer' and 'deck'" in res.stderr and "it has no 'dealer'" in res.stderr
+
+
+def test_file_system_errors_are_one_line_with_their_own_exit_code(tmp_path: Path) -> None:
+    log_dir = tmp_path / "logs"
+    assert cli("match", GREEDY, RANDOM, "--games", "2", "--seed", "1", "--log-dir", str(log_dir)).returncode == 0
+    log = str(log_dir / "game-00001.jsonl")
+    folder = cli("replay", log, "--html", str(tmp_path), columns=300)
+    assert folder.returncode == 3 and f"{tmp_path}: that is a folder: give a file name" in folder.stderr
+    full = cli("replay", log, "--html", "/dev/full", columns=300)  # every write to /dev/full fails with ENOSPC
+    assert full.returncode == 3 and "the disk is full" in full.stderr
+    for res in (folder, full):
+        assert "Traceback" not in res.stderr and len(res.stderr.strip().splitlines()) == 1
