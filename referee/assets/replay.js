@@ -616,9 +616,9 @@ function render() {
   // views
   var vb = $('views').children;
   for (var i = 0; i < vb.length; i++) vb[i].classList.toggle('on', +vb[i].getAttribute('data-view') === view);
-  clearTimeout(hashTimer);  // the URL keeps the step and view (debounced: browsers throttle history updates)
+  clearTimeout(hashTimer);  // the URL keeps the step (numbered from 1, as shown) and the view (debounced: browsers throttle history updates)
   hashTimer = setTimeout(function () {
-    try { history.replaceState(null, '', '#' + cur + (view >= 0 ? '/' + view : '')); } catch (e) { /* file:// may refuse */ }
+    try { history.replaceState(null, '', '#' + (cur + 1) + (view >= 0 ? '/' + view : '')); } catch (e) { /* file:// may refuse */ }
   }, 400);
 }
 
@@ -692,7 +692,8 @@ document.addEventListener('keydown', function (e) {
 build();
 (function () {
   var m = /^#(\d+)(?:\/(\d+))?$/.exec(location.hash || '');
-  if (m) { cur = Math.min(STEPS.length - 1, +m[1]); if (m[2] !== undefined && +m[2] < N) view = +m[2]; }
+  if (m) { cur = Math.max(0, Math.min(STEPS.length - 1, +m[1] - 1)); if (m[2] !== undefined && +m[2] < N) view = +m[2]; }
+  $('seatkeys').textContent = N > 1 ? '0\u2013' + (N - 1) : '0';
 })();
 render();
 window.replay = {

@@ -9,6 +9,7 @@ no network references); the browser test opens it in headless Chromium
 from __future__ import annotations
 
 import json
+import time
 import os
 import random
 import re
@@ -346,6 +347,19 @@ def test_replay_page_in_browser(game_log: Path, tmp_path: Path, driver) -> None:
     assert "on" not in driver.find_element(By.ID, "play").get_attribute("class")
     page.send_keys(Keys.END)
     assert body("data-step") == str(len(walk0) - 1)
+
+    # --- One numbering: the URL's #10 is the step the page calls "step 10"; the key hint fits 2 seats.
+    assert "0\u20131 seat view" in text(".keys")
+    driver.get(out.resolve().as_uri() + "#10/1")
+    driver.refresh()
+    assert body("data-step") == "9" and body("data-view") == "1"
+    assert text("#stepinfo").startswith("step 10 /")
+    page = driver.find_element(By.TAG_NAME, "body")
+    page.send_keys(Keys.ARROW_RIGHT)
+    deadline = time.monotonic() + 10
+    while not driver.current_url.endswith("#11/1") and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert driver.current_url.endswith("#11/1") and text("#stepinfo").startswith("step 11 /")
 
     # --- A screenshot in the middle of a trick, for people.
     trick_step = next(w["step"] for w in walk_all if w["type"] == "card_played")
