@@ -9,13 +9,13 @@ no network references); the browser test opens it in headless Chromium
 from __future__ import annotations
 
 import json
-import time
 import os
 import random
 import re
 import shutil
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
