@@ -30,7 +30,7 @@ NonNeg = Annotated[int, msgspec.Meta(ge=0)]
 
 
 class ChicagoRules(msgspec.Struct, frozen=True, kw_only=True, tag_field="game", tag="chicago"):
-    """Every rule option of Swedish Chicago (rules.md §1.1). Defaults = preset `gamerules`."""
+    """Every rule option of Swedish Chicago (docs/rules.md#chicago-rule-options). Defaults = preset `gamerules`."""
 
     target_score: Annotated[int, msgspec.Meta(ge=1, le=10_000)] = 52
     exchanges: Annotated[int, msgspec.Meta(ge=1, le=5)] = 3

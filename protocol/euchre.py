@@ -4,7 +4,7 @@ Seats are absolute (0..2, clockwise). Cards are strings like `"Jh"`; suits are
 `"s" "h" "d" "c"`. A bid is an int (the number of tricks, `min_bid`..5) or the
 string `"moon"` (all six tricks). Everything here is plain JSON.
 
-Actions a bot may send (rules.md §4):
+Actions a bot may send (docs/rules.md, GE-01..GE-14):
 
     {"type": "pass"}                       bidding: no bid (GE-05)
     {"type": "bid", "bid": 4}              bidding: contract 4 tricks
@@ -45,13 +45,13 @@ BidValue = Annotated[int, msgspec.Meta(ge=1, le=5)] | Literal["moon"]
 class EuchreRules(
     msgspec.Struct, frozen=True, kw_only=True, tag_field="game", tag="ghost_euchre"
 ):
-    """Every rule option of Ghost Hand Euchre (rules.md §4). Defaults = preset `gamerules`."""
+    """Every rule option of Ghost Hand Euchre (docs/rules.md#euchre-rule-options). Defaults = preset `gamerules`."""
 
     target_score: Annotated[int, msgspec.Meta(ge=1, le=10_000)] = 32
     min_bid: Annotated[int, msgspec.Meta(ge=1, le=5)] = 3
     moon_points: NonNeg = 24
     moon_fail_penalty: NonNeg = 6
-    """Points a failed moon loses (§7 decision 3: 6 = "the amount bid"; 24 is the variant)."""
+    """Points a failed moon loses (a referee decision, see docs/rules.md: 6 = "the amount bid"; 24 is the variant)."""
     renege_policy: Literal["reject", "penalize"] = "reject"
     """`reject`: a renege is an illegal action. `penalize`: the card is accepted and the
     offender loses `renege_penalty` per renege when the hand is scored (GE-10)."""

@@ -1,4 +1,4 @@
-"""Swedish Chicago as a pure state machine (rules.md §1, CH-01..CH-25).
+"""Swedish Chicago as a pure state machine (docs/rules.md, CH-01..CH-25).
 
 No I/O and no clock: a game is fully determined by its rules, seed, optional
 explicit deals and the actions applied. The engine emits events with an

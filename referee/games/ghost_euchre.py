@@ -1,4 +1,4 @@
-"""Ghost Hand Euchre for 3 players as a pure state machine (rules.md §4, GE-01..GE-14).
+"""Ghost Hand Euchre for 3 players as a pure state machine (docs/rules.md, GE-01..GE-14).
 
 Same shape as `chicago.py`: no I/O and no clock; a game is fully determined by
 its rules, seed, optional explicit deals and the actions applied. Information

@@ -1,4 +1,4 @@
-"""Five-card poker hand values with exact tie-breaking (rules §3).
+"""Five-card poker hand values with exact tie-breaking (docs/rules.md, "Showdowns and the hand ranking").
 
 A hand value is one int: `category << 20` plus up to five 4-bit ranks in
 descending importance, so comparing ints compares hands exactly (category,
@@ -53,7 +53,7 @@ def _straight_high(ranks_desc: list[int], ace_low: bool) -> int | None:
 
 def _value_of_ranks(ranks: tuple[int, ...], flush: bool, ace_low: bool) -> int:
     counts = Counter(ranks)
-    # Order ranks by (multiplicity, rank) descending: the tie-break key of §3.
+    # Order ranks by (multiplicity, rank) descending: the tie-break key of the hand ranking (docs/rules.md).
     groups = sorted(counts.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)
     key = [r for r, _ in groups]
     shape = [n for _, n in groups]

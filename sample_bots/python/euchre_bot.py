@@ -4,7 +4,7 @@ Uses only `protocol` and the standard library (bots never see `referee`).
 `choose(view, legal)` is a pure function: the same view and legal list give
 the same action. In any other game it returns `legal[0]` (always legal).
 
-Heuristics, by phase (rules.md §4):
+Heuristics, by phase (docs/rules.md, Ghost Hand Euchre):
 
 * bidding: for each suit as trump, count likely tricks (`hand_strength`):
   right bower 1, left bower 0.9, trump ace 0.8, trump king 0.6, lower trumps
