@@ -1,19 +1,38 @@
 """A watchdog that kills bot process groups if the referee itself dies.
 
 Bots live in their own process groups, which the referee kills when a match
-ends. If the referee is killed with SIGKILL it cannot do that, so at start-up
-it spawns this tiny guardian and tells it, over a pipe, each group it opens
-(`+PGID TAG`) and closes (`-PGID`). When the pipe hits end-of-file (the
-referee is gone, however it died) the guardian kills every group still
-registered, and every process carrying a registered bot's environment tag
-(children that left their group; see `bot_process`).
-A parent-death signal cannot do this job: trio spawns children from worker
-threads, and the signal fires when that thread exits.
+ends. If the referee is killed with SIGKILL it cannot do that, so it spawns
+this tiny guardian and tells it each group it opens (`+PGID TAG`) and closes
+(`-PGID`). When the channel hits end-of-file (the referee is gone, however it
+died) the guardian kills every group still registered, and every process
+carrying a registered bot's environment tag (children that left their group;
+see `bot_process`). A parent-death signal cannot do this job: trio spawns
+children from worker threads, and the signal fires when that thread exits.
+
+Nobody else can steer it:
+
+- The channel is a Unix socket pair, not a pipe. A pipe can be reopened by
+  any process of the same user through `/proc/<pid>/fd/N`; a socket cannot
+  (the kernel refuses to open it), so only the referee, which holds the
+  other end, can write to the guardian.
+- The guardian makes itself non-dumpable before it reads anything, so other
+  processes of the user (unless privileged) cannot open its `/proc` files or
+  take its descriptors with `pidfd_getfd`.
+- It accepts `+PGID` only if PGID leads its own process group and is a child
+  of the referee that started the guardian, and it remembers the leader's
+  start time; at the end it kills a group only if its leader is gone or is
+  still that same process (a reused pid is left alone).
+
+What the kernel cannot stop: a process that may ptrace the referee (a
+privileged one, or any same-user process where the Yama ptrace scope is 0)
+can act as the referee. The sandbox (`seats/sandbox`) hides the referee and
+the guardian from bots entirely; docs/tournaments.md lists these limits.
 """
 
 from __future__ import annotations
 
 import atexit
+import socket
 import subprocess
 import sys
 import threading
@@ -24,23 +43,52 @@ _GUARD_SOURCE = r"""
 import os, signal, sys
 signal.signal(signal.SIGINT, signal.SIG_IGN)
 signal.signal(signal.SIGTERM, signal.SIG_IGN)
+try:
+    import ctypes
+    ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0
+except Exception:
+    pass
+referee = os.getppid()
+
+def stat(pid):
+    # (parent pid, process group, start time) of a process (zombies too), or None
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as fh:
+            text = fh.read()
+    except OSError:
+        return None
+    f = text[text.rindex(b")") + 2:].split()
+    return int(f[1]), int(f[2]), f[19]
+
 groups = {}
-for line in sys.stdin:
+for line in sys.stdin.buffer:
     words = line.split()
-    if words and words[0][:1] == "+":
-        groups[int(words[0][1:])] = words[1] if len(words) > 1 else ""
-    elif words and words[0][:1] == "-":
-        groups.pop(int(words[0][1:]), None)
-for g in groups:
+    if not words or len(words) > 2:
+        continue
+    try:
+        pgid = int(words[0][1:])
+    except ValueError:
+        continue
+    if words[0][:1] == b"+" and pgid > 1 and pgid != os.getpid():
+        st = stat(pgid)
+        if st is not None and st[0] == referee and st[1] == pgid:
+            tag = words[1].decode("ascii", "replace") if len(words) > 1 else ""
+            groups[pgid] = (tag, st[2])
+    elif words[0][:1] == b"-":
+        groups.pop(pgid, None)
+for g, (tag, started) in groups.items():
+    st = stat(g)
+    if st is not None and st[2] != started:
+        continue  # the leader's pid now names another process
     try:
         os.killpg(g, signal.SIGKILL)
     except OSError:
         pass
-needles = [("%s=%s\0" % (sys.argv[1], t)).encode() for t in groups.values() if t]
+needles = [("%s=%s\0" % (sys.argv[1], t)).encode() for t, _ in groups.values() if t.isalnum()]
 for _ in range(5 if needles else 0):
     left = 0
     for name in os.listdir("/proc") if os.path.isdir("/proc") else []:
-        if not name.isdigit():
+        if not name.isdigit() or int(name) == os.getpid():
             continue
         try:
             with open("/proc/%s/environ" % name, "rb") as fh:
@@ -64,32 +112,57 @@ class Guardian:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
+        self._channel: socket.socket | None = None
 
-    def _pipe(self) -> subprocess.Popen[bytes] | None:
-        if self._proc is None or self._proc.poll() is not None:
-            try:
-                self._proc = subprocess.Popen(
-                    [sys.executable, "-I", "-S", "-c", _GUARD_SOURCE, TAG_VARIABLE],
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
-                    start_new_session=True,
-                    close_fds=True,
-                )
-            except OSError:
-                self._proc = None
-        return self._proc
+    def _start(self) -> socket.socket | None:
+        """The channel to a running guardian, starting one if needed (lock held)."""
+        if self._proc is not None and self._proc.poll() is None and self._channel is not None:
+            return self._channel
+        self._drop()
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            self._proc = subprocess.Popen(
+                [sys.executable, "-I", "-S", "-c", _GUARD_SOURCE, TAG_VARIABLE],
+                stdin=theirs.fileno(),
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+                close_fds=True,
+            )
+        except OSError:
+            ours.close()
+            self._proc = None
+            return None
+        finally:
+            theirs.close()
+        ours.shutdown(socket.SHUT_RD)  # the guardian never answers
+        self._channel = ours
+        return ours
+
+    def _drop(self) -> None:
+        if self._channel is not None:
+            self._channel.close()
+        self._channel = None
 
     def _send(self, line: str) -> None:
         with self._lock:
-            proc = self._pipe()
-            if proc is None or proc.stdin is None:
+            channel = self._start()
+            if channel is None:
                 return
             try:
-                proc.stdin.write(line.encode() + b"\n")
-                proc.stdin.flush()
+                channel.sendall(line.encode() + b"\n")
             except OSError:
-                self._proc = None
+                self._drop()
+
+    @property
+    def pid(self) -> int | None:
+        """The running guardian's pid (None before the first bot)."""
+        return None if self._proc is None else self._proc.pid
+
+    def start(self) -> None:
+        """Start the guardian now (before any bot exists), not at the first bot."""
+        with self._lock:
+            self._start()
 
     def watch(self, pgid: int, tag: str = "") -> None:
         self._send(f"+{pgid} {tag}")
@@ -100,11 +173,12 @@ class Guardian:
     def close(self) -> None:
         """Normal exit: nothing is registered any more; let the guardian go."""
         with self._lock:
-            if self._proc is not None and self._proc.stdin is not None:
+            proc = self._proc
+            self._drop()
+            if proc is not None:
                 try:
-                    self._proc.stdin.close()
-                    self._proc.wait(timeout=2)
-                except (OSError, subprocess.TimeoutExpired):
+                    proc.wait(timeout=2)
+                except subprocess.TimeoutExpired:
                     pass
             self._proc = None
 
