@@ -61,6 +61,7 @@ class BotStanding:
     rank: int = 0
     games: int = 0
     wins: int = 0  # sole first place
+    no_results: int = 0  # games in which every seat forfeited: no winner, no comparison
     pair_wins: int = 0
     pair_losses: int = 0
     pair_draws: int = 0
@@ -112,10 +113,17 @@ class Standings:
         return next(b for b in self.bots if b.name == name)
 
 
+def no_result(g: GameRow) -> bool:
+    """Every seat forfeited (no bot started, or all failed): nobody beat anybody."""
+    return len(g.forfeited) == len(g.seats)
+
+
 def comparisons(rows: list[GameRow]) -> list[Comparison]:
-    """Pairwise placements of every game, clustered by (table, deal set)."""
+    """Pairwise placements of every game with a result, clustered by (table, deal set)."""
     comps: list[Comparison] = []
     for g in rows:
+        if no_result(g):
+            continue
         table = {name: -g.placements[seat] for seat, name in enumerate(g.seats)}
         comps.extend(comparisons_from_scores(table, cluster=(g.table_key, g.deal_set)))
     return comps
@@ -128,7 +136,7 @@ def compute(rows: list[GameRow], bots: list[str], *, name: str = "", game: str =
     seat_totals = [SeatStat() for _ in range(k)]
     cross: dict[str, dict[str, list[int]]] = {b: {} for b in bots}
     for g in rows:
-        sole_first = [s for s, p in enumerate(g.placements) if p == 1]
+        sole_first = [] if no_result(g) else [s for s, p in enumerate(g.placements) if p == 1]
         for seat, bot in enumerate(g.seats):
             b = by_name.setdefault(bot, BotStanding(name=bot))
             if len(b.seats) < len(g.seats):
@@ -136,6 +144,7 @@ def compute(rows: list[GameRow], bots: list[str], *, name: str = "", game: str =
             won = sole_first == [seat]
             b.games += 1
             b.wins += won
+            b.no_results += no_result(g)
             b.place_sum += g.placements[seat]
             b.score_sum += g.scores[seat]
             for stat in (b.seats[seat], seat_totals[seat] if seat < len(seat_totals) else SeatStat()):
@@ -349,7 +358,7 @@ def to_dict(st: Standings) -> dict[str, Any]:
             "rank": b.rank, "bot": b.name, "elo": _finite(b.elo), "err95": _finite(b.err95), "flag": b.flag,
             "games": b.games, "points": b.points, "pair_games": b.pair_games, "score": _finite(b.score, 6),
             "pair_wins": b.pair_wins, "pair_losses": b.pair_losses, "pair_draws": b.pair_draws,
-            "wins": b.wins, "avg_place": _finite(b.avg_place, 4), "avg_points": _finite(b.avg_points, 4),
+            "wins": b.wins, "no_results": b.no_results, "avg_place": _finite(b.avg_place, 4), "avg_points": _finite(b.avg_points, 4),
             "failures": dict(sorted(b.failures.items())),
             "seats": [{"seat": s, "games": x.games, "wins": x.wins, "avg_place": _finite(x.avg_place, 4)}
                       for s, x in enumerate(b.seats)],
