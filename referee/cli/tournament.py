@@ -91,11 +91,9 @@ def _print_seed(sealed: Commitment) -> None:
               highlight=False, soft_wrap=True)
 
 
-def _print_reveal(sealed: Commitment, db: Path) -> None:
-    out.print(f"seed revealed: {sealed.seed}, salt {sealed.salt}: sha256 of "
-              f"chicago-referee-seed:{sealed.seed}:{sealed.salt} is the commitment {sealed.commitment}",
-              highlight=False, soft_wrap=True)
-    out.print(f"results digest: {sealed.results_digest}; check everything with: "
+def _print_reveal(db: Path) -> None:
+    """After the standings (which end with the revealed seed): how anyone checks them."""
+    out.print(f"anyone can check the deals, the logs and every result with: "
               f"chicago-referee verify --db {shlex.quote(str(db))}", highlight=False, soft_wrap=True)
 
 
@@ -250,7 +248,7 @@ def tournament(
 
         _print_tables(out, all_tables(from_store(store)))
         if outcome.commitment is not None and outcome.commitment.revealed:
-            _print_reveal(outcome.commitment, db_path)
+            _print_reveal(db_path)
     except KeyboardInterrupt:  # Ctrl-C outside the games (building bots, printing): no traceback
         err.print("interrupted", highlight=False)
     finally:

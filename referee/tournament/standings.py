@@ -108,6 +108,7 @@ class Standings:
     crosstable: dict[str, dict[str, list[int]]]  # row -> column -> [W, L, D] from row's view
     seat_totals: list[SeatStat]
     games: list[GameRow]
+    seed: dict[str, Any] | None = None  # the commitment; seed and salt once revealed (`Commitment.public`)
 
     def bot(self, name: str) -> BotStanding:
         return next(b for b in self.bots if b.name == name)
@@ -206,9 +207,23 @@ def compute(rows: list[GameRow], bots: list[str], *, name: str = "", game: str =
 def from_store(store: Store, with_ratings: bool = True) -> Standings:
     info = store.tournament()
     d = info.definition if info else {}
-    return compute(store.games(), store.bot_names(), name=info.name if info else "", game=d.get("game", ""),
-                   table_size=d.get("table_size", 0), fmt=d.get("format", ""),
-                   scheduled=info.scheduled_games if info else 0, with_ratings=with_ratings)
+    st = compute(store.games(), store.bot_names(), name=info.name if info else "", game=d.get("game", ""),
+                 table_size=d.get("table_size", 0), fmt=d.get("format", ""),
+                 scheduled=info.scheduled_games if info else 0, with_ratings=with_ratings)
+    sealed = store.commitment()
+    st.seed = sealed.public() if sealed is not None else None
+    return st
+
+
+def seed_note(st: Standings) -> str:
+    """One line on the seed: the commitment, and the seed and salt once revealed."""
+    c = st.seed
+    if c is None:
+        return "no seed commitment in this database"
+    if not c["revealed"]:
+        return f"seed commitment {c['commitment']}: the seed is revealed when the tournament completes"
+    return (f"seed {c['seed']}, salt {c['salt']} (commitment {c['commitment']} = sha256 of "
+            f"chicago-referee-seed:{c['seed']}:{c['salt']}); results digest {c['results_digest']}")
 
 
 # ------------------------------------------------------------------ formatting helpers
@@ -329,6 +344,7 @@ def all_tables(st: Standings) -> list[Any]:
     for t in (los_table(st), crosstable_table(st), seats_table(st), failures_table(st)):
         if t is not None:
             items.append(t)
+    items.append(seed_note(st))
     return items
 
 
@@ -368,6 +384,7 @@ def to_dict(st: Standings) -> dict[str, Any]:
                        for a, row in st.crosstable.items() if row},
         "seat_totals": [{"seat": s, "games": x.games, "wins": x.wins, "avg_place": _finite(x.avg_place, 4)}
                         for s, x in enumerate(st.seat_totals)],
+        "seed": st.seed,
     }
     if r is not None:
         out["los"] = {a: {b: _finite(r.los(a, b), 6) for b in r.players if b != a} for a in r.players}
@@ -533,6 +550,7 @@ def to_html(st: Standings, store: Store | None = None, out_path: Path | None = N
         body.append(_html_table(["bot", *map(e, reasons), "total"],
                                 [[e(b.name), *[str(b.failures.get(x, 0)) for x in reasons],
                                   str(sum(b.failures.values()))] for b in st.bots]))
+    body.append(f"<h2>Seed</h2><p class='note'>{e(seed_note(st))}</p>")
     body.append(_games_html(st, store, out_path))
     return ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
             f"<title>{e(st.name)}: standings</title><style>{_CSS}</style></head><body>"

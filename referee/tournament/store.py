@@ -164,10 +164,11 @@ def results_digest(rows: list[GameRow]) -> str:
 
 
 def _damaged(path: Path, exc: BaseException) -> ResultsError:
-    if "locked" in str(exc) or "busy" in str(exc):
-        return ResultsError(f"{path}: the results database is locked by another process ({exc}); try again "
+    what = " ".join(str(exc).split())  # SQLite's text may span lines; the error is one
+    if "locked" in what or "busy" in what:
+        return ResultsError(f"{path}: the results database is locked by another process ({what}); try again "
                             "when it has finished")
-    return ResultsError(f"{path}: the results database is damaged or is not one ({exc}); restore it from a "
+    return ResultsError(f"{path}: the results database is damaged or is not one ({what}); restore it from a "
                         "backup, or start the tournament again with --fresh")
 
 
@@ -579,7 +580,7 @@ def _check_sound(path: Path, conn: sqlite3.Connection) -> None:
     if missing:
         raise ResultsError(f"{path}: the results database lacks the table(s) {', '.join(missing)}; restore it "
                            "from a backup, or start the tournament again with --fresh")
-    problems = [r[0] for r in conn.execute("PRAGMA quick_check")]
+    problems = [" ".join(str(r[0]).split()) for r in conn.execute("PRAGMA quick_check")]
     if problems != ["ok"]:
         raise ResultsError(f"{path}: the results database is damaged ({'; '.join(problems[:3])}); restore it "
                            "from a backup, or start the tournament again with --fresh")

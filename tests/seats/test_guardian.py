@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from referee.seats.guardian import Guardian
-from tests.proctools import alive, procs_with
+from proctools import alive, procs_with
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")
 
