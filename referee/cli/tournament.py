@@ -57,9 +57,7 @@ def _ignore_results(db: Path, config: Path) -> None:
 
 def _fresh(db: Path, log_dir: Path) -> None:
     """--fresh: drop the database and the game logs this referee wrote."""
-    if db.exists():
-        Store.open(db, lock=True).close()  # refuses while another referee runs it
-        Store.remove(db)
+    Store.remove(db)  # refuses while another referee runs it; works on a damaged file too
     if log_dir.is_dir():
         for p in log_dir.iterdir():
             if _OUR_FILES.match(p.name):

@@ -17,10 +17,13 @@ the tournament's numbers can be trusted by anyone, after the fact:
   results equals the one stored at the reveal (which the host published).
 
 Each difference names its game and what differs. Nothing is repaired.
+The hashes the runner stores and checks during a run (`file_sha256`,
+`result_record`, `results_digest`) live here too, so both sides agree.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -31,15 +34,7 @@ from referee.errors import CorruptLog
 from referee.play.seeding import derive_seed
 from referee.replay.load import GameLog, LogMismatch, load_log
 from referee.replay.verify import verify_log
-from referee.tournament.store import (
-    Commitment,
-    GameRow,
-    Store,
-    commitment_of,
-    file_sha256,
-    open_for_reading,
-    results_digest,
-)
+from referee.tournament.store import Commitment, GameRow, Store, commitment_of, open_for_reading
 
 _GAME_LOG = re.compile(r"^\d{5}-.+\.jsonl$")
 
@@ -78,6 +73,27 @@ class Audit:
         return {"db": self.db, "scheduled_games": self.scheduled, "games": self.games, "actions": self.actions,
                 "commitment": self.commitment, "results_digest": self.digest, "ok": self.ok,
                 "differences": [{"game": d.game, "what": d.what} for d in self.differences]}
+
+
+def file_sha256(path: Path | str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def result_record(row: GameRow) -> dict[str, Any]:
+    """What a row says a game produced, with its seed and its log's hash: what must not change."""
+    return {**row.result(), "seed": row.seed, "log_sha256": row.log_sha256}
+
+
+def results_digest(rows: list[GameRow]) -> str:
+    """sha256 over every game's `result_record`, in game id order: one value to publish."""
+    h = hashlib.sha256()
+    for row in sorted(rows, key=lambda r: r.game_id):
+        h.update(json.dumps(result_record(row), sort_keys=True, separators=(",", ":")).encode() + b"\n")
+    return h.hexdigest()
 
 
 def _show(value: Any) -> str:

@@ -44,15 +44,8 @@ from referee.play.runner import GameRecord, GameRunner, GameSpec
 from referee.seats.bot_process import BotSpec
 from referee.tournament.config import Tournament
 from referee.tournament.schedule import ScheduledGame, schedule_for
-from referee.tournament.store import (
-    Commitment,
-    FailureRow,
-    GameRow,
-    Store,
-    file_sha256,
-    result_record,
-    results_digest,
-)
+from referee.tournament.audit import file_sha256, result_record, results_digest
+from referee.tournament.store import Commitment, FailureRow, GameRow, Store
 
 Status = Literal["completed", "stopped", "aborted", "error"]
 STARTS_AT_ONCE = max(2, os.cpu_count() or 1)  # bot processes starting (spawn + hello) at the same time

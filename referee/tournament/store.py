@@ -142,27 +142,6 @@ def commitment_of(seed: int, salt: str) -> str:
     return hashlib.sha256(f"chicago-referee-seed:{seed}:{salt}".encode()).hexdigest()
 
 
-def file_sha256(path: Path | str) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-def result_record(row: GameRow) -> dict[str, Any]:
-    """What a row says a game produced, with its seed and its log's hash: what must not change."""
-    return {**row.result(), "seed": row.seed, "log_sha256": row.log_sha256}
-
-
-def results_digest(rows: list[GameRow]) -> str:
-    """sha256 over every game's `result_record`, in game id order: one value to publish."""
-    h = hashlib.sha256()
-    for row in sorted(rows, key=lambda r: r.game_id):
-        h.update(json.dumps(result_record(row), sort_keys=True, separators=(",", ":")).encode() + b"\n")
-    return h.hexdigest()
-
-
 def _damaged(path: Path, exc: BaseException) -> ResultsError:
     what = " ".join(str(exc).split())  # SQLite's text may span lines; the error is one
     if "locked" in what or "busy" in what:
@@ -386,8 +365,17 @@ class Store:
 
     @staticmethod
     def remove(path: Path | str) -> None:
-        """Delete a results database (with its WAL and shared-memory files)."""
+        """Delete a results database (with its WAL and shared-memory files),
+        damaged or not, unless a referee is running it right now."""
         path = Path(path)
+        if path.is_file():
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise RefereeError(f"{path}: another referee is running this tournament right now") from None
+            finally:
+                os.close(fd)
         for p in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
             p.unlink(missing_ok=True)
 

@@ -120,6 +120,9 @@ def test_the_seed_is_committed_at_the_start_and_revealed_at_the_end(finished: di
     shown = json.loads(cli.invoke(app, ["standings", str(db), "--json"]).stdout)["seed"]
     assert shown["revealed"] and shown["seed"] == sealed.seed and shown["salt"] == sealed.salt
     assert shown["commitment"] == commitment and shown["results_digest"] == sealed.results_digest
+    page = finished["folder"] / "report.html"
+    assert cli.invoke(app, ["standings", str(db), "--html", str(page)]).exit_code == 0
+    assert f"seed {sealed.seed}, salt {sealed.salt}" in page.read_text()
     assert wait_no_procs(str(FIRST)) == []
 
 
@@ -296,6 +299,9 @@ def test_a_damaged_database_is_one_line_in_every_command(damage: str, finished: 
     res = tournament(finished["config"], db)
     assert res.returncode == 2
     one_error_line(res.stderr, str(db))
+    res = tournament(finished["config"], db, "--fresh")  # what the message advises
+    assert res.returncode == 0, res.stderr
+    assert verify_db(db).exit_code == 0
 
 
 # ------------------------------------------------------------------ nobody won
