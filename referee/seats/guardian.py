@@ -18,10 +18,12 @@ Nobody else can steer it:
 - The guardian makes itself non-dumpable before it reads anything, so other
   processes of the user (unless privileged) cannot open its `/proc` files or
   take its descriptors with `pidfd_getfd`.
-- It accepts `+PGID` only if PGID leads its own process group and is a child
-  of the referee that started the guardian, and it remembers the leader's
-  start time; at the end it kills a group only if its leader is gone or is
-  still that same process (a reused pid is left alone).
+- It accepts `+PGID` only if process PGID is a child of the referee that
+  started the guardian, and it remembers that process's start time; at the
+  end it kills the group only if that process is gone or is still the same
+  one (a reused pid is left alone). It does not require PGID to lead its
+  group still: a bot that joined another group at once would otherwise
+  escape the sweep of its environment tag.
 
 What the kernel cannot stop: a process that may ptrace the referee (a
 privileged one, or any same-user process where the Yama ptrace scope is 0)
@@ -51,14 +53,14 @@ except Exception:
 referee = os.getppid()
 
 def stat(pid):
-    # (parent pid, process group, start time) of a process (zombies too), or None
+    # (parent pid, start time) of a process (zombies too), or None
     try:
         with open("/proc/%d/stat" % pid, "rb") as fh:
             text = fh.read()
     except OSError:
         return None
     f = text[text.rindex(b")") + 2:].split()
-    return int(f[1]), int(f[2]), f[19]
+    return int(f[1]), f[19]
 
 groups = {}
 for line in sys.stdin.buffer:
@@ -71,14 +73,14 @@ for line in sys.stdin.buffer:
         continue
     if words[0][:1] == b"+" and pgid > 1 and pgid != os.getpid():
         st = stat(pgid)
-        if st is not None and st[0] == referee and st[1] == pgid:
+        if st is not None and st[0] == referee:  # leader or not: a bot may leave its group
             tag = words[1].decode("ascii", "replace") if len(words) > 1 else ""
-            groups[pgid] = (tag, st[2])
+            groups[pgid] = (tag, st[1])
     elif words[0][:1] == b"-":
         groups.pop(pgid, None)
 for g, (tag, started) in groups.items():
     st = stat(g)
-    if st is not None and st[2] != started:
+    if st is not None and st[1] != started:
         continue  # the leader's pid now names another process
     try:
         os.killpg(g, signal.SIGKILL)
