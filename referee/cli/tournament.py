@@ -103,7 +103,10 @@ def _print_tables(console: Any, items: list[Any]) -> None:
 
         wide = Console(file=console.file, width=max(console.width, 200), color_system=None)
     for item in items:
-        (console if isinstance(item, str) else wide).print(item, highlight=False)
+        if isinstance(item, str):  # notes: hashes and seeds must stay whole to be copied
+            console.print(item, highlight=False, soft_wrap=True)
+        else:
+            wide.print(item, highlight=False)
 
 
 class _Ui:

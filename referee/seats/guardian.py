@@ -27,8 +27,8 @@ Nobody else can steer it:
 
 What the kernel cannot stop: a process that may ptrace the referee (a
 privileged one, or any same-user process where the Yama ptrace scope is 0)
-can act as the referee. The sandbox (`seats/sandbox`) hides the referee and
-the guardian from bots entirely; docs/tournaments.md lists these limits.
+can act as the referee. A sandbox that hides the referee and
+the guardian from bots closes that; docs/tournaments.md lists these limits.
 """
 
 from __future__ import annotations
