@@ -65,7 +65,7 @@ def replay(
 @app.command()
 @expected_errors
 def verify(
-    paths: Annotated[Optional[list[Path]], typer.Argument(metavar="[LOG...]", help="Game logs, or directories searched for *.jsonl.")] = None,
+    paths: Annotated[Optional[list[Path]], typer.Argument(metavar="LOG", help="Game logs, or directories searched for *.jsonl.")] = None,
     db: Annotated[Optional[Path], typer.Option("--db", help="A tournament's results database: check every row against its log, every log by re-running it, and the seed commitment.")] = None,
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=0, help="Processes to use (0 = one per CPU for large folders).")] = 0,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also list every log that verified.")] = False,
