@@ -106,7 +106,11 @@ def test_a_bot_cannot_make_the_guardian_kill_an_unrelated_group(tmp_path: Path) 
             tmp_path.joinpath("err").read_text()
         attempts = report.read_text()
         assert "guardian: None" not in attempts, attempts
-        assert "guardian stdin via /proc: ENXIO" in attempts, attempts  # a socket cannot be reopened
+        # A socket cannot be reopened through /proc (ENXIO); for an unprivileged
+        # bot the non-dumpable guardian's fd folder is closed anyway (EACCES).
+        assert "guardian stdin via /proc: ENXIO" in attempts or "guardian stdin via /proc: EACCES" in attempts, \
+            attempts
+        assert "via /proc: ok" not in attempts, attempts
         bots = [p for p in procs_with(marker) if p not in (referee.pid, victim.pid)]
         assert len(bots) == 2, attempts
         time.sleep(0.3)  # mid-match; the guardian has read whatever got through

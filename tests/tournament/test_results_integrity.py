@@ -332,3 +332,17 @@ def test_a_game_every_seat_forfeits_has_no_winner_anywhere(seats: int, tmp_path:
     text = cli.invoke(app, ["standings", str(db)])
     assert text.exit_code == 0 and "no ratings yet" in text.stdout, text.output
     assert verify_db(db).exit_code == 0
+
+
+def test_verify_db_reports_a_missing_log_and_needs_db_or_logs(finished: dict[str, Any], tmp_path: Path) -> None:
+    db = copy_of(finished, tmp_path)
+    key = _first_key(db)
+    with Store.open(db) as store:
+        log = db.parent / next(r.log_path for r in store.games() if r.key == key)
+    log.unlink()
+    res = verify_db(db)
+    assert res.exit_code == 1, res.output
+    assert f"DIFFERS {key}: its log {log} is missing" in res.stdout
+    assert cli.invoke(app, ["verify"]).exit_code == 2
+    both = cli.invoke(app, ["verify", "--db", str(db), str(log.parent)])
+    assert both.exit_code == 2 and "not both" in both.output
