@@ -45,10 +45,12 @@ class SeatStat:
     wins: int = 0
     place_sum: int = 0
     score_sum: int = 0
+    no_results: int = 0  # games nobody won: they count as games, but add no place or points
 
     @property
     def avg_place(self) -> float:
-        return self.place_sum / self.games if self.games else math.nan
+        placed = self.games - self.no_results
+        return self.place_sum / placed if placed else math.nan
 
     @property
     def win_rate(self) -> float:
@@ -61,7 +63,7 @@ class BotStanding:
     rank: int = 0
     games: int = 0
     wins: int = 0  # sole first place
-    no_results: int = 0  # games in which every seat forfeited: no winner, no comparison
+    no_results: int = 0  # games in which every seat forfeited: no winner, place, points or comparison
     pair_wins: int = 0
     pair_losses: int = 0
     pair_draws: int = 0
@@ -87,11 +89,13 @@ class BotStanding:
 
     @property
     def avg_place(self) -> float:
-        return self.place_sum / self.games if self.games else math.nan
+        placed = self.games - self.no_results
+        return self.place_sum / placed if placed else math.nan
 
     @property
     def avg_points(self) -> float:
-        return self.score_sum / self.games if self.games else math.nan
+        placed = self.games - self.no_results
+        return self.score_sum / placed if placed else math.nan
 
 
 @dataclass
@@ -137,22 +141,25 @@ def compute(rows: list[GameRow], bots: list[str], *, name: str = "", game: str =
     seat_totals = [SeatStat() for _ in range(k)]
     cross: dict[str, dict[str, list[int]]] = {b: {} for b in bots}
     for g in rows:
-        sole_first = [] if no_result(g) else [s for s, p in enumerate(g.placements) if p == 1]
+        none = no_result(g)
+        sole_first = [] if none else [s for s, p in enumerate(g.placements) if p == 1]
         for seat, bot in enumerate(g.seats):
             b = by_name.setdefault(bot, BotStanding(name=bot))
             if len(b.seats) < len(g.seats):
                 b.seats.extend(SeatStat() for _ in range(len(g.seats) - len(b.seats)))
             won = sole_first == [seat]
+            place, points = (0, 0) if none else (g.placements[seat], g.scores[seat])
             b.games += 1
             b.wins += won
-            b.no_results += no_result(g)
-            b.place_sum += g.placements[seat]
-            b.score_sum += g.scores[seat]
+            b.no_results += none
+            b.place_sum += place
+            b.score_sum += points
             for stat in (b.seats[seat], seat_totals[seat] if seat < len(seat_totals) else SeatStat()):
                 stat.games += 1
                 stat.wins += won
-                stat.place_sum += g.placements[seat]
-                stat.score_sum += g.scores[seat]
+                stat.no_results += none
+                stat.place_sum += place
+                stat.score_sum += points
         for f in g.failures:
             by_name[f.bot].failures[f.reason] += 1
     comps = comparisons(rows)

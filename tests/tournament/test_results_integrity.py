@@ -327,6 +327,7 @@ def test_a_game_every_seat_forfeits_has_no_winner_anywhere(seats: int, tmp_path:
         assert (b["pair_wins"], b["pair_losses"], b["pair_draws"]) == (0, 0, 0), b
         assert all(s["wins"] == 0 for s in b["seats"]), b
         assert b["elo"] is None, b
+        assert b["avg_place"] is None and all(s["avg_place"] is None for s in b["seats"]), b  # no place 1 either
     assert st["crosstable"] == {} and st["los"] is None
     assert all(s["wins"] == 0 for s in st["seat_totals"])
     text = cli.invoke(app, ["standings", str(db)])
