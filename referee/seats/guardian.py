@@ -25,6 +25,9 @@ Nobody else can steer it:
   group still: a bot that joined another group at once would otherwise
   escape the sweep of its environment tag.
 
+If the guardian dies (a bot of the same user may kill it), the referee
+starts a new one at its next registration and tells it every live group.
+
 What the kernel cannot stop: a process that may ptrace the referee (a
 privileged one, or any same-user process where the Yama ptrace scope is 0)
 can act as the referee. A sandbox that hides the referee and
@@ -115,6 +118,7 @@ class Guardian:
         self._lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
         self._channel: socket.socket | None = None
+        self._groups: dict[int, str] = {}  # what the guardian should hold: told again to a new one
 
     def _start(self) -> socket.socket | None:
         """The channel to a running guardian, starting one if needed (lock held)."""
@@ -139,6 +143,12 @@ class Guardian:
             theirs.close()
         ours.shutdown(socket.SHUT_RD)  # the guardian never answers
         self._channel = ours
+        if self._groups:  # a guardian died (or was killed): the new one learns every live group
+            try:
+                ours.sendall("".join(f"+{g} {t}\n" for g, t in self._groups.items()).encode())
+            except OSError:
+                self._drop()
+                return None
         return ours
 
     def _drop(self) -> None:
@@ -146,15 +156,18 @@ class Guardian:
             self._channel.close()
         self._channel = None
 
-    def _send(self, line: str) -> None:
+    def _send(self, line: str, pgid: int, tag: str | None) -> None:
         with self._lock:
             channel = self._start()
-            if channel is None:
-                return
-            try:
-                channel.sendall(line.encode() + b"\n")
-            except OSError:
-                self._drop()
+            if channel is not None:
+                try:
+                    channel.sendall(line.encode() + b"\n")
+                except OSError:
+                    self._drop()
+            if tag is None:
+                self._groups.pop(pgid, None)
+            else:
+                self._groups[pgid] = tag
 
     @property
     def pid(self) -> int | None:
@@ -167,15 +180,16 @@ class Guardian:
             self._start()
 
     def watch(self, pgid: int, tag: str = "") -> None:
-        self._send(f"+{pgid} {tag}")
+        self._send(f"+{pgid} {tag}", pgid, tag)
 
     def release(self, pgid: int) -> None:
-        self._send(f"-{pgid}")
+        self._send(f"-{pgid}", pgid, None)
 
     def close(self) -> None:
         """Normal exit: nothing is registered any more; let the guardian go."""
         with self._lock:
             proc = self._proc
+            self._groups.clear()
             self._drop()
             if proc is not None:
                 try:

@@ -78,6 +78,26 @@ def test_only_groups_of_its_own_referee_are_killed() -> None:
         guardian.close()
 
 
+def test_a_new_guardian_learns_the_groups_of_one_that_was_killed() -> None:
+    first = subprocess.Popen([sys.executable, "-c", SLEEPER], process_group=0, stdin=subprocess.DEVNULL)
+    second = subprocess.Popen([sys.executable, "-c", SLEEPER], process_group=0, stdin=subprocess.DEVNULL)
+    guardian = Guardian()
+    try:
+        guardian.watch(first.pid)
+        old = guardian.pid
+        assert old is not None
+        os.kill(old, signal.SIGKILL)  # what a bot of the same user could do without a sandbox
+        assert wait_until(lambda: not alive(old))
+        guardian.watch(second.pid)  # starts a new guardian, which hears of the first group too
+        assert guardian.pid not in (None, old)
+        guardian.close()
+        assert wait_until(lambda: first.poll() is not None and second.poll() is not None)
+    finally:
+        for p in (first, second):
+            stop(p)
+        guardian.close()
+
+
 def test_the_guardian_stdin_cannot_be_opened_through_proc() -> None:
     guardian = Guardian()
     try:
