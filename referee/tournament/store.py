@@ -4,7 +4,8 @@ One row per finished game, written in its own transaction the moment the
 game ends, keyed by the game's stable schedule key, so a tournament killed
 at any moment resumes exactly: what is in the database is finished and
 counted once (the primary key makes a second insert impossible), what is not
-is played again. The schema is documented in `docs/tournaments.md`.
+is played again. The schema (`tournament/schema`) is documented in
+`docs/tournaments.md`.
 
 While a tournament runs, its process holds an exclusive `flock` on the
 database file, so two referees never run the same tournament at once;
@@ -36,101 +37,15 @@ from referee import __version__
 from referee.errors import RefereeError, ResultsError
 from referee.play.runner import GameRecord
 from referee.tournament.schedule import ScheduledGame
+from referee.tournament.schema import (
+    COMMITMENT_SCHEME,
+    SCHEMA,
+    SCHEMA_VERSION,
+    check_sound,
+    check_types,
+    damaged,
+)
 
-SCHEMA_VERSION = 2
-COMMITMENT_SCHEME = "sha256(chicago-referee-seed:SEED:SALT)"
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (
-    key   TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS tournament (
-    id              INTEGER PRIMARY KEY CHECK (id = 1),
-    name            TEXT NOT NULL,
-    config_path     TEXT,
-    config_text     TEXT NOT NULL,
-    definition      TEXT NOT NULL,
-    fingerprint     TEXT NOT NULL,
-    scheduled_games INTEGER NOT NULL,
-    created_at      TEXT NOT NULL,
-    updated_at      TEXT NOT NULL,
-    referee_version TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS bots (
-    name     TEXT PRIMARY KEY,
-    position INTEGER NOT NULL,
-    command  TEXT NOT NULL,
-    dir      TEXT,
-    build    TEXT,
-    argv     TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS runs (
-    id             INTEGER PRIMARY KEY AUTOINCREMENT,
-    started_at     TEXT NOT NULL,
-    ended_at       TEXT,
-    status         TEXT NOT NULL,
-    concurrency    INTEGER NOT NULL,
-    pid            INTEGER NOT NULL,
-    games_before   INTEGER NOT NULL,
-    games_recorded INTEGER NOT NULL DEFAULT 0
-);
-CREATE TABLE IF NOT EXISTS games (
-    key         TEXT PRIMARY KEY,
-    game_id     INTEGER NOT NULL UNIQUE,
-    table_key   TEXT NOT NULL,
-    deal_set    INTEGER NOT NULL,
-    rotation    INTEGER NOT NULL,
-    seed        INTEGER NOT NULL,
-    spec        TEXT NOT NULL,
-    spec_hash   TEXT NOT NULL,
-    winner_seat INTEGER,
-    winner      TEXT,
-    reason      TEXT NOT NULL,
-    deals       INTEGER NOT NULL,
-    decisions   INTEGER NOT NULL,
-    log_path    TEXT,
-    log_sha256  TEXT,
-    run_id      INTEGER REFERENCES runs(id),
-    started_at  TEXT NOT NULL,
-    finished_at TEXT NOT NULL,
-    duration_s  REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS game_seats (
-    game_key  TEXT NOT NULL REFERENCES games(key),
-    seat      INTEGER NOT NULL,
-    bot       TEXT NOT NULL,
-    score     INTEGER NOT NULL,
-    placement INTEGER NOT NULL,
-    forfeited INTEGER NOT NULL,
-    think_ms  REAL NOT NULL,
-    PRIMARY KEY (game_key, seat)
-);
-CREATE TABLE IF NOT EXISTS failures (
-    id       INTEGER PRIMARY KEY AUTOINCREMENT,
-    game_key TEXT NOT NULL REFERENCES games(key),
-    seat     INTEGER NOT NULL,
-    bot      TEXT NOT NULL,
-    reason   TEXT NOT NULL,
-    message  TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS seed_commitment (
-    id             INTEGER PRIMARY KEY CHECK (id = 1),
-    scheme         TEXT NOT NULL,
-    commitment     TEXT NOT NULL,
-    source         TEXT NOT NULL,
-    seed           INTEGER NOT NULL,
-    salt           TEXT NOT NULL,
-    committed_at   TEXT NOT NULL,
-    revealed_at    TEXT,
-    results_digest TEXT
-);
-CREATE INDEX IF NOT EXISTS game_seats_bot ON game_seats(bot);
-CREATE INDEX IF NOT EXISTS failures_game ON failures(game_key);
-"""
-
-
-TABLES = ("meta", "tournament", "bots", "runs", "games", "game_seats", "failures", "seed_commitment")
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -140,15 +55,6 @@ def commitment_of(seed: int, salt: str) -> str:
     Anyone can recompute it, e.g. `printf %s chicago-referee-seed:7:SALT | sha256sum`.
     """
     return hashlib.sha256(f"chicago-referee-seed:{seed}:{salt}".encode()).hexdigest()
-
-
-def _damaged(path: Path, exc: BaseException) -> ResultsError:
-    what = " ".join(str(exc).split())  # SQLite's text may span lines; the error is one
-    if "locked" in what or "busy" in what:
-        return ResultsError(f"{path}: the results database is locked by another process ({what}); try again "
-                            "when it has finished")
-    return ResultsError(f"{path}: the results database is damaged or is not one ({what}); restore it from a "
-                        "backup, or start the tournament again with --fresh")
 
 
 def _translated(method: F) -> F:
@@ -161,7 +67,11 @@ def _translated(method: F) -> F:
         except sqlite3.IntegrityError:
             raise  # a constraint the referee itself broke (say, a game recorded twice): a bug, not damage
         except sqlite3.DatabaseError as exc:
-            raise _damaged(self.path, exc) from exc
+            raise damaged(self.path, exc) from exc
+        except ValueError as exc:  # a JSON column that no longer parses
+            raise ResultsError(f"{self.path}: the results database holds a value that does not parse ({exc}); "
+                               "it was edited by hand or tampered with; restore it or check it with "
+                               "chicago-referee verify --db") from exc
 
     return wrapper  # type: ignore[return-value]
 
@@ -311,12 +221,12 @@ class Store:
                 raise ResultsError(f"{path}: results database schema {version} is not supported (this referee "
                                    f"reads schema {SCHEMA_VERSION}); finish that tournament with the referee that "
                                    "started it, or start it again with --fresh")
-            _check_sound(path, conn)
+            check_sound(path, conn)
             st = os.stat(path)
         except sqlite3.DatabaseError as exc:
             if conn is not None:
                 conn.close()
-            raise _damaged(path, exc) from None
+            raise damaged(path, exc) from None
         except (ResultsError, OSError) as exc:
             if conn is not None:
                 conn.close()
@@ -501,6 +411,7 @@ class Store:
     @_translated
     def games(self) -> list[GameRow]:
         """Every finished game, in schedule order."""
+        check_types(self.path, self.conn)
         seats: dict[str, list[tuple[int, str, int, int, int]]] = {}
         for key, seat, bot, score, place, forf in self.conn.execute(
                 "SELECT game_key, seat, bot, score, placement, forfeited FROM game_seats ORDER BY game_key, seat"):
@@ -559,19 +470,6 @@ class Store:
 
     def _transaction(self) -> _Tx:
         return _Tx(self.conn)
-
-
-def _check_sound(path: Path, conn: sqlite3.Connection) -> None:
-    """Every table there and every page readable, or one ResultsError."""
-    have = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    missing = [t for t in TABLES if t not in have]
-    if missing:
-        raise ResultsError(f"{path}: the results database lacks the table(s) {', '.join(missing)}; restore it "
-                           "from a backup, or start the tournament again with --fresh")
-    problems = [" ".join(str(r[0]).split()) for r in conn.execute("PRAGMA quick_check")]
-    if problems != ["ok"]:
-        raise ResultsError(f"{path}: the results database is damaged ({'; '.join(problems[:3])}); restore it "
-                           "from a backup, or start the tournament again with --fresh")
 
 
 class _Tx:

@@ -282,20 +282,31 @@ def _damage_a_page(db: Path) -> None:
     db.write_bytes(bytes(data))
 
 
-@pytest.mark.parametrize("damage", ["not sqlite", "damaged page", "missing table"])
-def test_a_damaged_database_is_one_line_in_every_command(damage: str, finished: dict[str, Any], tmp_path: Path) -> None:
+@pytest.mark.parametrize(("damage", "needle"), [
+    ("not sqlite", "is damaged or is not one"),
+    ("damaged page", "is damaged"),
+    ("missing table", "lacks the table(s) failures"),
+    ("text for a number", "holds a value of the wrong type"),
+    ("broken JSON", "does not parse"),
+])
+def test_a_damaged_database_is_one_line_in_every_command(damage: str, needle: str, finished: dict[str, Any],
+                                                         tmp_path: Path) -> None:
     db = copy_of(finished, tmp_path)
     if damage == "not sqlite":
         db.write_bytes(b"these are not the results you are looking for\n" * 100)
     elif damage == "damaged page":
         _damage_a_page(db)
-    else:
+    elif damage == "missing table":
         _sql(db, "DROP TABLE failures")
+    elif damage == "text for a number":
+        _sql(db, f"UPDATE game_seats SET placement = 'first' WHERE game_key = '{_first_key(db)}'")
+    else:
+        _sql(db, "UPDATE tournament SET definition = '{\"game\": '")
     for args in (["standings", str(db)], ["verify", "--db", str(db)]):
         res = subprocess.run([sys.executable, "-m", "referee.cli", *args], cwd=ROOT, capture_output=True, text=True,
                              timeout=60)
         assert res.returncode == 2, (args, res.stdout, res.stderr)
-        one_error_line(res.stderr, str(db), "--fresh" if damage != "not sqlite" else "not one")
+        one_error_line(res.stderr, str(db), needle)
     res = tournament(finished["config"], db)
     assert res.returncode == 2
     one_error_line(res.stderr, str(db))
