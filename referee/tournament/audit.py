@@ -171,7 +171,11 @@ class _Auditor:
         if not path.is_file():
             self.differ(key, f"its log {path} is missing")
             return
-        actual = file_sha256(path)
+        try:
+            actual = file_sha256(path)
+        except OSError as exc:
+            self.differ(key, f"its log {path} cannot be read: {exc.strerror or exc}")
+            return
         if row.log_sha256 is None:
             self.differ(key, "the database holds no sha256 of its log")
         elif actual != row.log_sha256:
@@ -196,7 +200,7 @@ class _Auditor:
     def _check_complete(self, rows: list[GameRow]) -> None:
         recorded = {p for r in rows if (p := self.store.abs_path(r.log_path)) is not None}
         folders = {p.parent for p in recorded}
-        for folder in sorted(folders):
+        for folder in sorted(f for f in folders if f.is_dir()):
             for p in sorted(folder.iterdir()):
                 if _GAME_LOG.match(p.name) and p not in recorded:
                     self.differ(p.name, f"a finished game's log in {folder} has no row in the database "
