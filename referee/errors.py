@@ -55,3 +55,7 @@ class ProtocolViolation(BotError):
         super().__init__(message, detail=detail)
         if reason is not None:
             self.reason = reason
+
+
+class ResultsError(RefereeError):
+    """A results database is unreadable or damaged, or changed behind the referee's back."""

@@ -65,16 +65,26 @@ def replay(
 @app.command()
 @expected_errors
 def verify(
-    paths: Annotated[list[Path], typer.Argument(metavar="LOG...", help="Game logs, or directories searched for *.jsonl.")],
+    paths: Annotated[Optional[list[Path]], typer.Argument(metavar="LOG", help="Game logs, or directories searched for *.jsonl.")] = None,
+    db: Annotated[Optional[Path], typer.Option("--db", help="A tournament's results database: check every row against its log, every log by re-running it, and the seed commitment.")] = None,
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=0, help="Processes to use (0 = one per CPU for large folders).")] = 0,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also list every log that verified.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable report on stdout.")] = False,
 ) -> None:
     """Re-run every game and compare it with its log: deals, events, actions, messages, result.
 
-    Exit code 0: all logs verified; 1: a log does not match its re-run; 2: unreadable input.
+    With --db: check a tournament's results database against its logs and its seed commitment.
+    Exit code 0: all logs verified; 1: a log does not match its re-run (or the database differs); 2: unreadable input.
     """
     from referee.replay.verify import MISMATCH, UNREADABLE, verify_paths
+
+    if db is not None:
+        if paths:
+            raise typer.BadParameter("give either LOG... or --db DB, not both")
+        _verify_db(db, as_json)
+        return
+    if not paths:
+        raise typer.BadParameter("give the game logs to verify (LOG...) or a results database (--db DB)")
 
     started = time.perf_counter()
     counts = {"ok": 0, MISMATCH: 0, UNREADABLE: 0}
@@ -106,6 +116,29 @@ def verify(
                   f"{actions} actions re-simulated in {seconds:.1f} s", highlight=False, soft_wrap=True)
     if code:
         raise typer.Exit(code)
+
+
+def _verify_db(db: Path, as_json: bool) -> None:
+    """`verify --db`: every difference on a line of its own; exit 1 if there is any."""
+    from referee.tournament.audit import NOT_REVEALED, VERIFIED, audit_path
+
+    started = time.perf_counter()
+    audit = audit_path(db)
+    seconds = time.perf_counter() - started
+    if as_json:
+        sys.stdout.write(json.dumps({**audit.to_dict(), "seconds": round(seconds, 3)}, indent=2) + "\n")
+    else:
+        for d in audit.differences:
+            out.print(f"[red]DIFFERS[/] {d}", highlight=False, soft_wrap=True)
+        seed = {VERIFIED: "the revealed seed matches the commitment",
+                NOT_REVEALED: "the seed is not revealed yet (the tournament has not completed)"}.get(
+                    audit.commitment, "the seed cannot be checked")
+        colour = "green" if audit.ok else "red"
+        out.print(f"[{colour}]{audit.games} games checked against their logs, {len(audit.differences)} "
+                  f"difference{'s' if len(audit.differences) != 1 else ''}[/]; {seed}; {audit.actions} actions "
+                  f"re-simulated in {seconds:.1f} s; results digest {audit.digest}", highlight=False, soft_wrap=True)
+    if not audit.ok:
+        raise typer.Exit(1)
 
 
 def _enter_to_continue() -> bool:

@@ -31,8 +31,8 @@ from referee.tournament.run import (
     handle_signals,
     prepare_store,
 )
-from referee.tournament.schedule import ScheduledGame, schedule_for
-from referee.tournament.store import GameRow, Store, open_for_reading
+from referee.tournament.schedule import ScheduledGame
+from referee.tournament.store import Commitment, GameRow, Store, open_for_reading
 
 _OUR_FILES = re.compile(r"^\d{5}-.+\.(jsonl|jsonl\.part|html)$")
 
@@ -57,13 +57,42 @@ def _ignore_results(db: Path, config: Path) -> None:
 
 def _fresh(db: Path, log_dir: Path) -> None:
     """--fresh: drop the database and the game logs this referee wrote."""
-    if db.exists():
-        Store.open(db, lock=True).close()  # refuses while another referee runs it
-        Store.remove(db)
+    Store.remove(db)  # refuses while another referee runs it; works on a damaged file too
     if log_dir.is_dir():
         for p in log_dir.iterdir():
             if _OUR_FILES.match(p.name):
                 p.unlink()
+
+
+def _finished_logs(log_dir: Path) -> int:
+    """Game logs of finished games (not `.part`) this referee wrote in `log_dir`."""
+    if not log_dir.is_dir():
+        return 0
+    return sum(1 for p in log_dir.iterdir() if _OUR_FILES.match(p.name) and p.name.endswith(".jsonl"))
+
+
+def _refuse_lost_results(db: Path, log_dir: Path, finished_in_db: int) -> None:
+    """An empty or missing database next to logs of finished games is a lost
+    database, not a new tournament: starting over silently would hide it."""
+    logs = _finished_logs(log_dir)
+    if logs and not finished_in_db:
+        state = "is empty" if db.exists() else "does not exist"
+        raise RefereeError(f"{db} {state}, but {log_dir} holds {logs} finished game logs: the results database "
+                           "was lost or replaced. Restore it, or start again with --fresh (deletes those logs)")
+
+
+def _print_seed(sealed: Commitment) -> None:
+    origin = ("drawn in secret" if sealed.source == "drawn"
+              else "taken from the config (known to whoever wrote it: the commitment proves only that the deals "
+                   "follow from it)")
+    err.print(f"seed commitment: {sealed.commitment} (seed {origin}; revealed when the tournament completes)",
+              highlight=False, soft_wrap=True)
+
+
+def _print_reveal(db: Path) -> None:
+    """After the standings (which end with the revealed seed): how anyone checks them."""
+    out.print(f"anyone can check the deals, the logs and every result with: "
+              f"chicago-referee verify --db {shlex.quote(str(db))}", highlight=False, soft_wrap=True)
 
 
 def _print_tables(console: Any, items: list[Any]) -> None:
@@ -74,7 +103,10 @@ def _print_tables(console: Any, items: list[Any]) -> None:
 
         wide = Console(file=console.file, width=max(console.width, 200), color_system=None)
     for item in items:
-        (console if isinstance(item, str) else wide).print(item, highlight=False)
+        if isinstance(item, str):  # notes: hashes and seeds must stay whole to be copied
+            console.print(item, highlight=False, soft_wrap=True)
+        else:
+            wide.print(item, highlight=False)
 
 
 class _Ui:
@@ -182,9 +214,10 @@ def tournament(
         _fresh(db_path, logs)
     elif resume is True and not db_path.exists():
         raise RefereeError(f"nothing to resume: {db_path} does not exist (run without --resume to start)")
+    elif not db_path.exists():
+        _refuse_lost_results(db_path, logs, 0)
     if db is None:
         _ignore_results(db_path, config)
-    schedule = schedule_for(t)
     conc = concurrency or t.concurrency or default_concurrency()
     cmd = ["chicago-referee", "tournament", str(config)]
     if db is not None:
@@ -194,16 +227,20 @@ def tournament(
     store = Store.open(db_path, create=True, lock=True)
     outcome: RunOutcome | None = None
     try:
-        prepare_store(t, store, schedule)
+        _refuse_lost_results(db_path, logs, store.finished_count())
+        schedule = prepare_store(t, store)
+        sealed = store.commitment()
+        assert sealed is not None  # prepare_store committed
         keys = {g.key for g in schedule}
         rows = [r for r in store.games() if r.key in keys]
         n_tables = len({g.table for g in schedule})
         err.print(
             f"{t.name}: {t.game.title}, {t.format} of {len(t.bots)} bots at {t.table_size} seats: "
-            f"{n_tables} tables x {t.deal_sets} deal sets = {len(schedule)} games; seed {t.seed}, "
+            f"{n_tables} tables x {t.deal_sets} deal sets = {len(schedule)} games, "
             f"{format_time_control(t.time_control)}, failure policy {t.policy.mode}, concurrency {conc}",
             highlight=False)
         err.print(f"results: {db_path}  logs: {logs}", highlight=False)
+        _print_seed(sealed)
         if rows:
             err.print(f"resuming: {len(rows)} of {len(schedule)} games already finished", highlight=False)
         with _Ui(err, t, rows, len(schedule)) as ui:
@@ -211,6 +248,8 @@ def tournament(
         from referee.tournament.standings import all_tables, from_store
 
         _print_tables(out, all_tables(from_store(store)))
+        if outcome.commitment is not None and outcome.commitment.revealed:
+            _print_reveal(db_path)
     except KeyboardInterrupt:  # Ctrl-C outside the games (building bots, printing): no traceback
         err.print("interrupted", highlight=False)
     finally:

@@ -18,13 +18,17 @@ def final_outcome(
     Without forfeits: the engine's result. With forfeits: the seats still in
     keep the engine's order, then the forfeiters, the first forfeiter last;
     the winner is the best seat still in (if it is alone in first place) and
-    the reason is "forfeit".
+    the reason is "forfeit". When every seat forfeited (say, no bot started)
+    the game has no result: no winner, and every seat shares one place, so
+    no report can read a win for anybody out of the seat order.
     """
     res = state.result() if state.is_terminal() else None
     scores = state.scores()
     if not forfeited and res is not None:
         return res.winner, list(res.scores), list(res.placements), res.reason
     base = res.placements if res is not None else placements_from(scores, None)
+    if all(s in forfeited for s in range(n_players)):
+        return None, scores, [1] * n_players, "forfeit"
     alive = sorted((s for s in range(n_players) if s not in forfeited), key=lambda s: base[s])
     order = alive + list(reversed(forfeited))
     placements = [0] * n_players

@@ -71,8 +71,8 @@ class TimeControlEntry(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
 class TournamentFile(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """The top level of a tournament config file."""
 
-    seed: int
     bots: list[BotEntry]
+    seed: int | None = None  # None: the referee draws a secret one and commits to it
     name: str | None = None
     game: str = "chicago"
     rules: RulesEntry = RulesEntry()
@@ -117,7 +117,7 @@ def _explain(exc: msgspec.ValidationError) -> str:
             hint = f" (did you mean {close[0]!r}?)" if close else f"; valid keys: {', '.join(fields)}"
         return f"{join(m.group(1))}: unknown key{hint}"
     if m := re.fullmatch(r"Expected `(.+)`, got `(.+)`", text):
-        want = m.group(1).replace("object", "table").replace("array", "list")
+        want = m.group(1).replace("object", "table").replace("array", "list").replace(" | null", "")  # TOML has no null
         got = m.group(2).replace("object", "table").replace("array", "list")
         return f"{where or 'config'}: expected {want}, got {got}"
     if m := re.fullmatch(r"Invalid enum value (.+)", text):
@@ -164,7 +164,7 @@ class Tournament:
     time_control: TimeControl
     policy: FailurePolicy
     concurrency: int  # 0 = automatic
-    seed: int
+    seed: int | None  # as configured; None: drawn in secret when the tournament starts
 
     @property
     def bot_names(self) -> list[str]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import secrets
 import shutil
 import signal
 import subprocess
@@ -35,7 +36,7 @@ from typing import Any, Literal
 import msgspec
 import trio
 
-from referee.errors import ConfigError, RefereeError
+from referee.errors import ConfigError, RefereeError, ResultsError
 from referee.games import GAMES
 from referee.logs.gamelog import GameLogWriter, PlayerInfo
 from referee.play.match import BotHandle
@@ -43,7 +44,8 @@ from referee.play.runner import GameRecord, GameRunner, GameSpec
 from referee.seats.bot_process import BotSpec
 from referee.tournament.config import Tournament
 from referee.tournament.schedule import ScheduledGame, schedule_for
-from referee.tournament.store import FailureRow, GameRow, Store
+from referee.tournament.audit import file_sha256, result_record, results_digest
+from referee.tournament.store import Commitment, FailureRow, GameRow, Store
 
 Status = Literal["completed", "stopped", "aborted", "error"]
 STARTS_AT_ONCE = max(2, os.cpu_count() or 1)  # bot processes starting (spawn + hello) at the same time
@@ -140,16 +142,35 @@ def check_unchanged(t: Tournament, old_definition: dict[str, Any], finished: dic
                          "bots can only be added at a new --db")
 
 
-def prepare_store(t: Tournament, store: Store, schedule: list[ScheduledGame]) -> None:
-    """Check the config against the store (see `check_unchanged`), then record it."""
+def prepare_store(t: Tournament, store: Store, schedule: list[ScheduledGame] | None = None) -> list[ScheduledGame]:
+    """Commit to the master seed, check the config against the store (see
+    `check_unchanged`), record it, and return the schedule.
+
+    The master seed is the config's, or, when the config has none, a secret
+    random one drawn here; either way it is stored with a secret salt and
+    their commitment (`Store.commit_seed`) and nowhere else: not on a command
+    line, not in a game log. A tournament whose seed was revealed (it
+    completed) takes no new games: their deals would be known in advance.
+    """
     row = store.tournament()
+    finished = store.spec_hashes()
+    sealed = store.commitment()
+    configured = sealed.seed if sealed is not None and sealed.source == "config" else None
+    if sealed is None or (configured != t.seed and not finished):
+        sealed = store.commit_seed(t.seed if t.seed is not None else secrets.randbits(63),
+                                   "config" if t.seed is not None else "drawn")
+    schedule = schedule if schedule is not None else schedule_for(t, sealed.seed)
     if row is not None:
-        check_unchanged(t, row.definition, store.spec_hashes(), schedule)
+        check_unchanged(t, row.definition, finished, schedule)
+    if sealed.revealed and any(g.key not in finished for g in schedule):
+        raise ConfigError(f"{store.path}: this tournament completed and revealed its seed, so new games would be "
+                          "dealt from a known seed; start a new tournament with another --db (or --fresh)")
     store.write_tournament(
         name=t.name, config_path=str(t.path) if t.path else None, config_text=t.text,
         definition=t.definition(), fingerprint=fingerprint(t), scheduled_games=len(schedule),
         bots=[(b.name, b.entry.command, b.entry.dir, b.entry.build, list(b.spec.argv)) for b in t.bots],
     )
+    return schedule
 
 
 # ------------------------------------------------------------------ building bots
@@ -203,6 +224,7 @@ class RunOutcome:
     finished_before: int  # already in the store when this run started
     recorded: int  # finished and committed by this run
     seconds: float
+    commitment: Commitment | None = None  # revealed when the status is "completed"
 
     @property
     def finished(self) -> int:
@@ -244,7 +266,7 @@ class TournamentRunner:
             raise ConfigError(f"concurrency must be at least 1, got {concurrency}")
         self.t = t
         self.store = store
-        self.schedule = schedule if schedule is not None else schedule_for(t)
+        self.schedule = schedule if schedule is not None else schedule_for(t, _committed_seed(store))
         self.log_dir = log_dir
         self.concurrency = concurrency
         self.on_game = on_game
@@ -281,6 +303,8 @@ class TournamentRunner:
 
     async def run(self) -> RunOutcome:
         t0 = time.monotonic()
+        self._written = {r.key: result_record(r) for r in self.store.games()}
+        self._sealed = self.store.commitment()
         done = self.store.finished_keys()
         before = len(done & {g.key for g in self.schedule})
         todo = [g for g in self.schedule if g.key not in done]
@@ -304,9 +328,12 @@ class TournamentRunner:
                                 self._limiter.release_on_behalf_of(g.key)
                                 break
                             games.start_soon(self._play, g, name=f"game {g.key}")
+            self._check_untouched()
             if not self._aborted:
                 missing = len(todo) - self.counters.recorded
                 status = "completed" if missing == 0 else "stopped"
+            if status == "completed":
+                self._sealed = self.store.reveal(results_digest(self.store.games()))
         except BaseException as exc:
             if not _only_cancelled(exc):
                 status = "error"  # a bug or a broken disk: the finished games are safe anyway
@@ -315,7 +342,30 @@ class TournamentRunner:
             with trio.CancelScope(shield=True):
                 self.store.end_run(run_id, status)
         return RunOutcome(status=status, scheduled=len(self.schedule), finished_before=before,
-                          recorded=self.counters.recorded, seconds=time.monotonic() - t0)
+                          recorded=self.counters.recorded, seconds=time.monotonic() - t0, commitment=self._sealed)
+
+    def _check_untouched(self) -> None:
+        """The database is the file this run opened and holds exactly what it
+        wrote: the rows it found, the rows it added, the same commitment."""
+        self.store.check_same_file()
+        found = {r.key: result_record(r) for r in self.store.games()}
+        changes = []
+        for key, want in self._written.items():
+            got = found.get(key)
+            if got is None:
+                changes.append(f"game {key} was deleted")
+            elif got != want:
+                fields = ", ".join(f"{k} {json.dumps(want[k])} -> {json.dumps(got.get(k))}"
+                                   for k in sorted(want) if got.get(k) != want[k])
+                changes.append(f"game {key}: {fields}")
+        changes += [f"game {key} was added by someone else" for key in sorted(set(found) - set(self._written))]
+        if self.store.commitment() != self._sealed:
+            changes.append("the seed commitment was changed")
+        if changes:
+            more = f" (and {len(changes) - 3} more)" if len(changes) > 3 else ""
+            raise ResultsError(f"{self.store.path}: the results database was changed behind the referee's back "
+                               f"during the run: {'; '.join(changes[:3])}{more}; the game logs hold the true "
+                               "results (check with chicago-referee verify --db)")
 
     async def _play(self, g: ScheduledGame) -> None:
         """One game, holding the limiter slot the dispatcher took for it."""
@@ -355,7 +405,7 @@ class TournamentRunner:
                     starting.start_soon(ensure, seat, h)
             spec = GameSpec(
                 game=t.game, rules=t.rules, n_players=len(g.seats), seed=g.seed, game_id=g.game_id,
-                time_control=t.time_control, policy=t.policy, match_seed=t.seed, deal_set=g.deal_set,
+                time_control=t.time_control, policy=t.policy, match_seed=None, deal_set=g.deal_set,
             )
             players = [PlayerInfo(seat=i, name=h.spec.name, argv=list(h.spec.argv)) for i, h in enumerate(handles)]
             log = GameLogWriter(part)
@@ -365,14 +415,19 @@ class TournamentRunner:
                 rec = await runner.run(players, start_failures)
             finally:
                 log.close()
+            digest = None
             if part is not None and final is not None:
+                digest = file_sha256(part)
                 os.replace(part, final)
             spec_dict = game_spec(t, g)
-            self.store.record_game(g, spec_dict, spec_hash(spec_dict), rec, final, started, time.time(), self._run_id)
+            self.store.record_game(g, spec_dict, spec_hash(spec_dict), rec, final, started, time.time(), self._run_id,
+                                   log_sha256=digest)
             finished = True
             self.counters.recorded += 1
+            row = row_from_record(g, rec, self.store.rel_path(final), time.time() - started, digest)
+            self._written[g.key] = result_record(row)
             if self.on_game is not None:
-                self.on_game(row_from_record(g, rec, self.store.rel_path(final), time.time() - started))
+                self.on_game(row)
         finally:
             with trio.CancelScope(shield=True):
                 if not finished:
@@ -386,7 +441,13 @@ class TournamentRunner:
                         closing.start_soon(h.close)
 
 
-def row_from_record(g: ScheduledGame, rec: GameRecord, log_path: str | None, duration: float) -> GameRow:
+def _committed_seed(store: Store) -> int | None:
+    sealed = store.commitment()
+    return None if sealed is None else sealed.seed
+
+
+def row_from_record(g: ScheduledGame, rec: GameRecord, log_path: str | None, duration: float,
+                    log_sha256: str | None = None) -> GameRow:
     names = list(rec.seat_names)
     return GameRow(
         key=g.key, game_id=g.game_id, table=g.table, deal_set=g.deal_set, rotation=g.rotation, seed=g.seed,
@@ -394,7 +455,7 @@ def row_from_record(g: ScheduledGame, rec: GameRecord, log_path: str | None, dur
         forfeited=tuple(sorted(rec.forfeited)), winner_seat=rec.winner, reason=rec.reason, deals=rec.deals,
         decisions=rec.decisions, failures=tuple(FailureRow(f.seat, names[f.seat], f.reason, f.message)
                                                 for f in rec.failures),
-        log_path=log_path, duration_s=round(duration, 3),
+        log_path=log_path, duration_s=round(duration, 3), log_sha256=log_sha256,
     )
 
 

@@ -111,8 +111,13 @@ def build_schedule(bots: Sequence[str], table_size: int, fmt: str, deal_sets: in
     return games
 
 
-def schedule_for(t: Tournament) -> list[ScheduledGame]:
-    return build_schedule(t.bot_names, t.table_size, t.format, t.deal_sets, t.seed, t.candidates)
+def schedule_for(t: Tournament, seed: int | None = None) -> list[ScheduledGame]:
+    """The tournament's games from its master seed (`seed`, else the config's)."""
+    master = seed if seed is not None else t.seed
+    if master is None:
+        raise ConfigError("the master seed is drawn when the tournament starts (prepare_store); "
+                          "no schedule before that")
+    return build_schedule(t.bot_names, t.table_size, t.format, t.deal_sets, master, t.candidates)
 
 
 # ------------------------------------------------------------------ balance

@@ -45,10 +45,12 @@ class SeatStat:
     wins: int = 0
     place_sum: int = 0
     score_sum: int = 0
+    no_results: int = 0  # games nobody won: they count as games, but add no place or points
 
     @property
     def avg_place(self) -> float:
-        return self.place_sum / self.games if self.games else math.nan
+        placed = self.games - self.no_results
+        return self.place_sum / placed if placed else math.nan
 
     @property
     def win_rate(self) -> float:
@@ -61,6 +63,7 @@ class BotStanding:
     rank: int = 0
     games: int = 0
     wins: int = 0  # sole first place
+    no_results: int = 0  # games in which every seat forfeited: no winner, place, points or comparison
     pair_wins: int = 0
     pair_losses: int = 0
     pair_draws: int = 0
@@ -86,11 +89,13 @@ class BotStanding:
 
     @property
     def avg_place(self) -> float:
-        return self.place_sum / self.games if self.games else math.nan
+        placed = self.games - self.no_results
+        return self.place_sum / placed if placed else math.nan
 
     @property
     def avg_points(self) -> float:
-        return self.score_sum / self.games if self.games else math.nan
+        placed = self.games - self.no_results
+        return self.score_sum / placed if placed else math.nan
 
 
 @dataclass
@@ -107,15 +112,23 @@ class Standings:
     crosstable: dict[str, dict[str, list[int]]]  # row -> column -> [W, L, D] from row's view
     seat_totals: list[SeatStat]
     games: list[GameRow]
+    seed: dict[str, Any] | None = None  # the commitment; seed and salt once revealed (`Commitment.public`)
 
     def bot(self, name: str) -> BotStanding:
         return next(b for b in self.bots if b.name == name)
 
 
+def no_result(g: GameRow) -> bool:
+    """Every seat forfeited (no bot started, or all failed): nobody beat anybody."""
+    return len(g.forfeited) == len(g.seats)
+
+
 def comparisons(rows: list[GameRow]) -> list[Comparison]:
-    """Pairwise placements of every game, clustered by (table, deal set)."""
+    """Pairwise placements of every game with a result, clustered by (table, deal set)."""
     comps: list[Comparison] = []
     for g in rows:
+        if no_result(g):
+            continue
         table = {name: -g.placements[seat] for seat, name in enumerate(g.seats)}
         comps.extend(comparisons_from_scores(table, cluster=(g.table_key, g.deal_set)))
     return comps
@@ -128,21 +141,25 @@ def compute(rows: list[GameRow], bots: list[str], *, name: str = "", game: str =
     seat_totals = [SeatStat() for _ in range(k)]
     cross: dict[str, dict[str, list[int]]] = {b: {} for b in bots}
     for g in rows:
-        sole_first = [s for s, p in enumerate(g.placements) if p == 1]
+        none = no_result(g)
+        sole_first = [] if none else [s for s, p in enumerate(g.placements) if p == 1]
         for seat, bot in enumerate(g.seats):
             b = by_name.setdefault(bot, BotStanding(name=bot))
             if len(b.seats) < len(g.seats):
                 b.seats.extend(SeatStat() for _ in range(len(g.seats) - len(b.seats)))
             won = sole_first == [seat]
+            place, points = (0, 0) if none else (g.placements[seat], g.scores[seat])
             b.games += 1
             b.wins += won
-            b.place_sum += g.placements[seat]
-            b.score_sum += g.scores[seat]
+            b.no_results += none
+            b.place_sum += place
+            b.score_sum += points
             for stat in (b.seats[seat], seat_totals[seat] if seat < len(seat_totals) else SeatStat()):
                 stat.games += 1
                 stat.wins += won
-                stat.place_sum += g.placements[seat]
-                stat.score_sum += g.scores[seat]
+                stat.no_results += none
+                stat.place_sum += place
+                stat.score_sum += points
         for f in g.failures:
             by_name[f.bot].failures[f.reason] += 1
     comps = comparisons(rows)
@@ -197,9 +214,23 @@ def compute(rows: list[GameRow], bots: list[str], *, name: str = "", game: str =
 def from_store(store: Store, with_ratings: bool = True) -> Standings:
     info = store.tournament()
     d = info.definition if info else {}
-    return compute(store.games(), store.bot_names(), name=info.name if info else "", game=d.get("game", ""),
-                   table_size=d.get("table_size", 0), fmt=d.get("format", ""),
-                   scheduled=info.scheduled_games if info else 0, with_ratings=with_ratings)
+    st = compute(store.games(), store.bot_names(), name=info.name if info else "", game=d.get("game", ""),
+                 table_size=d.get("table_size", 0), fmt=d.get("format", ""),
+                 scheduled=info.scheduled_games if info else 0, with_ratings=with_ratings)
+    sealed = store.commitment()
+    st.seed = sealed.public() if sealed is not None else None
+    return st
+
+
+def seed_note(st: Standings) -> str:
+    """One line on the seed: the commitment, and the seed and salt once revealed."""
+    c = st.seed
+    if c is None:
+        return "no seed commitment in this database"
+    if not c["revealed"]:
+        return f"seed commitment {c['commitment']}: the seed is revealed when the tournament completes"
+    return (f"seed {c['seed']}, salt {c['salt']} (commitment {c['commitment']} = sha256 of "
+            f"chicago-referee-seed:{c['seed']}:{c['salt']}); results digest {c['results_digest']}")
 
 
 # ------------------------------------------------------------------ formatting helpers
@@ -320,6 +351,7 @@ def all_tables(st: Standings) -> list[Any]:
     for t in (los_table(st), crosstable_table(st), seats_table(st), failures_table(st)):
         if t is not None:
             items.append(t)
+    items.append(seed_note(st))
     return items
 
 
@@ -349,7 +381,7 @@ def to_dict(st: Standings) -> dict[str, Any]:
             "rank": b.rank, "bot": b.name, "elo": _finite(b.elo), "err95": _finite(b.err95), "flag": b.flag,
             "games": b.games, "points": b.points, "pair_games": b.pair_games, "score": _finite(b.score, 6),
             "pair_wins": b.pair_wins, "pair_losses": b.pair_losses, "pair_draws": b.pair_draws,
-            "wins": b.wins, "avg_place": _finite(b.avg_place, 4), "avg_points": _finite(b.avg_points, 4),
+            "wins": b.wins, "no_results": b.no_results, "avg_place": _finite(b.avg_place, 4), "avg_points": _finite(b.avg_points, 4),
             "failures": dict(sorted(b.failures.items())),
             "seats": [{"seat": s, "games": x.games, "wins": x.wins, "avg_place": _finite(x.avg_place, 4)}
                       for s, x in enumerate(b.seats)],
@@ -359,6 +391,7 @@ def to_dict(st: Standings) -> dict[str, Any]:
                        for a, row in st.crosstable.items() if row},
         "seat_totals": [{"seat": s, "games": x.games, "wins": x.wins, "avg_place": _finite(x.avg_place, 4)}
                         for s, x in enumerate(st.seat_totals)],
+        "seed": st.seed,
     }
     if r is not None:
         out["los"] = {a: {b: _finite(r.los(a, b), 6) for b in r.players if b != a} for a in r.players}
@@ -524,6 +557,7 @@ def to_html(st: Standings, store: Store | None = None, out_path: Path | None = N
         body.append(_html_table(["bot", *map(e, reasons), "total"],
                                 [[e(b.name), *[str(b.failures.get(x, 0)) for x in reasons],
                                   str(sum(b.failures.values()))] for b in st.bots]))
+    body.append(f"<h2>Seed</h2><p class='note'>{e(seed_note(st))}</p>")
     body.append(_games_html(st, store, out_path))
     return ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
             f"<title>{e(st.name)}: standings</title><style>{_CSS}</style></head><body>"

@@ -4,107 +4,76 @@ One row per finished game, written in its own transaction the moment the
 game ends, keyed by the game's stable schedule key, so a tournament killed
 at any moment resumes exactly: what is in the database is finished and
 counted once (the primary key makes a second insert impossible), what is not
-is played again. The schema is documented in `docs/tournaments.md`.
+is played again. The schema (`tournament/schema`) is documented in
+`docs/tournaments.md`.
 
 While a tournament runs, its process holds an exclusive `flock` on the
 database file, so two referees never run the same tournament at once;
 readers (`chicago-referee standings`) are never blocked.
+
+The database also holds what makes the results tamper-evident: the sha256
+of every game's log, and the seed commitment (`seed_commitment`: the master
+seed and a random salt, kept here and nowhere else until the tournament
+completes, with the published hash of both; see `commitment_of`). Every
+SQLite error is translated into one `ResultsError` line naming the file.
 """
 
 from __future__ import annotations
 
 import fcntl
+import functools
+import hashlib
 import json
 import os
+import secrets
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from referee import __version__
-from referee.errors import RefereeError
+from referee.errors import RefereeError, ResultsError
 from referee.play.runner import GameRecord
 from referee.tournament.schedule import ScheduledGame
+from referee.tournament.schema import (
+    COMMITMENT_SCHEME,
+    SCHEMA,
+    SCHEMA_VERSION,
+    check_sound,
+    check_types,
+    damaged,
+)
 
-SCHEMA_VERSION = 1
+F = TypeVar("F", bound=Callable[..., Any])
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (
-    key   TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS tournament (
-    id              INTEGER PRIMARY KEY CHECK (id = 1),
-    name            TEXT NOT NULL,
-    config_path     TEXT,
-    config_text     TEXT NOT NULL,
-    definition      TEXT NOT NULL,
-    fingerprint     TEXT NOT NULL,
-    scheduled_games INTEGER NOT NULL,
-    created_at      TEXT NOT NULL,
-    updated_at      TEXT NOT NULL,
-    referee_version TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS bots (
-    name     TEXT PRIMARY KEY,
-    position INTEGER NOT NULL,
-    command  TEXT NOT NULL,
-    dir      TEXT,
-    build    TEXT,
-    argv     TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS runs (
-    id             INTEGER PRIMARY KEY AUTOINCREMENT,
-    started_at     TEXT NOT NULL,
-    ended_at       TEXT,
-    status         TEXT NOT NULL,
-    concurrency    INTEGER NOT NULL,
-    pid            INTEGER NOT NULL,
-    games_before   INTEGER NOT NULL,
-    games_recorded INTEGER NOT NULL DEFAULT 0
-);
-CREATE TABLE IF NOT EXISTS games (
-    key         TEXT PRIMARY KEY,
-    game_id     INTEGER NOT NULL UNIQUE,
-    table_key   TEXT NOT NULL,
-    deal_set    INTEGER NOT NULL,
-    rotation    INTEGER NOT NULL,
-    seed        INTEGER NOT NULL,
-    spec        TEXT NOT NULL,
-    spec_hash   TEXT NOT NULL,
-    winner_seat INTEGER,
-    winner      TEXT,
-    reason      TEXT NOT NULL,
-    deals       INTEGER NOT NULL,
-    decisions   INTEGER NOT NULL,
-    log_path    TEXT,
-    run_id      INTEGER REFERENCES runs(id),
-    started_at  TEXT NOT NULL,
-    finished_at TEXT NOT NULL,
-    duration_s  REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS game_seats (
-    game_key  TEXT NOT NULL REFERENCES games(key),
-    seat      INTEGER NOT NULL,
-    bot       TEXT NOT NULL,
-    score     INTEGER NOT NULL,
-    placement INTEGER NOT NULL,
-    forfeited INTEGER NOT NULL,
-    think_ms  REAL NOT NULL,
-    PRIMARY KEY (game_key, seat)
-);
-CREATE TABLE IF NOT EXISTS failures (
-    id       INTEGER PRIMARY KEY AUTOINCREMENT,
-    game_key TEXT NOT NULL REFERENCES games(key),
-    seat     INTEGER NOT NULL,
-    bot      TEXT NOT NULL,
-    reason   TEXT NOT NULL,
-    message  TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS game_seats_bot ON game_seats(bot);
-CREATE INDEX IF NOT EXISTS failures_game ON failures(game_key);
-"""
+
+def commitment_of(seed: int, salt: str) -> str:
+    """The published commitment: sha256 of `chicago-referee-seed:SEED:SALT` (hex).
+
+    Anyone can recompute it, e.g. `printf %s chicago-referee-seed:7:SALT | sha256sum`.
+    """
+    return hashlib.sha256(f"chicago-referee-seed:{seed}:{salt}".encode()).hexdigest()
+
+
+def _translated(method: F) -> F:
+    """SQLite errors inside a Store method become one ResultsError line naming the file."""
+
+    @functools.wraps(method)
+    def wrapper(self: Store, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.IntegrityError:
+            raise  # a constraint the referee itself broke (say, a game recorded twice): a bug, not damage
+        except sqlite3.DatabaseError as exc:
+            raise damaged(self.path, exc) from exc
+        except ValueError as exc:  # a JSON column that no longer parses
+            raise ResultsError(f"{self.path}: the results database holds a value that does not parse ({exc}); "
+                               "it was edited by hand or tampered with; restore it or check it with "
+                               "chicago-referee verify --db") from exc
+
+    return wrapper  # type: ignore[return-value]
 
 
 def _now() -> str:
@@ -144,6 +113,7 @@ class GameRow:
     failures: tuple[FailureRow, ...]
     log_path: str | None
     duration_s: float
+    log_sha256: str | None = None
 
     @property
     def table_key(self) -> str:
@@ -171,6 +141,33 @@ class TournamentRow:
 
 
 @dataclass(frozen=True)
+class Commitment:
+    """The seed commitment; `seed` and `salt` are secret until `revealed_at` is set."""
+
+    scheme: str
+    commitment: str
+    source: str  # "drawn" (secret random) or "config" (known to whoever wrote the config)
+    seed: int
+    salt: str
+    committed_at: str
+    revealed_at: str | None
+    results_digest: str | None
+
+    @property
+    def revealed(self) -> bool:
+        return self.revealed_at is not None
+
+    def public(self) -> dict[str, Any]:
+        """What may be shown: the commitment always, seed and salt once revealed."""
+        out: dict[str, Any] = {"scheme": self.scheme, "commitment": self.commitment, "source": self.source,
+                               "committed_at": self.committed_at, "revealed": self.revealed}
+        if self.revealed:
+            out.update(seed=self.seed, salt=self.salt, revealed_at=self.revealed_at,
+                       results_digest=self.results_digest)
+        return out
+
+
+@dataclass(frozen=True)
 class RunRow:
     id: int
     started_at: str
@@ -189,6 +186,7 @@ class Store:
         self.path = path
         self.conn = conn
         self._lock_fd = lock_fd
+        self._identity: tuple[int, int] | None = None
 
     # ------------------------------------------------------------ open/close
 
@@ -197,13 +195,17 @@ class Store:
         """Open (or with `create`, create) a results database.
 
         `lock` takes the exclusive run lock; it fails at once, with a clear
-        message, if another referee is running this tournament.
+        message, if another referee is running this tournament. A file that
+        is not SQLite, a damaged page or a missing table is one ResultsError.
         """
         path = Path(path)
         if not path.exists():
             if not create:
                 raise RefereeError(f"{path}: no such results database (has the tournament been run?)")
             path.parent.mkdir(parents=True, exist_ok=True)
+        elif not path.is_file():
+            raise ResultsError(f"{path}: not a results database file (it is a directory or a device)")
+        conn: sqlite3.Connection | None = None
         try:
             conn = sqlite3.connect(path, isolation_level=None, timeout=30.0)
             conn.execute("PRAGMA journal_mode=WAL")
@@ -212,16 +214,25 @@ class Store:
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             if version == 0:
                 if not create and not conn.execute("SELECT 1 FROM sqlite_master WHERE name='tournament'").fetchone():
-                    conn.close()
-                    raise RefereeError(f"{path}: not a chicago-referee results database")
+                    raise ResultsError(f"{path}: not a chicago-referee results database")
                 conn.executescript(SCHEMA)
                 conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
             elif version != SCHEMA_VERSION:
-                conn.close()
-                raise RefereeError(f"{path}: results database schema {version} is not supported "
-                                   f"(this referee reads schema {SCHEMA_VERSION})")
+                raise ResultsError(f"{path}: results database schema {version} is not supported (this referee "
+                                   f"reads schema {SCHEMA_VERSION}); finish that tournament with the referee that "
+                                   "started it, or start it again with --fresh")
+            check_sound(path, conn)
+            st = os.stat(path)
         except sqlite3.DatabaseError as exc:
-            raise RefereeError(f"{path}: cannot open the results database: {exc}") from None
+            if conn is not None:
+                conn.close()
+            raise damaged(path, exc) from None
+        except (ResultsError, OSError) as exc:
+            if conn is not None:
+                conn.close()
+            if isinstance(exc, OSError):
+                raise ResultsError(f"{path}: cannot open the results database: {exc.strerror or exc}") from None
+            raise
         lock_fd = None
         if lock:
             lock_fd = os.open(path, os.O_RDONLY)
@@ -231,7 +242,24 @@ class Store:
                 os.close(lock_fd)
                 conn.close()
                 raise RefereeError(f"{path}: another referee is running this tournament right now") from None
-        return cls(path, conn, lock_fd)
+        store = cls(path, conn, lock_fd)
+        store._identity = (st.st_dev, st.st_ino)
+        return store
+
+    def check_same_file(self) -> None:
+        """Raise if the database file was deleted or replaced since it was opened.
+
+        SQLite keeps writing to the file it opened, so without this a run whose
+        database was deleted would end "completed" with its results nowhere.
+        """
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            raise ResultsError(f"{self.path}: the results database was deleted while the tournament ran; "
+                               "its results are lost (the logs remain); restore it or run again with --fresh") from None
+        if (st.st_dev, st.st_ino) != self._identity:
+            raise ResultsError(f"{self.path}: the results database was replaced by another file while the "
+                               "tournament ran; restore the original or run again with --fresh")
 
     def close(self) -> None:
         self.conn.close()
@@ -247,8 +275,17 @@ class Store:
 
     @staticmethod
     def remove(path: Path | str) -> None:
-        """Delete a results database (with its WAL and shared-memory files)."""
+        """Delete a results database (with its WAL and shared-memory files),
+        damaged or not, unless a referee is running it right now."""
         path = Path(path)
+        if path.is_file():
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise RefereeError(f"{path}: another referee is running this tournament right now") from None
+            finally:
+                os.close(fd)
         for p in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
             p.unlink(missing_ok=True)
 
@@ -272,6 +309,7 @@ class Store:
 
     # ------------------------------------------------------------ tournament
 
+    @_translated
     def tournament(self) -> TournamentRow | None:
         row = self.conn.execute(
             "SELECT name, config_path, config_text, definition, fingerprint, scheduled_games, created_at,"
@@ -280,6 +318,7 @@ class Store:
             return None
         return TournamentRow(row[0], row[1], row[2], json.loads(row[3]), row[4], row[5], row[6], row[7], row[8])
 
+    @_translated
     def write_tournament(self, *, name: str, config_path: str | None, config_text: str, definition: dict[str, Any],
                          fingerprint: str, scheduled_games: int, bots: list[tuple[str, Any, str | None, str | None, list[str]]]) -> None:
         """Insert or update the tournament row and the bot list (one transaction)."""
@@ -299,11 +338,13 @@ class Store:
                 "INSERT INTO bots (name, position, command, dir, build, argv) VALUES (?,?,?,?,?,?)",
                 [(n, i, json.dumps(cmd), d, b, json.dumps(argv)) for i, (n, cmd, d, b, argv) in enumerate(bots)])
 
+    @_translated
     def bot_names(self) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT name FROM bots ORDER BY position")]
 
     # ------------------------------------------------------------ runs
 
+    @_translated
     def begin_run(self, concurrency: int) -> int:
         with self._transaction():
             cur = self.conn.execute(
@@ -311,6 +352,7 @@ class Store:
                 (_now(), "running", concurrency, os.getpid(), self.finished_count()))
         return int(cur.lastrowid or 0)
 
+    @_translated
     def end_run(self, run_id: int, status: str) -> None:
         with self._transaction():
             self.conn.execute(
@@ -318,6 +360,7 @@ class Store:
                 " games_recorded = (SELECT count(*) FROM games WHERE run_id = ?) WHERE id = ?",
                 (_now(), status, run_id, run_id))
 
+    @_translated
     def runs(self) -> list[RunRow]:
         return [RunRow(*r) for r in self.conn.execute(
             "SELECT r.id, r.started_at, r.ended_at, r.status, r.concurrency, r.pid, r.games_before,"
@@ -325,30 +368,36 @@ class Store:
 
     # ------------------------------------------------------------ games
 
+    @_translated
     def finished_keys(self) -> set[str]:
         return {r[0] for r in self.conn.execute("SELECT key FROM games")}
 
+    @_translated
     def finished_count(self) -> int:
         return int(self.conn.execute("SELECT count(*) FROM games").fetchone()[0])
 
+    @_translated
     def spec_hashes(self) -> dict[str, tuple[str, dict[str, Any]]]:
         """key -> (spec hash, spec) of every finished game."""
         return {k: (h, json.loads(s)) for k, h, s in self.conn.execute("SELECT key, spec_hash, spec FROM games")}
 
+    @_translated
     def record_game(self, game: ScheduledGame, spec: dict[str, Any], spec_hash: str, rec: GameRecord,
-                    log_path: Path | str | None, started: float, finished: float, run_id: int | None) -> None:
-        """Commit one finished game: its row, its seats and its failures, atomically."""
+                    log_path: Path | str | None, started: float, finished: float, run_id: int | None,
+                    log_sha256: str | None = None) -> None:
+        """Commit one finished game: its row (with its log's sha256), seats and failures, atomically."""
+        self.check_same_file()
         names = list(rec.seat_names)
         winner = names[rec.winner] if rec.winner is not None else None
         think = rec.think_ms or [0.0] * len(names)
         with self._transaction():
             self.conn.execute(
                 "INSERT INTO games (key, game_id, table_key, deal_set, rotation, seed, spec, spec_hash,"
-                " winner_seat, winner, reason, deals, decisions, log_path, run_id, started_at, finished_at,"
-                " duration_s) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                " winner_seat, winner, reason, deals, decisions, log_path, log_sha256, run_id, started_at,"
+                " finished_at, duration_s) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (game.key, game.game_id, game.table_key, game.deal_set, game.rotation, game.seed,
                  json.dumps(spec, sort_keys=True), spec_hash, rec.winner, winner, rec.reason, rec.deals,
-                 rec.decisions, self.rel_path(log_path), run_id, _iso(started), _iso(finished),
+                 rec.decisions, self.rel_path(log_path), log_sha256, run_id, _iso(started), _iso(finished),
                  round(finished - started, 3)))
             self.conn.executemany(
                 "INSERT INTO game_seats (game_key, seat, bot, score, placement, forfeited, think_ms)"
@@ -359,8 +408,10 @@ class Store:
                 "INSERT INTO failures (game_key, seat, bot, reason, message) VALUES (?,?,?,?,?)",
                 [(game.key, f.seat, names[f.seat], f.reason, f.message) for f in rec.failures])
 
+    @_translated
     def games(self) -> list[GameRow]:
         """Every finished game, in schedule order."""
+        check_types(self.path, self.conn)
         seats: dict[str, list[tuple[int, str, int, int, int]]] = {}
         for key, seat, bot, score, place, forf in self.conn.execute(
                 "SELECT game_key, seat, bot, score, placement, forfeited FROM game_seats ORDER BY game_key, seat"):
@@ -371,18 +422,49 @@ class Store:
             fails.setdefault(key, []).append(FailureRow(seat, bot, reason, message))
         rows = []
         for (key, game_id, table_key, deal_set, rotation, seed, winner_seat, reason, deals, decisions, log_path,
-             duration) in self.conn.execute(
+             duration, log_sha256) in self.conn.execute(
                 "SELECT key, game_id, table_key, deal_set, rotation, seed, winner_seat, reason, deals, decisions,"
-                " log_path, duration_s FROM games ORDER BY game_id"):
+                " log_path, duration_s, log_sha256 FROM games ORDER BY game_id"):
             s = seats.get(key, [])
             rows.append(GameRow(
                 key=key, game_id=game_id, table=tuple(table_key.split("+")), deal_set=deal_set, rotation=rotation,
                 seed=seed, seats=tuple(x[1] for x in s), scores=tuple(x[2] for x in s),
                 placements=tuple(x[3] for x in s), forfeited=tuple(x[0] for x in s if x[4]),
                 winner_seat=winner_seat, reason=reason, deals=deals, decisions=decisions,
-                failures=tuple(fails.get(key, [])), log_path=log_path, duration_s=duration,
+                failures=tuple(fails.get(key, [])), log_path=log_path, duration_s=duration, log_sha256=log_sha256,
             ))
         return rows
+
+    # ------------------------------------------------------------ seed commitment
+
+    @_translated
+    def commitment(self) -> Commitment | None:
+        row = self.conn.execute(
+            "SELECT scheme, commitment, source, seed, salt, committed_at, revealed_at, results_digest"
+            " FROM seed_commitment WHERE id = 1").fetchone()
+        return None if row is None else Commitment(*row)
+
+    @_translated
+    def commit_seed(self, seed: int, source: str) -> Commitment:
+        """Store the master seed with a fresh secret salt and its commitment (replacing an unused one)."""
+        salt = secrets.token_hex(16)
+        with self._transaction():
+            self.conn.execute(
+                "INSERT OR REPLACE INTO seed_commitment (id, scheme, commitment, source, seed, salt, committed_at)"
+                " VALUES (1,?,?,?,?,?,?)", (COMMITMENT_SCHEME, commitment_of(seed, salt), source, seed, salt, _now()))
+        c = self.commitment()
+        assert c is not None
+        return c
+
+    @_translated
+    def reveal(self, digest: str) -> Commitment:
+        """The tournament completed: seed and salt may be shown, with the digest of every result."""
+        with self._transaction():
+            self.conn.execute("UPDATE seed_commitment SET revealed_at = ?, results_digest = ? WHERE id = 1",
+                              (_now(), digest))
+        c = self.commitment()
+        assert c is not None
+        return c
 
     # ------------------------------------------------------------ helpers
 

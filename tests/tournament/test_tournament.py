@@ -179,7 +179,7 @@ TWO_BOTS = '[[bots]]\nname = "a"\ncommand = "x.py"\n[[bots]]\nname = "b"\ncomman
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        (TWO_BOTS, "seed: required key is missing"),
+        ("seed = 1\n", "bots: required key is missing"),
         ('seed = "one"\n' + TWO_BOTS, "seed: expected int, got str"),
         ("seed = 1\ndealsets = 3\n" + TWO_BOTS, "dealsets: unknown key (did you mean 'deal_sets'?)"),
         ("seed = 1\ntable_size = 5\n" + TWO_BOTS, "table_size: Swedish Chicago is played at 2 or 3 or 4 seats, not 5"),
@@ -407,7 +407,7 @@ def test_store_round_trip_lock_and_one_row_per_game(tmp_path: Path) -> None:
     with pytest.raises(RefereeError, match="no such results database"):
         Store.open(tmp_path / "missing.db")
     (tmp_path / "junk.db").write_text("not sqlite")
-    with pytest.raises(RefereeError, match="cannot open the results database"):
+    with pytest.raises(RefereeError, match="damaged or is not one"):
         Store.open(tmp_path / "junk.db")
 
 

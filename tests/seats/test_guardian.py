@@ -1,0 +1,147 @@
+"""The guardian obeys only the referee that started it, and kills only what
+that referee registered: real processes, a real hostile bot, a real SIGKILL."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from referee.seats.guardian import Guardian
+from proctools import alive, procs_with
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")
+
+ROOT = Path(__file__).resolve().parents[2]
+BOTS = ROOT / "tests" / "bots"
+SLEEPER = "import time\nwhile True: time.sleep(60)"
+
+
+def wait_until(predicate, within: float = 10.0) -> bool:
+    deadline = time.monotonic() + within
+    while not predicate():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def unrelated_group(marker: str) -> subprocess.Popen[bytes]:
+    """A process group of the test's own: its leader is no child of any referee."""
+    return subprocess.Popen([sys.executable, "-c", SLEEPER, marker, "unrelated"], start_new_session=True,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.kill()
+    proc.wait(5)
+
+
+def test_only_groups_of_its_own_referee_are_killed() -> None:
+    # This test process is the referee: its own child is killed at end of
+    # input, a group led by a grandchild (not our child) is not, nor is a
+    # released one.
+    marker = f"guardtest-{uuid.uuid4().hex}"
+    helper = subprocess.Popen(
+        [sys.executable, "-c", "import subprocess, sys, time\n"
+         f"p = subprocess.Popen([sys.executable, '-c', {SLEEPER!r}, {marker!r}], start_new_session=True)\n"
+         "print(p.pid, flush=True)\ntime.sleep(60)"],
+        stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    ours = subprocess.Popen([sys.executable, "-c", SLEEPER], process_group=0, stdin=subprocess.DEVNULL)
+    released = subprocess.Popen([sys.executable, "-c", SLEEPER], process_group=0, stdin=subprocess.DEVNULL)
+    guardian = Guardian()
+    try:
+        assert helper.stdout is not None
+        grandchild = int(helper.stdout.readline())
+        guardian.watch(grandchild)
+        guardian.watch(ours.pid)
+        guardian.watch(released.pid)
+        guardian.release(released.pid)
+        guardian.close()  # end of input, as when the referee dies
+        assert wait_until(lambda: ours.poll() is not None), "the registered group must be killed"
+        assert ours.returncode == -signal.SIGKILL
+        time.sleep(0.3)
+        assert alive(grandchild), "a group whose leader is not the referee's child must survive"
+        assert released.poll() is None, "a released group must survive"
+    finally:
+        for pid in procs_with(marker):
+            os.kill(pid, signal.SIGKILL)
+        for p in (helper, ours, released):
+            stop(p)
+        guardian.close()
+
+
+def test_a_new_guardian_learns_the_groups_of_one_that_was_killed() -> None:
+    first = subprocess.Popen([sys.executable, "-c", SLEEPER], process_group=0, stdin=subprocess.DEVNULL)
+    second = subprocess.Popen([sys.executable, "-c", SLEEPER], process_group=0, stdin=subprocess.DEVNULL)
+    guardian = Guardian()
+    try:
+        guardian.watch(first.pid)
+        old = guardian.pid
+        assert old is not None
+        os.kill(old, signal.SIGKILL)  # what a bot of the same user could do without a sandbox
+        assert wait_until(lambda: not alive(old))
+        guardian.watch(second.pid)  # starts a new guardian, which hears of the first group too
+        assert guardian.pid not in (None, old)
+        guardian.close()
+        assert wait_until(lambda: first.poll() is not None and second.poll() is not None)
+    finally:
+        for p in (first, second):
+            stop(p)
+        guardian.close()
+
+
+def test_the_guardian_stdin_cannot_be_opened_through_proc() -> None:
+    guardian = Guardian()
+    try:
+        guardian.start()
+        assert guardian.pid is not None
+        with pytest.raises(OSError):
+            with open(f"/proc/{guardian.pid}/fd/0", "wb") as fh:
+                fh.write(b"+1\n")
+    finally:
+        guardian.close()
+
+
+def test_a_bot_cannot_make_the_guardian_kill_an_unrelated_group(tmp_path: Path) -> None:
+    marker = f"guardtest-{uuid.uuid4().hex}"
+    victim = unrelated_group(marker)
+    report = tmp_path / "report.txt"
+    steerer = f"{BOTS / 'guardian_steerer.py'} {marker} target={victim.pid} report={report}"
+    honest = f"{BOTS / 'immortal.py'} {marker}"
+    err = tmp_path.joinpath("err").open("wb")
+    referee = subprocess.Popen(
+        [sys.executable, "-m", "referee.cli", "match", steerer, honest, "--games", "500",
+         "--rule", "target_score=52", "-t", "decision=2s,startup=10s", "--seed", "1"],
+        cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
+    try:
+        assert wait_until(lambda: "done" in (report.read_text() if report.exists() else ""), within=20), \
+            tmp_path.joinpath("err").read_text()
+        attempts = report.read_text()
+        assert "guardian: None" not in attempts, attempts
+        # A socket cannot be reopened through /proc (ENXIO); for an unprivileged
+        # bot the non-dumpable guardian's fd folder is closed anyway (EACCES).
+        assert "guardian stdin via /proc: ENXIO" in attempts or "guardian stdin via /proc: EACCES" in attempts, \
+            attempts
+        assert "via /proc: ok" not in attempts, attempts
+        bots = [p for p in procs_with(marker) if p not in (referee.pid, victim.pid)]
+        assert len(bots) == 2, attempts
+        time.sleep(0.3)  # mid-match; the guardian has read whatever got through
+        referee.send_signal(signal.SIGKILL)
+        referee.wait(5)
+        assert wait_until(lambda: not [p for p in bots if alive(p)]), "the bots must die with the referee"
+        time.sleep(0.3)
+        assert victim.poll() is None, f"the unrelated group was killed; the bot tried:\n{attempts}"
+    finally:
+        stop(referee)
+        stop(victim)
+        for pid in procs_with(marker):
+            os.kill(pid, signal.SIGKILL)
+        err.close()
