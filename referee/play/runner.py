@@ -22,7 +22,6 @@ import trio
 
 from protocol.messages import (
     ActionReply,
-    BotMessage,
     Clock,
     GameOver,
     GameStart,
@@ -35,14 +34,26 @@ from referee import __version__
 from referee.errors import BotCrashed, BotError, ProtocolViolation, RefereeError
 from referee.games.base import PUBLIC, Deal, GameDef, GameState
 from referee.games.cards import CARD_STR
-from referee.logs.gamelog import GameLogWriter, LogHeader, LogResult, PlayerInfo, cut
+from referee.logs.gamelog import MAX_LOGGED_LINE, GameLogWriter, LogHeader, LogResult, PlayerInfo, cut
 from referee.play.outcome import final_outcome
+from referee.play.replies import decode_reply
 from referee.play.seeding import derive_seed
 from referee.seats.bot_process import BotProcess
 from referee.seats.clock import SeatClock
 
 _encoder = msgspec.json.Encoder()
-_decode_reply = msgspec.json.Decoder(BotMessage).decode
+
+MAX_UNSOLICITED = 8
+"""Lines a bot may write per request that answer nothing (stale ids, lines
+written before the request was sent); one more is `unsolicited_flood`."""
+MAX_UNSOLICITED_BYTES = 64 * 1024
+"""The same cap in bytes, for a few huge unsolicited lines."""
+LOGGED_UNSOLICITED_BYTES = 64 * 1024
+"""Unsolicited lines logged per seat and game; past it they are only counted
+(one `unlogged` record before the result), so a flood cannot grow the log."""
+
+
+_FATAL_REASONS = frozenset({"line_too_long", "unsolicited_flood"})  # the line stream is broken
 
 
 class FailurePolicy(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -74,6 +85,10 @@ class GameSpec:
     deals: tuple[Deal, ...] = ()
     match_seed: int | None = None
     deal_set: int | None = None
+    request_id_base: int = 0
+    """Request ids of this game are base + 1, base + 2, ...: a match passes the
+    ids issued so far, so a bot process never sees an id twice and a late reply
+    from an earlier game is recognisably stale."""
 
 
 @dataclass
@@ -95,6 +110,7 @@ class GameRecord:
     log_path: str | None
     overhead_us: float = 0.0
     think_ms: list[float] = field(default_factory=list)
+    requests: int = 0  # request ids issued: the next game's ids start after them
 
 
 def make_request(rid: int, game_id: int, events: list[Any], view: Any, legal: Sequence[Any], clock: Clock) -> Request:
@@ -122,6 +138,8 @@ class _InFlight:
     sent: bool = False
     stale: bytes | None = None  # the last reply that carried an earlier id
     outcome: Any = None  # the reply or the BotError, once one came
+    unsolicited: int = 0  # lines that answered nothing, and their bytes
+    unsolicited_bytes: int = 0
 
 
 @dataclass
@@ -131,7 +149,9 @@ class _Seat:
     cursor: int = 0
     strikes: int = 0
     out: bool = False  # forfeited or unable to play: the referee acts for it
-    late: int = 0  # id of a request that timed out after it was sent: its reply may still come
+    logged_unsolicited: int = 0  # bytes of unsolicited lines logged this game
+    unlogged_lines: int = 0  # unsolicited lines past the log budget, and their bytes
+    unlogged_bytes: int = 0
 
 
 class GameRunner:
@@ -145,7 +165,7 @@ class GameRunner:
         self.forfeited: list[int] = []
         self._now = trio.lowlevel.current_clock().current_time  # trio.current_time, one lookup less
         self.t0 = self._now()
-        self.request_id = 0
+        self.request_id = spec.request_id_base
         self.logged_events = 0
         self.logged_deals = 0
         self.decisions = 0
@@ -290,6 +310,8 @@ class GameRunner:
                     await bot.flush()  # the rest of a request an early deadline interrupted
                 else:
                     p.sending = True
+                    for line in bot.ready_lines(MAX_UNSOLICITED_BYTES):  # written before the request
+                        self._unsolicited(seat, s, p, line)
                     await bot.send(p.data)
                 p.sent = True
             await self._reply(seat, s, bot, p)
@@ -323,28 +345,53 @@ class GameRunner:
         rid = p.rid
         while True:
             line = await bot.receive_line()
-            if self.logging:
-                self.log.write({"type": "recv", "seat": seat, "t": self._t(), "line": cut(line)})
             try:
-                msg = _decode_reply(line)
-            except msgspec.ValidationError as exc:
-                raise ProtocolViolation(f"reply does not match the protocol: {exc}", detail=cut(line, 500), reason="schema_violation") from None
-            except msgspec.DecodeError as exc:
-                raise ProtocolViolation(f"reply is not valid JSON: {exc}", detail=cut(line, 500), reason="malformed_json") from None
+                msg = decode_reply(line)
+            except ProtocolViolation:
+                self._log_recv(seat, line)
+                raise
             if not isinstance(msg, ActionReply):
+                self._log_recv(seat, line)
                 raise ProtocolViolation(f"expected an 'action' reply to request {rid}, got {type(msg).__struct_config__.tag!r}", detail=cut(line, 500), reason="unexpected_message")
-            if msg.id >= s.late:
-                s.late = 0  # the bot has caught up with the request that timed out
-            if msg.id < rid:
-                p.stale = line  # a late answer to an earlier request: dropped
+            if msg.id < rid:  # a late answer to an earlier request: dropped
+                if msg.id > bot.late_id:
+                    p.stale = line  # not explained by a timeout: a bot that only sends these gets `stale_id`
+                self._unsolicited(seat, s, p, line)
                 continue
+            if len(line) <= MAX_LOGGED_LINE:
+                self._log_recv(seat, line)
+            else:  # padded with whitespace: logged as what it means (a cut line would not verify)
+                self._log_recv(seat, _encoder.encode(msg), reencoded_from=len(line))
             if msg.id > rid:
                 raise ProtocolViolation(f"reply id {msg.id} was never issued (current request id is {rid})", detail=cut(line, 500), reason="stale_id")
             p.outcome = msg
             return
 
+    def _log_recv(self, seat: int, line: bytes, **extra: Any) -> None:
+        if self.logging:
+            self.log.write({"type": "recv", "seat": seat, "t": self._t(), "line": cut(line), **extra})
+
+    def _unsolicited(self, seat: int, s: _Seat, p: _InFlight, line: bytes) -> None:
+        """A line that answers nothing: dropped and counted; past the cap the bot
+        fails with `unsolicited_flood`. Logged within the seat's budget."""
+        p.unsolicited += 1
+        p.unsolicited_bytes += len(line) + 1
+        if self.logging:
+            size = min(len(line), MAX_LOGGED_LINE) + 64
+            if s.logged_unsolicited + size <= LOGGED_UNSOLICITED_BYTES:
+                s.logged_unsolicited += size
+                self._log_recv(seat, line, unsolicited=True)
+            else:
+                s.unlogged_lines += 1
+                s.unlogged_bytes += len(line) + 1
+        if p.unsolicited > MAX_UNSOLICITED or p.unsolicited_bytes > MAX_UNSOLICITED_BYTES:
+            raise ProtocolViolation(
+                f"{p.unsolicited} lines ({p.unsolicited_bytes} bytes) that answer no request while request {p.rid} "
+                f"was open (at most {MAX_UNSOLICITED} lines or {MAX_UNSOLICITED_BYTES} bytes)",
+                detail=cut(line, 500), reason="unsolicited_flood")
+
     def _bot_error(self, seat: int, bot: BotProcess, exc: BotError) -> None:
-        fatal = isinstance(exc, BotCrashed) or exc.reason == "line_too_long"
+        fatal = isinstance(exc, BotCrashed) or exc.reason in _FATAL_REASONS
         if fatal:
             bot.dead = True
         note = bot.exit_note() if isinstance(exc, BotCrashed) else ""
@@ -360,8 +407,8 @@ class GameRunner:
         elapsed = self._now() - p.t_sent
         s.clock.charge(elapsed)
         self.think[p.seat] += elapsed
-        if p.sent:
-            s.late = p.rid  # its reply may still come
+        if p.stale is None and p.sent:
+            bot.late_id = p.rid  # its answer may still come, in this game or the next: stale, not wrong
         if p.stale is not None:
             self._on_failure(p.seat, "stale_id", f"only answered with a stale request id (waiting for {p.rid})",
                              cut(p.stale, 500), fatal=not p.sent)
@@ -399,6 +446,7 @@ class GameRunner:
             failure_policy=sp.policy,
             match_seed=sp.match_seed,
             deal_set=sp.deal_set,
+            request_id_base=sp.request_id_base,
         )
 
     async def run(self, players: list[PlayerInfo], start_failures: dict[int, tuple[str, str, str]]) -> GameRecord:
@@ -494,11 +542,12 @@ class GameRunner:
             over = GameOver(game_id=sp.game_id, events=self._new_events(seat), winner=winner, scores=scores,
                             placements=placements, reason=reason, failures=seen)
             await self._send_safely(seat, over)
-        for s in self.seats:
-            if s.late and s.bot is not None:
-                s.bot.dead = True  # ids restart each game: its late reply must not reach the next one
         deals = len(self.state.dealt_decks())
         if self.logging:
+            for seat, s in enumerate(self.seats):
+                if s.unlogged_lines:
+                    self.log.write({"type": "unlogged", "seat": seat, "lines": s.unlogged_lines,
+                                    "bytes": s.unlogged_bytes})
             self.log.write(LogResult(winner=winner, scores=scores, placements=placements, reason=reason,
                                      failures=self.failures, forfeited=self.forfeited, decisions=self.decisions,
                                      referee_overhead_us=round(self.overhead / max(1, self.decisions) * 1e6, 1)))
@@ -510,6 +559,7 @@ class GameRunner:
             log_path=str(self.log.path) if self.log.path else None,
             overhead_us=(self.overhead / max(1, self.decisions)) * 1e6,
             think_ms=[t * 1000 for t in self.think],
+            requests=self.request_id - sp.request_id_base,
         )
 
 

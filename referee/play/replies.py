@@ -1,0 +1,60 @@
+"""Judging a line a bot wrote: decoded, or refused with a reason code.
+
+Every byte a bot writes is untrusted. A line is decoded with one typed msgspec
+decoder, but first checked for what the decoder cannot bear (an empty line,
+nesting thousands of levels deep), so that whatever the line holds, its
+judgement is a message or a `ProtocolViolation`, never another exception, and
+the same judgement every time: `verify` re-judges logged lines with the same
+functions and must reach the same reason and message.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from protocol.common import MAX_NESTING, nests_deeper_than
+from protocol.messages import BotHello, BotMessage
+from referee.errors import ProtocolViolation
+from referee.logs.gamelog import cut
+
+_decode_message = msgspec.json.Decoder(BotMessage).decode
+_decode_hello = msgspec.json.Decoder(BotHello).decode
+
+
+def decode_untrusted(decode: Any, line: bytes | str, what: str = "reply") -> Any:
+    """`decode(line)`, or a ProtocolViolation with the reason code of what is wrong.
+
+    Reasons: `malformed_json` (not JSON, not UTF-8, an empty line),
+    `nesting_too_deep` (more than MAX_NESTING levels of arrays and objects),
+    `schema_violation` (JSON, but not the message; numbers out of range
+    included). Duplicate keys are JSON: the last one counts, as in msgspec.
+    """
+    if not line.strip():
+        raise ProtocolViolation(f"{what} is an empty line", detail="", reason="malformed_json")
+    if nests_deeper_than(line):
+        raise ProtocolViolation(f"{what} nests arrays or objects deeper than {MAX_NESTING} levels",
+                                detail=cut(line, 500), reason="nesting_too_deep")
+    try:
+        return decode(line)
+    except msgspec.ValidationError as exc:
+        raise ProtocolViolation(f"{what} does not match the protocol: {exc}", detail=cut(line, 500),
+                                reason="schema_violation") from None
+    except msgspec.DecodeError as exc:
+        raise ProtocolViolation(f"{what} is not valid JSON: {exc}", detail=cut(line, 500),
+                                reason="malformed_json") from None
+    except (RecursionError, MemoryError, ValueError, TypeError, OverflowError) as exc:
+        # Not expected after the checks above; a line still must not raise out of the reader.
+        raise ProtocolViolation(f"{what} cannot be decoded ({type(exc).__name__})", detail=cut(line, 500),
+                                reason="malformed_json") from None
+
+
+def decode_reply(line: bytes | str) -> Any:
+    """A bot's line while a request is open: a `BotMessage` or ProtocolViolation."""
+    return decode_untrusted(_decode_message, line)
+
+
+def decode_hello(line: bytes | str) -> BotHello:
+    """The bot's answer to the referee's `hello`, or ProtocolViolation."""
+    return decode_untrusted(_decode_hello, line, "hello reply")
