@@ -11,6 +11,7 @@ from typing import Annotated, Any, Optional
 import msgspec
 import trio
 import typer
+from rich.markup import escape
 
 from referee.cli.common import (
     GameOpt,
@@ -90,9 +91,9 @@ def match(
     if sprt_text and len(specs) != 2:
         raise typer.BadParameter("SPRT needs exactly 2 bots", param_hint="--sprt")
     total = config.n_sets * config.set_size
-    err.print(
-        f"{game.title}: {' vs '.join(s.name for s in specs)}, {total} games ({config.n_sets} deal sets), "
-        f"seed {seed}, {format_time_control(config.time_control)}",
+    err.print(  # bot names are the user's file names: printed as text, never as markup
+        escape(f"{game.title}: {' vs '.join(s.name for s in specs)}, {total} games ({config.n_sets} deal sets), "
+               f"seed {seed}, {format_time_control(config.time_control)}"),
         highlight=False,
     )
     result = _run_with_progress(config, total)
@@ -105,8 +106,8 @@ def match(
 
     out.print(match_table(result))
     for line in elo_lines(result):
-        out.print(line, highlight=False)
-    out.print(f"seed {seed}" + (f", logs in {log_dir}" if log_dir else ""), highlight=False)
+        out.print(escape(line), highlight=False)
+    out.print(escape(f"seed {seed}" + (f", logs in {log_dir}" if log_dir else "")), highlight=False)
 
 
 def _run_with_progress(config: MatchConfig, total: int) -> Any:
@@ -130,7 +131,7 @@ def _run_with_progress(config: MatchConfig, total: int) -> Any:
                 name = rec.seat_names[rec.winner]
                 wins[name] = wins.get(name, 0) + 1
             desc = "  ".join(f"{n} {w}" for n, w in sorted(wins.items()))
-            progress.update(task, advance=1, description=f"games [{desc}]")
+            progress.update(task, advance=1, description=escape(f"games [{desc}]"))
 
         return trio.run(run_match, config, on_game)
 
@@ -148,19 +149,20 @@ def check(
 
     game = get_game(game_name)
     spec = resolve_command(bot)
-    err.print(f"checking {spec.name} ({' '.join(spec.argv)}) on {game.title} ...", highlight=False)
+    err.print(escape(f"checking {spec.name} ({' '.join(spec.argv)}) on {game.title} ..."), highlight=False)
     report = trio.run(check_bot, spec, game, parse_time_control(time_control))
     if as_json:
         sys.stdout.write(json.dumps(report_dict(report), indent=2) + "\n")
     else:
+        # Report lines quote what the bot wrote (field names, actions): text, never markup.
         for line in report.passed:
-            out.print(f"[green]ok[/]    {line}", highlight=False)
+            out.print(f"[green]ok[/]    {escape(line)}", highlight=False)
         for line in report.notes:
-            out.print(f"[yellow]note[/]  {line}", highlight=False)
+            out.print(f"[yellow]note[/]  {escape(line)}", highlight=False)
         for line in report.problems:
-            out.print(f"[red]FAIL[/]  {line}", highlight=False)
+            out.print(f"[red]FAIL[/]  {escape(line)}", highlight=False)
         verdict = "[green]passed[/]" if report.ok else "[red]failed[/]"
-        out.print(f"{spec.name}: {verdict}")
+        out.print(f"{escape(spec.name)}: {verdict}", highlight=False)
     if not report.ok:
         raise typer.Exit(1)
 

@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 import msgspec
+from rich.markup import escape
 from rich.table import Table
 
 from referee.play.match import MatchResult
@@ -29,8 +30,8 @@ def match_table(result: MatchResult) -> Table:
     for b in result.bots:
         d = b.as_dict()
         fails = ", ".join(f"{k} {v}" for k, v in d["failures"].items()) or "-"
-        table.add_row(
-            b.name, str(b.games), str(b.wins), f"{100 * d['win_rate']:.1f}", f"{d['avg_score']:.1f}",
+        table.add_row(  # a bot's name is its file name: text, never markup
+            escape(b.name), str(b.games), str(b.wins), f"{100 * d['win_rate']:.1f}", f"{d['avg_score']:.1f}",
             f"{d['points_per_deal']:.2f}", f"{d['avg_place']:.2f}", fails,
         )
     return table
