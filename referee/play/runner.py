@@ -310,7 +310,7 @@ class GameRunner:
                     await bot.flush()  # the rest of a request an early deadline interrupted
                 else:
                     p.sending = True
-                    for line in bot.ready_lines(MAX_UNSOLICITED_BYTES):  # written before the request
+                    for line in bot.ready_lines(MAX_UNSOLICITED_BYTES, MAX_UNSOLICITED + 1):  # written before the request
                         self._unsolicited(seat, s, p, line)
                     await bot.send(p.data)
                 p.sent = True

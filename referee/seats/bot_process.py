@@ -173,10 +173,11 @@ class LineReader:
         self._scan = len(self._buf)
         return None
 
-    def ready_lines(self, max_bytes: int) -> list[bytes]:
+    def ready_lines(self, max_bytes: int, max_lines: int) -> list[bytes]:
         """The complete lines the bot has written so far, taken without waiting
-        (at most about `max_bytes` read). Called before a request is sent: no
-        line written before it can be the answer to it."""
+        (at most about `max_bytes` read, at most `max_lines` taken; the rest
+        stays buffered). Called before a request is sent: no line written
+        before it can be the answer to it."""
         if self._fileno is not None:
             fd = self._fileno()
             while len(self._buf) < max_bytes:
@@ -187,8 +188,8 @@ class LineReader:
                 if not chunk:
                     break
                 self._buf += chunk
-        lines = []
-        while (line := self._take_line()) is not None:
+        lines: list[bytes] = []
+        while len(lines) < max_lines and (line := self._take_line()) is not None:
             lines.append(line)
         return lines
 
@@ -292,9 +293,9 @@ class BotProcess:
         await self._settle()
         raise BotCrashed("bot's stdin is closed (exited?)", detail=self.stderr_text()) from exc
 
-    def ready_lines(self, max_bytes: int) -> list[bytes]:
+    def ready_lines(self, max_bytes: int, max_lines: int) -> list[bytes]:
         """Lines the bot wrote before now, taken without waiting (see `LineReader`)."""
-        return self.reader.ready_lines(max_bytes)
+        return self.reader.ready_lines(max_bytes, max_lines)
 
     async def receive_line(self) -> bytes:
         try:

@@ -90,9 +90,10 @@ async def test_ready_lines_takes_what_was_written_without_waiting() -> None:
     stream = trio.lowlevel.FdStream(r)
     try:
         reader = LineReader(stream, max_len=1024)
-        assert reader.ready_lines(65536) == []  # nothing written: returns at once
+        assert reader.ready_lines(65536, 10) == []  # nothing written: returns at once
         os.write(w, b'{"early":1}\n{"early":2}\npart')
-        assert reader.ready_lines(65536) == [b'{"early":1}', b'{"early":2}']
+        assert reader.ready_lines(65536, 1) == [b'{"early":1}']  # at most max_lines taken
+        assert reader.ready_lines(65536, 10) == [b'{"early":2}']
         os.write(w, b"ial\n")
         with trio.fail_after(5):
             assert await reader.receive_line() == b"partial"  # the unfinished line was kept
@@ -106,7 +107,7 @@ async def test_ready_lines_leaves_an_over_long_line_to_receive_line() -> None:
     reader = LineReader(receive, max_len=16)
     await send.send_all(b"ok\n" + b"x" * 40 + b"\n")
     assert await reader.receive_line() == b"ok"  # the rest stays buffered
-    assert reader.ready_lines(1024) == []
+    assert reader.ready_lines(1024, 10) == []
     with pytest.raises(ProtocolViolation) as info:
         await reader.receive_line()
     assert info.value.reason == "line_too_long"

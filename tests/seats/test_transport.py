@@ -258,8 +258,8 @@ class FakeBot:
         if self.crash:
             await self._out.aclose()
 
-    def ready_lines(self, max_bytes: int) -> list[bytes]:
-        return self.reader.ready_lines(max_bytes)
+    def ready_lines(self, max_bytes: int, max_lines: int) -> list[bytes]:
+        return self.reader.ready_lines(max_bytes, max_lines)
 
     async def receive_line(self) -> bytes:
         if self.due is not None:
