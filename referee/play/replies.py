@@ -31,7 +31,7 @@ def decode_untrusted(decode: Any, line: bytes | str, what: str = "reply") -> Any
     `schema_violation` (JSON, but not the message; numbers out of range
     included). Duplicate keys are JSON: the last one counts, as in msgspec.
     """
-    if not line.strip():
+    if not line or line.isspace():
         raise ProtocolViolation(f"{what} is an empty line", detail="", reason="malformed_json")
     if nests_deeper_than(line):
         raise ProtocolViolation(f"{what} nests arrays or objects deeper than {MAX_NESTING} levels",

@@ -188,6 +188,8 @@ class LineReader:
                 if not chunk:
                     break
                 self._buf += chunk
+        if not self._buf:
+            return []  # the usual case: nothing was written
         lines: list[bytes] = []
         while len(lines) < max_lines and (line := self._take_line()) is not None:
             lines.append(line)
