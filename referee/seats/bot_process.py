@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import errno
 import os
+import select
 import shlex
 import shutil
 import signal
@@ -142,6 +143,7 @@ class LineReader:
         self._scan = 0
         self._unyielded = 0  # reads served without yielding to other tasks
         self._buffered_lines = 0  # lines served from the buffer without yielding
+        self._poll: select.poll | None = None  # made on first use by `ready_lines`
 
     async def _receive_some(self) -> bytes:
         if self._fileno is None:
@@ -180,10 +182,13 @@ class LineReader:
         before it can be the answer to it."""
         if self._fileno is not None:
             fd = self._fileno()
-            while len(self._buf) < max_bytes:
+            if self._poll is None:
+                self._poll = select.poll()
+                self._poll.register(fd, select.POLLIN)
+            while len(self._buf) < max_bytes and self._poll.poll(0):  # poll: no exception when empty
                 try:
                     chunk = os.read(fd, READ_SIZE)
-                except OSError:  # nothing yet (or broken: `receive_line` will say so)
+                except OSError:  # nothing after all (or broken: `receive_line` will say so)
                     break
                 if not chunk:
                     break
