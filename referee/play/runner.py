@@ -48,6 +48,9 @@ MAX_UNSOLICITED = 8
 written before the request was sent); one more is `unsolicited_flood`."""
 MAX_UNSOLICITED_BYTES = 64 * 1024
 """The same cap in bytes, for a few huge unsolicited lines."""
+REENCODE_OVER = 1024
+"""An accepted reply longer than this (a real one is ~100 bytes) is logged as
+its compact re-encoding: a bot cannot pad the log through its answers."""
 LOGGED_UNSOLICITED_BYTES = 64 * 1024
 """Unsolicited lines logged per seat and game; past it they are only counted
 (one `unlogged` record before the result), so a flood cannot grow the log."""
@@ -358,9 +361,9 @@ class GameRunner:
                     p.stale = line  # not explained by a timeout: a bot that only sends these gets `stale_id`
                 self._unsolicited(seat, s, p, line)
                 continue
-            if len(line) <= MAX_LOGGED_LINE:
+            if len(line) <= REENCODE_OVER:
                 self._log_recv(seat, line)
-            else:  # padded with whitespace: logged as what it means (a cut line would not verify)
+            else:  # padded with whitespace: logged as what it means, compactly (a cut line would not verify)
                 self._log_recv(seat, _encoder.encode(msg), reencoded_from=len(line))
             if msg.id > rid:
                 raise ProtocolViolation(f"reply id {msg.id} was never issued (current request id is {rid})", detail=cut(line, 500), reason="stale_id")

@@ -5,7 +5,8 @@ as a bot with a stray print would. Every other request: the first legal action.
 Kinds: invalid_utf8, deep_before, deep_after (1,000 levels before or after the
 `type` key), big_number (200,000 digits), huge_number (10 MB of digits: over
 the line limit), long_line (300 KiB string), dup_type, dup_id (the last id is
-the right one), blank, debug.
+the right one), blank, debug, padded (the right reply with 200 KB of
+whitespace inside: valid, and the only reply).
 """
 
 import json
@@ -34,6 +35,7 @@ def hostile(msg: dict) -> bytes:
         "dup_id": b'{"type":"action","id":%d,"id":%d,"action":%s}' % (rid + 1000, rid, action.encode()),
         "blank": b"",
         "debug": b"debug: thinking about request %d" % rid,
+        "padded": b'{"type":"action",%s"id":%d,"action":%s}' % (b" " * 200_000, rid, action.encode()),
     }
     return lines[kind] + b"\n"
 
@@ -42,7 +44,7 @@ def on_request(n, msg):
     if n != on:
         return first_legal(msg)
     write_bytes(hostile(msg))
-    return first_legal(msg) if then == "reply" and kind != "dup_id" else None
+    return first_legal(msg) if then == "reply" and kind not in ("dup_id", "padded") else None
 
 
 serve("reader-bad-line", on_request)

@@ -1,13 +1,16 @@
 """Writes replies before their requests: every reply comes with `count`
 (default 2) guessed replies for the next request ids, in the same write, so
-they are in the pipe before those requests are sent."""
+they are in the pipe before those requests are sent. `pad=N` pads each guess
+with N spaces (still valid JSON)."""
 
 import json
 
 from _botlib import bound_resources, first_legal, options, serve, write_bytes
 
 bound_resources()
-count = int(options().get("count", 2))
+opts = options()
+count = int(opts.get("count", 2))
+pad = " " * int(opts.get("pad", 0))
 
 
 def on_request(n, msg):
@@ -16,7 +19,8 @@ def on_request(n, msg):
         guess = first_legal(msg)
         guess["id"] = msg["id"] + k
         lines.append(guess)
-    write_bytes("".join(json.dumps(x) + "\n" for x in lines).encode())
+    text = json.dumps(lines[0]) + "\n" + "".join(json.dumps(x) + pad + "\n" for x in lines[1:])
+    write_bytes(text.encode())
     return None
 
 

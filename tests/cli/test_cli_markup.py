@@ -10,6 +10,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from referee.cli import app
+from referee.replay.verify import verify_file
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = ROOT / "tests" / "bots"
@@ -51,3 +52,5 @@ def test_match_prints_the_bot_name_literally(tmp_path: Path) -> None:
     table = [line for line in res.output.splitlines() if "loud" in line and "schema_violation" in line]
     assert table and NAME in table[0], res.output
     assert_literal(res.output)
+    logs = sorted((tmp_path / "logs").glob("*.jsonl"))
+    assert len(logs) == 2 and all(verify_file(p).ok for p in logs)

@@ -164,6 +164,16 @@ async def test_duplicate_keys_the_last_counts_the_same_for_referee_and_verify(tm
     clean(second, "reader_bad_line")
 
 
+async def test_a_padded_reply_is_accepted_and_logged_compactly(tmp_path: Path) -> None:
+    m = marker()
+    first, second = await play(bot("reader_bad_line", m, "kind=padded"), m, tmp_path)
+    for rec in (first, second):
+        clean(rec, "reader_bad_line")
+    seat = first.seat_names.index("reader_bad_line")
+    (padded,) = [r for _, r in log_records(first) if r["type"] == "recv" and "reencoded_from" in r]
+    assert padded["seat"] == seat and padded["reencoded_from"] > 200_000 and len(padded["line"]) < 200
+
+
 @pytest.mark.parametrize("kind", ["deep_before", "deep_after", "invalid_utf8", "big_number", "dup_type", "blank"])
 async def test_a_hostile_hello_is_a_startup_failure(kind: str, tmp_path: Path) -> None:
     m = marker()
@@ -259,20 +269,20 @@ async def test_a_stdout_flood_is_capped_in_cpu_and_log(mode: str, tmp_path: Path
     assert len(pids.read_text().split()) == 2  # fatal: a fresh process for game 2
 
 
-async def test_a_flood_past_the_log_budget_is_counted_in_one_record(tmp_path: Path) -> None:
-    # Substitute policy with many strikes allowed is still fatal for a flood, so
-    # a bot that sends 8 stale lines per request (just under the cap) is the way
-    # to push the log budget: every line is dropped, and past 64 KiB only counted.
+async def test_unsolicited_lines_past_the_log_budget_are_counted_in_one_record(tmp_path: Path) -> None:
+    # 8 padded guesses (3 KB each) with every reply: just under the cap, so the
+    # bot plays on, and past the 64 KiB log budget within a few requests.
     m = marker()
-    policy = FailurePolicy(mode="substitute", max_strikes=1000)
-    records = await play(bot("reader_early", m, f"count={MAX_UNSOLICITED}"), m, tmp_path, policy=policy)
-    for rec in records:
+    first, second = await play(bot("reader_early", m, f"count={MAX_UNSOLICITED}", "pad=3000"), m, tmp_path)
+    for game, rec in enumerate((first, second)):
         clean(rec, "reader_early")
         seat = rec.seat_names.index("reader_early")
         recs = [r for _, r in log_records(rec)]
-        logged = sum(len(r["line"]) for r in recs if r["type"] == "recv" and r.get("unsolicited"))
-        assert logged <= LOGGED_UNSOLICITED_BYTES
-        unlogged = [r for r in recs if r["type"] == "unlogged"]
-        if unlogged:
-            (u,) = unlogged
-            assert u["seat"] == seat and u["lines"] > 0 and u["bytes"] > 0
+        dropped = [r for r in recs if r["type"] == "recv" and r.get("unsolicited")]
+        assert sum(len(r["line"]) for r in dropped) <= LOGGED_UNSOLICITED_BYTES
+        (unlogged,) = [r for r in recs if r["type"] == "unlogged"]
+        assert unlogged["seat"] == seat and unlogged["bytes"] > 3000 * unlogged["lines"]
+        asked = sum(1 for r in recs if r["type"] == "send" and r["seat"] == seat and r["msg"]["type"] == "request")
+        # Every guess is dropped before the next request; the last reply's guesses
+        # are dropped at the first request of the next game.
+        assert len(dropped) + unlogged["lines"] == MAX_UNSOLICITED * (asked - 1 + game)
