@@ -1,15 +1,22 @@
-"""Judging a line a bot wrote: decoded, or refused with a reason code.
+"""Judging what a bot writes: each line, and the lines that answer nothing.
 
 Every byte a bot writes is untrusted. A line is decoded with one typed msgspec
-decoder, but first checked for what the decoder cannot bear (an empty line,
-nesting thousands of levels deep), so that whatever the line holds, its
+decoder and, if that fails, checked for what a decoder cannot bear (an empty
+line, nesting thousands of levels deep), so that whatever the line holds, its
 judgement is a message or a `ProtocolViolation`, never another exception, and
 the same judgement every time: `verify` re-judges logged lines with the same
 functions and must reach the same reason and message.
+
+A line that answers no request (a stale id, a line written before the request
+was sent) is *unsolicited*: dropped and counted. A few per request are
+tolerated; past `MAX_UNSOLICITED` lines or `MAX_UNSOLICITED_BYTES` the bot fails
+with `unsolicited_flood`. The game log keeps them within a per-seat budget
+and only counts the rest, so no bot can grow a log without bound.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -18,6 +25,15 @@ from protocol.common import MAX_NESTING, nests_deeper_than
 from protocol.messages import BotHello, BotMessage
 from referee.errors import ProtocolViolation
 from referee.logs.gamelog import cut
+
+MAX_UNSOLICITED = 8
+"""Lines a bot may write per request that answer nothing; one more is `unsolicited_flood`."""
+MAX_UNSOLICITED_BYTES = 64 * 1024
+"""The same cap in bytes, for a few huge unsolicited lines."""
+LOGGED_UNSOLICITED_BYTES = 64 * 1024
+"""Unsolicited lines logged per seat and game; past it they are only counted
+(one `unlogged` record before the result)."""
+LOGGED_RECORD_OVERHEAD = 64  # the record around a logged line, counted against the budget
 
 _decode_message = msgspec.json.Decoder(BotMessage).decode
 _decode_hello = msgspec.json.Decoder(BotHello).decode
@@ -73,3 +89,33 @@ def decode_reply(line: bytes | str) -> Any:
 def decode_hello(line: bytes | str) -> BotHello:
     """The bot's answer to the referee's `hello`, or ProtocolViolation."""
     return decode_untrusted(_decode_hello, line, "hello reply")
+
+
+def check_unsolicited(lines: int, size: int, rid: int, line: bytes) -> None:
+    """ProtocolViolation `unsolicited_flood` once `lines` lines of `size` bytes
+    in all answered nothing while request `rid` was open, past the cap."""
+    if lines > MAX_UNSOLICITED or size > MAX_UNSOLICITED_BYTES:
+        raise ProtocolViolation(
+            f"{lines} lines ({size} bytes) that answer no request while request {rid} was open "
+            f"(at most {MAX_UNSOLICITED} lines or {MAX_UNSOLICITED_BYTES} bytes)",
+            detail=cut(line, 500), reason="unsolicited_flood")
+
+
+@dataclass(slots=True)
+class LogBudget:
+    """One seat's unsolicited lines in one game's log: logged up to the budget,
+    then only counted."""
+
+    logged: int = 0  # bytes logged, records included
+    unlogged_lines: int = 0
+    unlogged_bytes: int = 0
+
+    def admit(self, line: bytes, logged_size: int) -> bool:
+        """True if `line` (logged as `logged_size` bytes) still fits; else it is counted."""
+        size = logged_size + LOGGED_RECORD_OVERHEAD
+        if self.logged + size <= LOGGED_UNSOLICITED_BYTES:
+            self.logged += size
+            return True
+        self.unlogged_lines += 1
+        self.unlogged_bytes += len(line) + 1
+        return False

@@ -36,24 +36,22 @@ from referee.games.base import PUBLIC, Deal, GameDef, GameState
 from referee.games.cards import CARD_STR
 from referee.logs.gamelog import MAX_LOGGED_LINE, GameLogWriter, LogHeader, LogResult, PlayerInfo, cut
 from referee.play.outcome import final_outcome
-from referee.play.replies import decode_reply
+from referee.play.replies import (
+    MAX_UNSOLICITED,
+    MAX_UNSOLICITED_BYTES,
+    LogBudget,
+    check_unsolicited,
+    decode_reply,
+)
 from referee.play.seeding import derive_seed
 from referee.seats.bot_process import BotProcess
 from referee.seats.clock import SeatClock
 
 _encoder = msgspec.json.Encoder()
 
-MAX_UNSOLICITED = 8
-"""Lines a bot may write per request that answer nothing (stale ids, lines
-written before the request was sent); one more is `unsolicited_flood`."""
-MAX_UNSOLICITED_BYTES = 64 * 1024
-"""The same cap in bytes, for a few huge unsolicited lines."""
 REENCODE_OVER = 1024
 """An accepted reply longer than this (a real one is ~100 bytes) is logged as
 its compact re-encoding: a bot cannot pad the log through its answers."""
-LOGGED_UNSOLICITED_BYTES = 64 * 1024
-"""Unsolicited lines logged per seat and game; past it they are only counted
-(one `unlogged` record before the result), so a flood cannot grow the log."""
 
 
 _FATAL_REASONS = frozenset({"line_too_long", "unsolicited_flood"})  # the line stream is broken
@@ -152,9 +150,7 @@ class _Seat:
     cursor: int = 0
     strikes: int = 0
     out: bool = False  # forfeited or unable to play: the referee acts for it
-    logged_unsolicited: int = 0  # bytes of unsolicited lines logged this game
-    unlogged_lines: int = 0  # unsolicited lines past the log budget, and their bytes
-    unlogged_bytes: int = 0
+    log_budget: LogBudget = field(default_factory=LogBudget)  # its unsolicited lines in the log
 
 
 class GameRunner:
@@ -379,19 +375,9 @@ class GameRunner:
         fails with `unsolicited_flood`. Logged within the seat's budget."""
         p.unsolicited += 1
         p.unsolicited_bytes += len(line) + 1
-        if self.logging:
-            size = min(len(line), MAX_LOGGED_LINE) + 64
-            if s.logged_unsolicited + size <= LOGGED_UNSOLICITED_BYTES:
-                s.logged_unsolicited += size
-                self._log_recv(seat, line, unsolicited=True)
-            else:
-                s.unlogged_lines += 1
-                s.unlogged_bytes += len(line) + 1
-        if p.unsolicited > MAX_UNSOLICITED or p.unsolicited_bytes > MAX_UNSOLICITED_BYTES:
-            raise ProtocolViolation(
-                f"{p.unsolicited} lines ({p.unsolicited_bytes} bytes) that answer no request while request {p.rid} "
-                f"was open (at most {MAX_UNSOLICITED} lines or {MAX_UNSOLICITED_BYTES} bytes)",
-                detail=cut(line, 500), reason="unsolicited_flood")
+        if self.logging and s.log_budget.admit(line, min(len(line), MAX_LOGGED_LINE)):
+            self._log_recv(seat, line, unsolicited=True)
+        check_unsolicited(p.unsolicited, p.unsolicited_bytes, p.rid, line)
 
     def _bot_error(self, seat: int, bot: BotProcess, exc: BotError) -> None:
         fatal = isinstance(exc, BotCrashed) or exc.reason in _FATAL_REASONS
@@ -548,9 +534,9 @@ class GameRunner:
         deals = len(self.state.dealt_decks())
         if self.logging:
             for seat, s in enumerate(self.seats):
-                if s.unlogged_lines:
-                    self.log.write({"type": "unlogged", "seat": seat, "lines": s.unlogged_lines,
-                                    "bytes": s.unlogged_bytes})
+                if s.log_budget.unlogged_lines:
+                    self.log.write({"type": "unlogged", "seat": seat, "lines": s.log_budget.unlogged_lines,
+                                    "bytes": s.log_budget.unlogged_bytes})
             self.log.write(LogResult(winner=winner, scores=scores, placements=placements, reason=reason,
                                      failures=self.failures, forfeited=self.forfeited, decisions=self.decisions,
                                      referee_overhead_us=round(self.overhead / max(1, self.decisions) * 1e6, 1)))

@@ -25,7 +25,8 @@ from referee.games import get_game
 from referee.games.rules import build_rules
 from referee.logs.gamelog import read_log
 from referee.play.match import MatchConfig, run_match
-from referee.play.runner import LOGGED_UNSOLICITED_BYTES, MAX_UNSOLICITED, FailurePolicy, GameRecord
+from referee.play.replies import LOGGED_UNSOLICITED_BYTES, MAX_UNSOLICITED
+from referee.play.runner import GameRecord
 from referee.replay.verify import verify_file
 from referee.seats.bot_process import BotSpec, resolve_command
 
