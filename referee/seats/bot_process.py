@@ -180,8 +180,8 @@ class LineReader:
         (at most about `max_bytes` read, at most `max_lines` taken; the rest
         stays buffered). Called before a request is sent: no line written
         before it can be the answer to it."""
-        if self._fileno is not None:
-            fd = self._fileno()
+        fd = self._fileno() if self._fileno is not None else -1
+        if fd >= 0:  # a pipe still open (else only what is buffered)
             if self._poll is None:
                 self._poll = select.poll()
                 self._poll.register(fd, select.POLLIN)

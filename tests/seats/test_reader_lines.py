@@ -140,3 +140,15 @@ def test_an_untyped_decode_of_the_same_lines_would_raise() -> None:
     # Why the check exists: msgspec itself runs out of stack on deep nesting.
     with pytest.raises(RecursionError):
         msgspec.json.decode(b"[" * 100_000 + b"]" * 100_000)
+
+
+async def test_ready_lines_on_a_closed_pipe_returns_what_is_buffered() -> None:
+    r, w = os.pipe()
+    os.set_blocking(r, False)
+    stream = trio.lowlevel.FdStream(r)
+    reader = LineReader(stream, max_len=1024)
+    os.write(w, b"one\ntwo")
+    assert reader.ready_lines(1024, 10) == [b"one"]
+    os.close(w)
+    await stream.aclose()
+    assert reader.ready_lines(1024, 10) == []  # no read of a closed fd, no exception
