@@ -33,6 +33,7 @@ MAX_UNSOLICITED_BYTES = 64 * 1024
 LOGGED_UNSOLICITED_BYTES = 64 * 1024
 """Unsolicited lines logged per seat and game; past it they are only counted
 (one `unlogged` record before the result)."""
+MAX_REASON = 300  # characters of the decoder's explanation kept in a failure message
 LOGGED_RECORD_OVERHEAD = 64  # the record around a logged line, counted against the budget
 
 _decode_message = msgspec.json.Decoder(BotMessage).decode
@@ -69,11 +70,12 @@ def _refusal(decode: Any, line: bytes | str, what: str) -> ProtocolViolation:
                                  detail=cut(line, 500), reason="nesting_too_deep")
     try:
         decode(line)
-    except msgspec.ValidationError as exc:
-        return ProtocolViolation(f"{what} does not match the protocol: {exc}", detail=cut(line, 500),
-                                 reason="schema_violation")
+    except msgspec.ValidationError as exc:  # it may quote the bot's field names: cut, like the line
+        return ProtocolViolation(f"{what} does not match the protocol: {cut(str(exc), MAX_REASON)}",
+                                 detail=cut(line, 500), reason="schema_violation")
     except msgspec.DecodeError as exc:
-        return ProtocolViolation(f"{what} is not valid JSON: {exc}", detail=cut(line, 500), reason="malformed_json")
+        return ProtocolViolation(f"{what} is not valid JSON: {cut(str(exc), MAX_REASON)}", detail=cut(line, 500),
+                                 reason="malformed_json")
     except (RecursionError, MemoryError, ValueError, TypeError, OverflowError) as exc:
         # Not expected after the checks above; a line still must not raise out of the reader.
         return ProtocolViolation(f"{what} cannot be decoded ({type(exc).__name__})", detail=cut(line, 500),

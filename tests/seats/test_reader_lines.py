@@ -152,3 +152,11 @@ async def test_ready_lines_on_a_closed_pipe_returns_what_is_buffered() -> None:
     os.close(w)
     await stream.aclose()
     assert reader.ready_lines(1024, 10) == []  # no read of a closed fd, no exception
+
+
+def test_a_failure_message_quoting_the_bot_is_cut() -> None:
+    name = "k" * 100_000
+    with pytest.raises(ProtocolViolation) as info:
+        decode_reply(b'{"type":"action","id":1,"action":' + ACTION + b',"' + name.encode() + b'":1}')
+    assert info.value.reason == "schema_violation"
+    assert "unknown field" in str(info.value) and len(str(info.value)) < 500
