@@ -8,6 +8,8 @@ silently ignored.
 
 from __future__ import annotations
 
+import re
+from itertools import accumulate
 from typing import Annotated
 
 import msgspec
@@ -97,3 +99,27 @@ class DealEnded(Outbound, tag="deal_ended"):
 
     deal: int
     scores: list[int]
+
+
+# ------------------------------------------------------- untrusted JSON
+
+MAX_NESTING = 32
+"""The deepest nesting of arrays and objects a line may have. Real messages
+nest a few levels; a decoder fed thousands of levels runs out of stack."""
+
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_STEP = [0] * 256
+_STEP[ord("[")] = _STEP[ord("{")] = 1
+_STEP[ord("]")] = _STEP[ord("}")] = -1
+
+
+def nests_deeper_than(data: bytes | str, limit: int = MAX_NESTING) -> bool:
+    """True if the JSON text nests arrays/objects deeper than `limit` (strings
+    do not count). Cheap for ordinary lines: only text with more than `limit`
+    opening brackets is scanned, and the scan does not recurse."""
+    raw = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
+    if raw.count(b"[") + raw.count(b"{") <= limit:
+        return False
+    brackets = _JSON_STRING.sub(b"", raw).translate(None, _BRACKETS)
+    return max(accumulate(map(_STEP.__getitem__, brackets)), default=0) > limit

@@ -11,6 +11,7 @@ from typing import Annotated, Any, Optional
 import msgspec
 import trio
 import typer
+from rich.markup import escape
 
 from referee.cli.common import (
     GameOpt,
@@ -137,7 +138,7 @@ def _run_with_progress(config: MatchConfig, total: int) -> Any:
                 name = rec.seat_names[rec.winner]
                 wins[name] = wins.get(name, 0) + 1
             desc = "  ".join(f"{n} {w}" for n, w in sorted(wins.items()))
-            progress.update(task, advance=1, description=f"games [{desc}]")
+            progress.update(task, advance=1, description=escape(f"games [{desc}]"))
 
         return trio.run(run_match, config, on_game)
 
@@ -155,19 +156,20 @@ def check(
 
     game = get_game(game_name)
     spec = resolve_command(bot)
-    err.print(f"checking {spec.name} ({' '.join(spec.argv)}) on {game.title} ...", highlight=False)
+    err.print(escape(f"checking {spec.name} ({' '.join(spec.argv)}) on {game.title} ..."), highlight=False)
     report = trio.run(check_bot, spec, game, parse_time_control(time_control))
     if as_json:
         sys.stdout.write(json.dumps(report_dict(report), indent=2) + "\n")
     else:
+        # Report lines quote what the bot wrote (field names, actions): text, never markup.
         for line in report.passed:
-            out.print(f"[green]ok[/]    {line}", highlight=False)
+            out.print(f"[green]ok[/]    {escape(line)}", highlight=False)
         for line in report.notes:
-            out.print(f"[yellow]note[/]  {line}", highlight=False)
+            out.print(f"[yellow]note[/]  {escape(line)}", highlight=False)
         for line in report.problems:
-            out.print(f"[red]FAIL[/]  {line}", highlight=False)
+            out.print(f"[red]FAIL[/]  {escape(line)}", highlight=False)
         verdict = "[green]passed[/]" if report.ok else "[red]failed[/]"
-        out.print(f"{spec.name}: {verdict}")
+        out.print(f"{escape(spec.name)}: {verdict}", highlight=False)
     if not report.ok:
         raise typer.Exit(1)
 

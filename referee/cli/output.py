@@ -8,6 +8,7 @@ from typing import Any
 import msgspec
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from referee.play.match import MatchResult
@@ -52,7 +53,7 @@ def match_table(result: MatchResult, width: int = 80) -> Table:
         for col in columns:
             table.add_column(col, justify="right", no_wrap=True)
         for b in result.bots:
-            table.add_row(b.name, *(cells[c](b) for c in columns))
+            table.add_row(escape(b.name), *(cells[c](b) for c in columns))  # a name is text, never markup
         droppable = [c for c in _OPTIONAL if c in columns]
         if not droppable or _width(table) <= width:
             return table

@@ -16,6 +16,7 @@ from typing import Any, BinaryIO
 
 import msgspec
 
+from protocol.common import MAX_NESTING, nests_deeper_than
 from protocol.messages import SeatFailure
 from referee.errors import CorruptLog
 
@@ -45,6 +46,8 @@ class LogHeader(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag
     failure_policy: Any
     match_seed: int | None = None
     deal_set: int | None = None
+    request_id_base: int = 0
+    """This game's first request id is request_id_base + 1 (ids run on through a match)."""
 
 
 class LogResult(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="result"):
@@ -93,6 +96,23 @@ def cut(text: bytes | str, limit: int = MAX_LOGGED_LINE) -> str:
     return s if len(s) <= limit else s[:limit] + f"...[{len(s) - limit} more chars]"
 
 
+class _BadLine(Exception):
+    """A log line that does not decode (the message says why)."""
+
+
+def _decode_line(raw: bytes, type_: Any) -> Any:
+    """One log line decoded; anything wrong with it (nesting, encoding, numbers,
+    truncation) is a _BadLine, never another exception."""
+    if nests_deeper_than(raw):
+        raise _BadLine(f"nests deeper than {MAX_NESTING} levels")
+    try:
+        return msgspec.json.decode(raw, type=type_)
+    except msgspec.DecodeError as exc:  # ValidationError included: numbers out of range, wrong types
+        raise _BadLine(str(exc)) from None
+    except (RecursionError, MemoryError, ValueError, TypeError, OverflowError) as exc:
+        raise _BadLine(f"cannot be decoded ({type(exc).__name__})") from None
+
+
 def read_log(path: Path) -> tuple[LogHeader, list[tuple[int, dict[str, Any]]]]:
     """Header and (line number, record) pairs; CorruptLog names file and line."""
     try:
@@ -103,8 +123,8 @@ def read_log(path: Path) -> tuple[LogHeader, list[tuple[int, dict[str, Any]]]]:
     if not lines or not lines[0].strip():
         raise CorruptLog(f"{path}:1: empty file, not a chicago-referee game log")
     try:
-        header = msgspec.json.decode(lines[0], type=LogHeader)
-    except msgspec.DecodeError as exc:
+        header = _decode_line(lines[0], LogHeader)
+    except _BadLine as exc:
         raise CorruptLog(f"{path}:1: not a chicago-referee game log header ({exc})") from None
     if header.format != LOG_FORMAT:
         raise CorruptLog(f"{path}:1: log format {header.format} is not supported (expected {LOG_FORMAT})")
@@ -115,8 +135,8 @@ def read_log(path: Path) -> tuple[LogHeader, list[tuple[int, dict[str, Any]]]]:
         if not raw.strip():
             continue
         try:
-            rec = msgspec.json.decode(raw)
-        except msgspec.DecodeError as exc:
+            rec = _decode_line(raw, Any)
+        except _BadLine as exc:
             raise CorruptLog(f"{path}:{no}: not valid JSON ({exc})") from None
         if not isinstance(rec, dict) or "type" not in rec:
             raise CorruptLog(f"{path}:{no}: a log record must be an object with a 'type'")

@@ -19,10 +19,11 @@ import trio
 
 from protocol.messages import PROTOCOL_VERSION, BotHello, Bye, Hello, TimeControl
 from referee import __version__
-from referee.errors import BotError, ConfigError
+from referee.errors import BotError, ConfigError, ProtocolViolation
 from referee.games import GAMES
 from referee.games.base import Deal, GameDef
-from referee.logs.gamelog import GameLogWriter, PlayerInfo, cut
+from referee.logs.gamelog import GameLogWriter, PlayerInfo
+from referee.play.replies import decode_hello
 from referee.play.runner import (
     FailurePolicy,
     GameRecord,
@@ -95,19 +96,23 @@ class BotHandle:
             with trio.fail_after(tc.startup_ms / 1000):
                 await proc.send(msgspec.json.encode(hello) + b"\n")
                 line = await proc.receive_line()
-            reply = msgspec.json.decode(line, type=BotHello)
+            reply = decode_hello(line)
         except trio.TooSlowError:
             detail = proc.stderr_text()
             await self.close()
             return ("startup_failure", f"no hello reply within {tc.startup_ms} ms", detail)
+        except ProtocolViolation as exc:  # an over-long line, or a line that is no hello
+            detail = exc.detail
+            note = proc.exit_note()
+            await self.close()
+            if exc.reason == "line_too_long":
+                return ("startup_failure", f"{exc}{note} during the handshake", detail or proc.stderr_text())
+            return ("startup_failure", f"{exc} ({exc.reason})", detail)
         except BotError as exc:
             detail = exc.detail or proc.stderr_text()
             note = proc.exit_note()
             await self.close()
             return ("startup_failure", f"{exc}{note} during the handshake", detail)
-        except msgspec.DecodeError as exc:
-            await self.close()
-            return ("startup_failure", f"bad hello reply: {exc}", cut(line, 500))
         if reply.protocol != PROTOCOL_VERSION:
             await self.close()
             return ("startup_failure", f"bot speaks protocol {reply.protocol}, referee speaks {PROTOCOL_VERSION}", "")
@@ -242,6 +247,7 @@ async def _run_match(
     games = list(GAMES)
     stopped = ""
     game_id = 0
+    requests = 0  # request ids issued so far: ids never repeat within a match
     try:
         for k in range(config.n_sets):
             seed = derive_seed(config.seed, "deal-set", k)
@@ -253,7 +259,8 @@ async def _run_match(
                     err = await h.ensure(config.time_control, games)
                     if err is not None:
                         start_failures[seat] = err
-                record = await play_one(config, game_id, k, seed, seats, start_failures)
+                record = await play_one(config, game_id, k, seed, seats, start_failures, requests)
+                requests += record.requests
                 records.append(record)
                 if on_game is not None:
                     on_game(record)
@@ -273,12 +280,12 @@ async def _run_match(
 
 async def play_one(
     config: MatchConfig, game_id: int, deal_set: int, seed: int,
-    seats: list[BotHandle], start_failures: dict[int, tuple[str, str, str]],
+    seats: list[BotHandle], start_failures: dict[int, tuple[str, str, str]], request_id_base: int = 0,
 ) -> GameRecord:
     spec = GameSpec(
         game=config.game, rules=config.rules, n_players=len(seats), seed=seed, game_id=game_id,
         time_control=config.time_control, policy=config.policy, deals=config.deals,
-        match_seed=config.seed, deal_set=deal_set,
+        match_seed=config.seed, deal_set=deal_set, request_id_base=request_id_base,
     )
     names = [h.spec.name for h in seats]
     players = [PlayerInfo(seat=i, name=h.spec.name, argv=list(h.spec.argv)) for i, h in enumerate(seats)]

@@ -22,7 +22,6 @@ import trio
 
 from protocol.messages import (
     ActionReply,
-    BotMessage,
     Clock,
     GameOver,
     GameStart,
@@ -35,14 +34,34 @@ from referee import __version__
 from referee.errors import BotCrashed, BotError, ProtocolViolation, RefereeError
 from referee.games.base import PUBLIC, Deal, GameDef, GameState
 from referee.games.cards import CARD_STR
-from referee.logs.gamelog import GameLogWriter, LogHeader, LogResult, PlayerInfo, cut
+from referee.logs.gamelog import (
+    MAX_LOGGED_LINE,
+    GameLogWriter,
+    LogHeader,
+    LogResult,
+    PlayerInfo,
+    cut,
+)
 from referee.play.outcome import final_outcome
+from referee.play.replies import (
+    MAX_UNSOLICITED,
+    MAX_UNSOLICITED_BYTES,
+    LogBudget,
+    check_unsolicited,
+    decode_reply,
+)
 from referee.play.seeding import derive_seed
 from referee.seats.bot_process import BotProcess
 from referee.seats.clock import SeatClock
 
 _encoder = msgspec.json.Encoder()
-_decode_reply = msgspec.json.Decoder(BotMessage).decode
+
+REENCODE_OVER = 1024
+"""An accepted reply longer than this (a real one is ~100 bytes) is logged as
+its compact re-encoding: a bot cannot pad the log through its answers."""
+
+
+_FATAL_REASONS = frozenset({"line_too_long", "unsolicited_flood"})  # the line stream is broken
 
 
 class FailurePolicy(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -74,6 +93,10 @@ class GameSpec:
     deals: tuple[Deal, ...] = ()
     match_seed: int | None = None
     deal_set: int | None = None
+    request_id_base: int = 0
+    """Request ids of this game are base + 1, base + 2, ...: a match passes the
+    ids issued so far, so a bot process never sees an id twice and a late reply
+    from an earlier game is recognisably stale."""
 
 
 @dataclass
@@ -95,6 +118,7 @@ class GameRecord:
     log_path: str | None
     overhead_us: float = 0.0
     think_ms: list[float] = field(default_factory=list)
+    requests: int = 0  # request ids issued: the next game's ids start after them
 
 
 def make_request(rid: int, game_id: int, events: list[Any], view: Any, legal: Sequence[Any], clock: Clock) -> Request:
@@ -122,6 +146,8 @@ class _InFlight:
     sent: bool = False
     stale: bytes | None = None  # the last reply that carried an earlier id
     outcome: Any = None  # the reply or the BotError, once one came
+    unsolicited: int = 0  # lines that answered nothing, and their bytes
+    unsolicited_bytes: int = 0
 
 
 @dataclass
@@ -131,7 +157,7 @@ class _Seat:
     cursor: int = 0
     strikes: int = 0
     out: bool = False  # forfeited or unable to play: the referee acts for it
-    late: int = 0  # id of a request that timed out after it was sent: its reply may still come
+    log_budget: LogBudget = field(default_factory=LogBudget)  # its unsolicited lines in the log
 
 
 class GameRunner:
@@ -145,7 +171,7 @@ class GameRunner:
         self.forfeited: list[int] = []
         self._now = trio.lowlevel.current_clock().current_time  # trio.current_time, one lookup less
         self.t0 = self._now()
-        self.request_id = 0
+        self.request_id = spec.request_id_base
         self.logged_events = 0
         self.logged_deals = 0
         self.decisions = 0
@@ -290,6 +316,8 @@ class GameRunner:
                     await bot.flush()  # the rest of a request an early deadline interrupted
                 else:
                     p.sending = True
+                    for line in bot.ready_lines(MAX_UNSOLICITED_BYTES, MAX_UNSOLICITED + 1):  # written before the request
+                        self._unsolicited(seat, s, p, line)
                     await bot.send(p.data)
                 p.sent = True
             await self._reply(seat, s, bot, p)
@@ -323,28 +351,43 @@ class GameRunner:
         rid = p.rid
         while True:
             line = await bot.receive_line()
-            if self.logging:
-                self.log.write({"type": "recv", "seat": seat, "t": self._t(), "line": cut(line)})
             try:
-                msg = _decode_reply(line)
-            except msgspec.ValidationError as exc:
-                raise ProtocolViolation(f"reply does not match the protocol: {exc}", detail=cut(line, 500), reason="schema_violation") from None
-            except msgspec.DecodeError as exc:
-                raise ProtocolViolation(f"reply is not valid JSON: {exc}", detail=cut(line, 500), reason="malformed_json") from None
+                msg = decode_reply(line)
+            except ProtocolViolation:
+                self._log_recv(seat, line)
+                raise
             if not isinstance(msg, ActionReply):
+                self._log_recv(seat, line)
                 raise ProtocolViolation(f"expected an 'action' reply to request {rid}, got {type(msg).__struct_config__.tag!r}", detail=cut(line, 500), reason="unexpected_message")
-            if msg.id >= s.late:
-                s.late = 0  # the bot has caught up with the request that timed out
-            if msg.id < rid:
-                p.stale = line  # a late answer to an earlier request: dropped
+            if msg.id < rid:  # a late answer to an earlier request: dropped
+                if msg.id > bot.late_id:
+                    p.stale = line  # not explained by a timeout: a bot that only sends these gets `stale_id`
+                self._unsolicited(seat, s, p, line)
                 continue
+            if len(line) <= REENCODE_OVER:
+                self._log_recv(seat, line)
+            else:  # padded with whitespace: logged as what it means, compactly (a cut line would not verify)
+                self._log_recv(seat, _encoder.encode(msg), reencoded_from=len(line))
             if msg.id > rid:
                 raise ProtocolViolation(f"reply id {msg.id} was never issued (current request id is {rid})", detail=cut(line, 500), reason="stale_id")
             p.outcome = msg
             return
 
+    def _log_recv(self, seat: int, line: bytes, **extra: Any) -> None:
+        if self.logging:
+            self.log.write({"type": "recv", "seat": seat, "t": self._t(), "line": cut(line), **extra})
+
+    def _unsolicited(self, seat: int, s: _Seat, p: _InFlight, line: bytes) -> None:
+        """A line that answers nothing: dropped and counted; past the cap the bot
+        fails with `unsolicited_flood`. Logged within the seat's budget."""
+        p.unsolicited += 1
+        p.unsolicited_bytes += len(line) + 1
+        if self.logging and s.log_budget.admit(line, min(len(line), MAX_LOGGED_LINE)):
+            self._log_recv(seat, line, unsolicited=True)
+        check_unsolicited(p.unsolicited, p.unsolicited_bytes, p.rid, line)
+
     def _bot_error(self, seat: int, bot: BotProcess, exc: BotError) -> None:
-        fatal = isinstance(exc, BotCrashed) or exc.reason == "line_too_long"
+        fatal = isinstance(exc, BotCrashed) or exc.reason in _FATAL_REASONS
         if fatal:
             bot.dead = True
         note = bot.exit_note() if isinstance(exc, BotCrashed) else ""
@@ -360,8 +403,8 @@ class GameRunner:
         elapsed = self._now() - p.t_sent
         s.clock.charge(elapsed)
         self.think[p.seat] += elapsed
-        if p.sent:
-            s.late = p.rid  # its reply may still come
+        if p.stale is None and p.sent:
+            bot.late_id = p.rid  # its answer may still come, in this game or the next: stale, not wrong
         if p.stale is not None:
             self._on_failure(p.seat, "stale_id", f"only answered with a stale request id (waiting for {p.rid})",
                              cut(p.stale, 500), fatal=not p.sent)
@@ -399,6 +442,7 @@ class GameRunner:
             failure_policy=sp.policy,
             match_seed=sp.match_seed,
             deal_set=sp.deal_set,
+            request_id_base=sp.request_id_base,
         )
 
     async def run(self, players: list[PlayerInfo], start_failures: dict[int, tuple[str, str, str]]) -> GameRecord:
@@ -494,11 +538,12 @@ class GameRunner:
             over = GameOver(game_id=sp.game_id, events=self._new_events(seat), winner=winner, scores=scores,
                             placements=placements, reason=reason, failures=seen)
             await self._send_safely(seat, over)
-        for s in self.seats:
-            if s.late and s.bot is not None:
-                s.bot.dead = True  # ids restart each game: its late reply must not reach the next one
         deals = len(self.state.dealt_decks())
         if self.logging:
+            for seat, s in enumerate(self.seats):
+                if s.log_budget.unlogged_lines:
+                    self.log.write({"type": "unlogged", "seat": seat, "lines": s.log_budget.unlogged_lines,
+                                    "bytes": s.log_budget.unlogged_bytes})
             self.log.write(LogResult(winner=winner, scores=scores, placements=placements, reason=reason,
                                      failures=self.failures, forfeited=self.forfeited, decisions=self.decisions,
                                      referee_overhead_us=round(self.overhead / max(1, self.decisions) * 1e6, 1)))
@@ -510,6 +555,7 @@ class GameRunner:
             log_path=str(self.log.path) if self.log.path else None,
             overhead_us=(self.overhead / max(1, self.decisions)) * 1e6,
             think_ms=[t * 1000 for t in self.think],
+            requests=self.request_id - sp.request_id_base,
         )
 
 

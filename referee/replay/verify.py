@@ -11,8 +11,8 @@ and walks the records in order, checking each against the simulation:
 - `recv`/`action`: each action is legal, by the seat to act; a bot-sourced
   action equals the action in that seat's last reply line (same request id);
   a referee default is the first legal action;
-- `failure` and `result`: an `illegal_action`, `malformed_json` or
-  `schema_violation` failure re-judged from the reply line, the warning sent after a failure, the forfeits (under the
+- `failure` and `result`: an `illegal_action`, `malformed_json`,
+  `schema_violation` or `nesting_too_deep` failure re-judged from the reply line, the warning sent after a failure, the forfeits (under the
   `forfeit` policy every failure forfeits), the decision count, winner,
   scores, placements and reason;
 - the header: the game seed derives from `match_seed` and `deal_set`, the
@@ -36,7 +36,6 @@ from typing import Any
 import msgspec
 
 from protocol.messages import (
-    BotMessage,
     Clock,
     GameOver,
     GameStart,
@@ -44,11 +43,12 @@ from protocol.messages import (
     SeatFailure,
     TimeControl,
 )
-from referee.errors import CorruptLog, RefereeError
+from referee.errors import CorruptLog, ProtocolViolation, RefereeError
 from referee.games import GAMES
 from referee.games.base import PUBLIC
 from referee.games.cards import CARD_STR
 from referee.logs.gamelog import MAX_LOGGED_LINE
+from referee.play.replies import decode_reply
 from referee.play.runner import FailurePolicy
 from referee.play.seeding import derive_seed
 from referee.replay.load import (
@@ -92,6 +92,7 @@ _REQUIRED: dict[str, frozenset[str]] = {
     "event": frozenset({"type", "to", "event"}),
     "failure": frozenset({"type", "seat", "reason", "message"}),
     "result": frozenset({"type", "winner", "scores", "placements", "reason", "failures", "forfeited", "decisions"}),
+    "unlogged": frozenset({"type", "seat", "lines", "bytes"}),
 }
 _REQUEST_FIELDS = frozenset({"type", *Request.__struct_fields__})
 _ELIDABLE = frozenset({"view", "legal"})
@@ -119,7 +120,10 @@ class _Checker:
         self.events_logged = 0
         self.deals_logged = 0
         self.cursors = [0] * n  # events each seat has been sent
-        self.request_id = 0
+        base = log.header.request_id_base
+        if type(base) is not int or base < 0:
+            raise LogMismatch(log.path, 1, f"bad request_id_base {show(base)} in the header")
+        self.request_id = base
         self.open_request: tuple[int, int] | None = None  # (seat, id) awaiting its action
         self.replies: list[tuple[int, str]] = []  # (log line, reply line) for the open request
         self.failures: list[SeatFailure] = []
@@ -381,7 +385,7 @@ class _Checker:
             raise self.fail(f"failure record needs a reason and a message: {show(rec)}")
         if reason == "illegal_action":
             self._check_illegal(seat, message)
-        elif reason in ("malformed_json", "schema_violation"):
+        elif reason in _REJUDGED:
             self._check_bad_reply(seat, reason, message)
         self.failures.append(SeatFailure(seat=seat, reason=reason, message=message))
         if self.forfeit_mode and seat not in self.forfeited:
@@ -417,16 +421,21 @@ class _Checker:
         if len(line) > MAX_LOGGED_LINE or "\ufffd" in line:
             return  # cut or not UTF-8 when logged: not the bytes the bot sent
         try:
-            _BOT_DECODER.decode(line)
-        except msgspec.ValidationError as exc:
-            expected = ("schema_violation", f"reply does not match the protocol: {exc}")
-        except msgspec.DecodeError as exc:
-            expected = ("malformed_json", f"reply is not valid JSON: {exc}")
+            decode_reply(line)
+        except ProtocolViolation as exc:
+            expected = (exc.reason, str(exc))
         else:
             raise self.fail(f"the reply on line {where} is a valid message, but this failure says {reason}")
         if (reason, message) != expected:
             raise self.fail(f"failure differs from the reply on line {where}: expected {expected[0]} {show(expected[1])} "
                             f"found {reason} {show(message)}")
+
+    def _on_unlogged(self, rec: dict[str, Any]) -> None:
+        """Unsolicited lines past the log budget were counted, not logged."""
+        self._seat(rec)
+        for key in ("lines", "bytes"):
+            if type(rec[key]) is not int or rec[key] < 1:
+                raise self.fail(f"unlogged record needs a positive count of {key}: {show(rec)}")
 
     def _outcome(self) -> tuple[int | None, list[int], list[int], str]:
         """The runner fixes the outcome once, before the first game_over; a seat that
@@ -459,7 +468,7 @@ class _Checker:
             raise self.fail(differs("result", want, got))
 
 
-_BOT_DECODER = msgspec.json.Decoder(BotMessage)  # as the runner decodes every reply
+_REJUDGED = frozenset({"malformed_json", "schema_violation", "nesting_too_deep"})  # re-decoded from the reply line
 
 
 @functools.cache

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import errno
 import os
+import select
 import shlex
 import shutil
 import signal
@@ -33,6 +34,7 @@ from referee.seats.guardian import GUARDIAN, TAG_VARIABLE
 MAX_LINE = 256 * 1024
 READ_SIZE = 65536
 MAX_READS_WITHOUT_YIELD = 16
+LINES_WITHOUT_YIELD = 4
 STDERR_TAIL = 8 * 1024
 SHUTDOWN_GRACE_S = 0.5
 
@@ -128,7 +130,9 @@ class LineReader:
 
     On a pipe (a stream with `fileno`) it reads the fd directly and yields to
     trio only to wait for data: trio's `receive_some` adds a scheduler round
-    trip to every read, and each one delays the referee's next request.
+    trip to every read, and each one delays the referee's next request. Lines
+    served from the buffer (a bot that writes many lines at once) yield every
+    `LINES_WITHOUT_YIELD` lines, so a flooding bot cannot starve other games.
     """
 
     def __init__(self, stream: trio.abc.ReceiveStream, max_len: int = MAX_LINE) -> None:
@@ -138,6 +142,8 @@ class LineReader:
         self._max_len = max_len
         self._scan = 0
         self._unyielded = 0  # reads served without yielding to other tasks
+        self._buffered_lines = 0  # lines served from the buffer without yielding
+        self._poll: select.poll | None = None  # made on first use by `ready_lines`
 
     async def _receive_some(self) -> bytes:
         if self._fileno is None:
@@ -158,15 +164,52 @@ class LineReader:
             self._unyielded += 1
             return chunk
 
+    def _take_line(self) -> bytes | None:
+        """The next complete line in the buffer, if there is one within the limit."""
+        i = self._buf.find(b"\n", self._scan)
+        if 0 <= i <= self._max_len:  # a longer line, newline or not, is refused by `receive_line`
+            line = bytes(self._buf[:i])
+            del self._buf[: i + 1]
+            self._scan = 0
+            return line[:-1] if line.endswith(b"\r") else line
+        self._scan = len(self._buf)
+        return None
+
+    def ready_lines(self, max_bytes: int, max_lines: int) -> list[bytes]:
+        """The complete lines the bot has written so far, taken without waiting
+        (at most about `max_bytes` read, at most `max_lines` taken; the rest
+        stays buffered). Called before a request is sent: no line written
+        before it can be the answer to it."""
+        fd = self._fileno() if self._fileno is not None else -1
+        if fd >= 0:  # a pipe still open (else only what is buffered)
+            if self._poll is None:
+                self._poll = select.poll()
+                self._poll.register(fd, select.POLLIN)
+            while len(self._buf) < max_bytes and self._poll.poll(0):  # poll: no exception when empty
+                try:
+                    chunk = os.read(fd, READ_SIZE)
+                except OSError:  # nothing after all (or broken: `receive_line` will say so)
+                    break
+                if not chunk:
+                    break
+                self._buf += chunk
+        if not self._buf:
+            return []  # the usual case: nothing was written
+        lines: list[bytes] = []
+        while len(lines) < max_lines and (line := self._take_line()) is not None:
+            lines.append(line)
+        return lines
+
     async def receive_line(self) -> bytes:
         while True:
-            i = self._buf.find(b"\n", self._scan)
-            if 0 <= i <= self._max_len:  # a longer line, newline or not, is refused below
-                line = bytes(self._buf[:i])
-                del self._buf[: i + 1]
-                self._scan = 0
-                return line[:-1] if line.endswith(b"\r") else line
-            self._scan = len(self._buf)
+            if self._buf:
+                if self._buffered_lines >= LINES_WITHOUT_YIELD:  # many lines at once: stay fair
+                    self._buffered_lines = 0
+                    await trio.lowlevel.checkpoint()
+                line = self._take_line()
+                if line is not None:
+                    self._buffered_lines += 1
+                    return line
             if len(self._buf) > self._max_len:
                 head = bytes(self._buf[:200])
                 raise ProtocolViolation(
@@ -183,6 +226,7 @@ class LineReader:
                 raise BotCrashed("bot closed stdout (exited?)", detail=partial_line)
             if not self._buf and chunk.find(b"\n") == len(chunk) - 1 and len(chunk) <= self._max_len + 1:
                 # The usual case, one whole line: no copy through the buffer.
+                self._buffered_lines = 0
                 return bytes(chunk[:-2] if chunk.endswith(b"\r\n") else chunk[:-1])
             self._buf += chunk
 
@@ -200,6 +244,7 @@ class BotProcess:
     dead: bool = False
     closed: bool = False
     stderr_eof: trio.Event = field(default_factory=trio.Event)
+    late_id: int = 0  # the last request that timed out unanswered: a reply to it is late, not wrong
     _unsent: bytearray = field(default_factory=bytearray)  # written when the pipe has room
 
     @property
@@ -254,6 +299,10 @@ class BotProcess:
         self._unsent.clear()
         await self._settle()
         raise BotCrashed("bot's stdin is closed (exited?)", detail=self.stderr_text()) from exc
+
+    def ready_lines(self, max_bytes: int, max_lines: int) -> list[bytes]:
+        """Lines the bot wrote before now, taken without waiting (see `LineReader`)."""
+        return self.reader.ready_lines(max_bytes, max_lines)
 
     async def receive_line(self) -> bytes:
         try:

@@ -42,9 +42,9 @@ from referee.logs.gamelog import GameLogWriter, PlayerInfo
 from referee.play.match import BotHandle
 from referee.play.runner import GameRecord, GameRunner, GameSpec
 from referee.seats.bot_process import BotSpec
+from referee.tournament.audit import file_sha256, result_record, results_digest
 from referee.tournament.config import Tournament
 from referee.tournament.schedule import ScheduledGame, schedule_for
-from referee.tournament.audit import file_sha256, result_record, results_digest
 from referee.tournament.store import Commitment, FailureRow, GameRow, Store
 
 Status = Literal["completed", "stopped", "aborted", "error"]

@@ -61,3 +61,21 @@ def serve(name: str, on_request) -> None:
 
 def first_legal(msg: dict) -> dict:
     return {"type": "action", "id": msg["id"], "action": msg["legal"][0]}
+
+
+def bound_resources(cpu_s: int = 30, memory: int = 512 * 1024 * 1024) -> None:
+    """A hostile test bot limits itself: CPU seconds, address space, no files
+    written (it floods only the pipes the referee reads)."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s))
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (1024 * 1024, 1024 * 1024))
+
+
+def write_bytes(data: bytes) -> None:
+    """Raw bytes to stdout in one write where the pipe takes them (not via text I/O)."""
+    sys.stdout.flush()
+    out = sys.stdout.buffer
+    out.write(data)
+    out.flush()

@@ -1,5 +1,6 @@
 """Sleeps `sleep` seconds (default 1.0) before answering request number `on`
-(default 1) of this process, then answers it correctly (too late).
+(default 1; 0 = every request) of this process, then answers it correctly
+(too late).
 With `once=PATH` only the first process to create PATH sleeps."""
 
 import sys
@@ -18,7 +19,7 @@ if "once" in opts:
 
 
 def on_request(n, msg):
-    if n == on:
+    if n == on or on == 0:
         sys.stderr.write(f"sleeper: sleeping {delay}s on request {msg['id']}\n")
         sys.stderr.flush()
         time.sleep(delay)

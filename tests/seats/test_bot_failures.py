@@ -213,7 +213,7 @@ async def test_bot_that_exits_mid_game_is_restarted(tmp_path: Path) -> None:
     ("name", "options", "reason", "starts"),
     [
         ("exit_mid_game", ["after=3"], "crash", 3),  # restarted for every game
-        ("sleeper", ["sleep=0.6", "on=3"], "timeout", 3),  # a late reply pending: restarted
+        ("sleeper", ["sleep=0.6", "on=0"], "timeout", 1),  # late replies are stale in the next game: kept
         ("illegal", ["on=0"], "illegal_action", 1),  # the stream is fine: kept
     ],
 )
@@ -243,8 +243,9 @@ async def test_three_seats_offender_ranked_last(
 
 async def test_timeout_forfeits_and_late_reply_does_not_leak_into_next_game(tmp_path: Path) -> None:
     # The bot answers its first request 200 ms late, i.e. while game 2 is
-    # already running. Game 2 must not see that answer (request ids restart
-    # every game): the bot is restarted and game 2 is a clean game.
+    # already running. Game 2 must not take that answer for one of its own:
+    # request ids run on through the match, so it is stale there and dropped,
+    # and game 2 is a clean game for the same process.
     m = new_marker()
     pids = tmp_path / "pids"
     once = tmp_path / "slept"
@@ -258,7 +259,10 @@ async def test_timeout_forfeits_and_late_reply_does_not_leak_into_next_game(tmp_
     (fail,) = failure_records(first)
     assert "sleeper: sleeping" in fail["detail"]  # its stderr tail
     assert_clean(second)
-    assert len(read_pids(pids)) == 2
+    assert len(read_pids(pids)) == 1
+    second_log = [r for _, r in read_log(Path(second.log_path or ""))[1]]
+    bad = seat_of(second, "sleeper")
+    assert any(r["type"] == "recv" and r["seat"] == bad and r.get("unsolicited") for r in second_log)
 
 
 async def test_timeout_under_substitute_drops_the_late_reply(tmp_path: Path) -> None:

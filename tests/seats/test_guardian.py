@@ -12,9 +12,9 @@ import uuid
 from pathlib import Path
 
 import pytest
+from proctools import alive, procs_with
 
 from referee.seats.guardian import Guardian
-from proctools import alive, procs_with
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")
 

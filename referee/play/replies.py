@@ -1,0 +1,123 @@
+"""Judging what a bot writes: each line, and the lines that answer nothing.
+
+Every byte a bot writes is untrusted. A line is decoded with one typed msgspec
+decoder and, if that fails, checked for what a decoder cannot bear (an empty
+line, nesting thousands of levels deep), so that whatever the line holds, its
+judgement is a message or a `ProtocolViolation`, never another exception, and
+the same judgement every time: `verify` re-judges logged lines with the same
+functions and must reach the same reason and message.
+
+A line that answers no request (a stale id, a line written before the request
+was sent) is *unsolicited*: dropped and counted. A few per request are
+tolerated; past `MAX_UNSOLICITED` lines or `MAX_UNSOLICITED_BYTES` the bot fails
+with `unsolicited_flood`. The game log keeps them within a per-seat budget
+and only counts the rest, so no bot can grow a log without bound.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from protocol.common import MAX_NESTING, nests_deeper_than
+from protocol.messages import BotHello, BotMessage
+from referee.errors import ProtocolViolation
+from referee.logs.gamelog import cut
+
+MAX_UNSOLICITED = 8
+"""Lines a bot may write per request that answer nothing; one more is `unsolicited_flood`."""
+MAX_UNSOLICITED_BYTES = 64 * 1024
+"""The same cap in bytes, for a few huge unsolicited lines."""
+LOGGED_UNSOLICITED_BYTES = 64 * 1024
+"""Unsolicited lines logged per seat and game; past it they are only counted
+(one `unlogged` record before the result)."""
+MAX_REASON = 300  # characters of the decoder's explanation kept in a failure message
+LOGGED_RECORD_OVERHEAD = 64  # the record around a logged line, counted against the budget
+
+_decode_message = msgspec.json.Decoder(BotMessage).decode
+_decode_hello = msgspec.json.Decoder(BotHello).decode
+
+
+def decode_untrusted(decode: Any, line: bytes | str, what: str = "reply") -> Any:
+    """`decode(line)` with a typed decoder of bot messages, or a ProtocolViolation
+    with the reason code of what is wrong.
+
+    Reasons: `malformed_json` (not JSON, not UTF-8, an empty line),
+    `nesting_too_deep` (more than MAX_NESTING levels of arrays and objects),
+    `schema_violation` (JSON, but not the message; numbers out of range
+    included). Duplicate keys are JSON: the last one counts, as in msgspec.
+
+    A line that decodes is shallow (every value of a bot message has a typed
+    field, nested a few levels), so the checks run only for a line that does
+    not: the verdict is the same as if they ran first, and the usual reply
+    costs one decode.
+    """
+    try:
+        return decode(line)
+    except (msgspec.DecodeError, RecursionError, MemoryError, ValueError, TypeError, OverflowError):
+        pass
+    raise _refusal(decode, line, what)
+
+
+def _refusal(decode: Any, line: bytes | str, what: str) -> ProtocolViolation:
+    """Why `line` does not decode, checked in a fixed order (the same every time)."""
+    if not line or line.isspace():
+        return ProtocolViolation(f"{what} is an empty line", detail="", reason="malformed_json")
+    if nests_deeper_than(line):
+        return ProtocolViolation(f"{what} nests arrays or objects deeper than {MAX_NESTING} levels",
+                                 detail=cut(line, 500), reason="nesting_too_deep")
+    try:
+        decode(line)
+    except msgspec.ValidationError as exc:  # it may quote the bot's field names: cut, like the line
+        return ProtocolViolation(f"{what} does not match the protocol: {cut(str(exc), MAX_REASON)}",
+                                 detail=cut(line, 500), reason="schema_violation")
+    except msgspec.DecodeError as exc:
+        return ProtocolViolation(f"{what} is not valid JSON: {cut(str(exc), MAX_REASON)}", detail=cut(line, 500),
+                                 reason="malformed_json")
+    except (RecursionError, MemoryError, ValueError, TypeError, OverflowError) as exc:
+        # Not expected after the checks above; a line still must not raise out of the reader.
+        return ProtocolViolation(f"{what} cannot be decoded ({type(exc).__name__})", detail=cut(line, 500),
+                                 reason="malformed_json")
+    return ProtocolViolation(f"{what} cannot be decoded", detail=cut(line, 500), reason="malformed_json")
+
+
+def decode_reply(line: bytes | str) -> Any:
+    """A bot's line while a request is open: a `BotMessage` or ProtocolViolation."""
+    return decode_untrusted(_decode_message, line)
+
+
+def decode_hello(line: bytes | str) -> BotHello:
+    """The bot's answer to the referee's `hello`, or ProtocolViolation."""
+    return decode_untrusted(_decode_hello, line, "hello reply")
+
+
+def check_unsolicited(lines: int, size: int, rid: int, line: bytes) -> None:
+    """ProtocolViolation `unsolicited_flood` once `lines` lines of `size` bytes
+    in all answered nothing while request `rid` was open, past the cap."""
+    if lines > MAX_UNSOLICITED or size > MAX_UNSOLICITED_BYTES:
+        raise ProtocolViolation(
+            f"{lines} lines ({size} bytes) that answer no request while request {rid} was open "
+            f"(at most {MAX_UNSOLICITED} lines or {MAX_UNSOLICITED_BYTES} bytes)",
+            detail=cut(line, 500), reason="unsolicited_flood")
+
+
+@dataclass(slots=True)
+class LogBudget:
+    """One seat's unsolicited lines in one game's log: logged up to the budget,
+    then only counted."""
+
+    logged: int = 0  # bytes logged, records included
+    unlogged_lines: int = 0
+    unlogged_bytes: int = 0
+
+    def admit(self, line: bytes, logged_size: int) -> bool:
+        """True if `line` (logged as `logged_size` bytes) still fits; else it is counted."""
+        size = logged_size + LOGGED_RECORD_OVERHEAD
+        if self.logged + size <= LOGGED_UNSOLICITED_BYTES:
+            self.logged += size
+            return True
+        self.unlogged_lines += 1
+        self.unlogged_bytes += len(line) + 1
+        return False
