@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -151,13 +152,16 @@ def check(
     time_control: Annotated[str, typer.Option("--time-control", "-t", help="Limits used during the check.")] = "decision=2s,startup=10s",
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable report.")] = False,
 ) -> None:
-    """Conformance check: handshake, every decision kind, whole games at each seat count."""
+    """Conformance check: handshake, every decision kind, a short game at each seat count."""
     from referee.play.check import check_bot, report_dict
 
     game = get_game(game_name)
     spec = resolve_command(bot)
     err.print(escape(f"checking {spec.name} ({' '.join(spec.argv)}) on {game.title} ..."), highlight=False)
-    report = trio.run(check_bot, spec, game, parse_time_control(time_control))
+    def progress(line: str) -> None:
+        err.print(line, highlight=False, markup=False)
+
+    report = trio.run(partial(check_bot, spec, game, parse_time_control(time_control), on_progress=progress))
     if as_json:
         sys.stdout.write(json.dumps(report_dict(report), indent=2) + "\n")
     else:
@@ -168,6 +172,9 @@ def check(
             out.print(f"[yellow]note[/]  {escape(line)}", highlight=False)
         for line in report.problems:
             out.print(f"[red]FAIL[/]  {escape(line)}", highlight=False)
+        for p in report.details:
+            if p.evidence:
+                out.print(f"      {p.reason}, what the bot wrote: {escape(p.evidence)}", highlight=False)
         verdict = "[green]passed[/]" if report.ok else "[red]failed[/]"
         out.print(f"{escape(spec.name)}: {verdict}", highlight=False)
     if not report.ok:
