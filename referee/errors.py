@@ -55,3 +55,8 @@ class ProtocolViolation(BotError):
         super().__init__(message, detail=detail)
         if reason is not None:
             self.reason = reason
+
+
+class SandboxUnavailable(RefereeError):
+    """A sandboxed run was asked for and this machine cannot isolate bots (or
+    a bot cannot be isolated as given); the message says what is missing."""

@@ -30,6 +30,7 @@ from referee.play.match import MatchConfig, run_match, unique_names
 from referee.play.runner import FailurePolicy
 from referee.seats.bot_process import resolve_command
 from referee.seats.clock import format_time_control, parse_time_control
+from referee.seats.sandbox import LIMITS_HELP, SandboxLimits, parse_limits
 from referee.stats.ratings import parse_sprt
 
 
@@ -72,6 +73,8 @@ def match(
     log_dir: Annotated[Optional[Path], typer.Option("--log-dir", help="Write one JSONL log per game here.")] = None,
     sprt_text: Annotated[Optional[str], typer.Option("--sprt", help="Stop early by SPRT: elo0,elo1[,alpha,beta] (2 bots).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print a machine-readable summary on stdout.")] = False,
+    sandbox: SandboxOpt = False,
+    sandbox_limits: SandboxLimitsOpt = None,
 ) -> None:
     """Play a match between 2-4 bots in deal sets and print the standings."""
     game, rules_obj = rules_for(game_name, preset, rule)
@@ -86,13 +89,14 @@ def match(
         policy=FailurePolicy(mode=failure_policy, max_strikes=max_strikes),  # type: ignore[arg-type]
         deals=load_deals(deals, game) if deals else (), log_dir=log_dir,
         sprt=parse_sprt(sprt_text) if sprt_text else None,
+        sandbox=_sandbox_limits(sandbox, sandbox_limits), hidden=(deals,) if deals else (),
     )
     if sprt_text and len(specs) != 2:
         raise typer.BadParameter("SPRT needs exactly 2 bots", param_hint="--sprt")
     total = config.n_sets * config.set_size
     err.print(
         f"{game.title}: {' vs '.join(s.name for s in specs)}, {total} games ({config.n_sets} deal sets), "
-        f"seed {seed}, {format_time_control(config.time_control)}",
+        f"seed {seed}, {format_time_control(config.time_control)}" + (", sandboxed" if config.sandbox else ""),
         highlight=False,
     )
     result = _run_with_progress(config, total)
@@ -107,6 +111,21 @@ def match(
     for line in elo_lines(result):
         out.print(line, highlight=False)
     out.print(f"seed {seed}" + (f", logs in {log_dir}" if log_dir else ""), highlight=False)
+
+
+SandboxOpt = Annotated[bool, typer.Option(
+    "--sandbox", help="Run each bot isolated (bubblewrap: own PID/network/user namespaces, private scratch, limits); "
+    "refuses to start if this machine cannot (see `chicago-referee doctor`).")]
+SandboxLimitsOpt = Annotated[Optional[str], typer.Option(
+    "--sandbox-limits", help=f"With --sandbox: {LIMITS_HELP}; unnamed limits keep their defaults.")]
+
+
+def _sandbox_limits(sandbox: bool, limits: str | None) -> SandboxLimits | None:
+    if limits is not None and not sandbox:
+        raise typer.BadParameter("needs --sandbox", param_hint="--sandbox-limits")
+    if not sandbox:
+        return None
+    return parse_limits(limits) if limits else SandboxLimits()
 
 
 def _run_with_progress(config: MatchConfig, total: int) -> Any:
@@ -142,14 +161,18 @@ def check(
     game_name: GameOpt = "chicago",
     time_control: Annotated[str, typer.Option("--time-control", "-t", help="Limits used during the check.")] = "decision=2s,startup=10s",
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable report.")] = False,
+    sandbox: SandboxOpt = False,
+    sandbox_limits: SandboxLimitsOpt = None,
 ) -> None:
     """Conformance check: handshake, every decision kind, whole games at each seat count."""
     from referee.play.check import check_bot, report_dict
 
     game = get_game(game_name)
     spec = resolve_command(bot)
-    err.print(f"checking {spec.name} ({' '.join(spec.argv)}) on {game.title} ...", highlight=False)
-    report = trio.run(check_bot, spec, game, parse_time_control(time_control))
+    limits = _sandbox_limits(sandbox, sandbox_limits)
+    where = " in the sandbox" if limits else ""
+    err.print(f"checking {spec.name} ({' '.join(spec.argv)}) on {game.title}{where} ...", highlight=False)
+    report = trio.run(check_bot, spec, game, parse_time_control(time_control), 1, limits)
     if as_json:
         sys.stdout.write(json.dumps(report_dict(report), indent=2) + "\n")
     else:

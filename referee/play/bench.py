@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import msgspec
 import trio
@@ -40,6 +40,7 @@ from referee.play.runner import make_request
 from referee.play.seeding import derive_seed
 from referee.seats.bot_process import BotProcess, BotSpec
 from referee.seats.clock import SeatClock
+from referee.seats.sandbox import SandboxLimits
 
 _encoder = msgspec.json.Encoder()
 
@@ -183,14 +184,15 @@ async def _referee_rate(config: MatchConfig, handles: Sequence[BotHandle], games
 
 
 async def run_bench(spec: BotSpec, game: str = "chicago", rounds: int = 12, games_per_round: int = 4,
-                    seed: int = 1) -> BenchResult:
+                    seed: int = 1, sandbox: SandboxLimits | None = None) -> BenchResult:
     gdef = get_game(game)
     n = 2 if 2 in gdef.seat_counts else min(gdef.seat_counts)
-    bots = [spec] + [BotSpec(name=f"{spec.name}#{i + 1}", argv=spec.argv, cwd=spec.cwd) for i in range(1, n)]
-    config = MatchConfig(game=gdef, rules=build_rules(gdef), games=rounds * games_per_round, seed=seed, bots=bots)
+    bots = [spec] + [replace(spec, name=f"{spec.name}#{i + 1}") for i in range(1, n)]
+    config = MatchConfig(game=gdef, rules=build_rules(gdef), games=rounds * games_per_round, seed=seed, bots=bots,
+                         sandbox=sandbox)
     results: list[Round] = []
     async with trio.open_nursery() as nursery:
-        handles = [BotHandle(b, nursery) for b in config.bots]
+        handles = [BotHandle(b, nursery) for b in config.seat_specs()]
         try:
             for h in handles:
                 err = await h.ensure(config.time_control, [gdef.name])

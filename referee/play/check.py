@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import tempfile
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import msgspec
@@ -23,6 +23,7 @@ from referee.logs.gamelog import read_log
 from referee.play.match import MatchConfig, run_match
 from referee.play.runner import FailurePolicy
 from referee.seats.bot_process import BotSpec
+from referee.seats.sandbox import SandboxLimits
 
 
 @dataclass
@@ -37,17 +38,19 @@ class CheckReport:
         return not self.problems
 
 
-async def check_bot(spec: BotSpec, game: GameDef, time_control: TimeControl, seed: int = 1) -> CheckReport:
+async def check_bot(spec: BotSpec, game: GameDef, time_control: TimeControl, seed: int = 1,
+                    sandbox: SandboxLimits | None = None) -> CheckReport:
+    """Check `spec` (in a sandbox with these limits, if given: as a competition would run it)."""
     report = CheckReport(bot=spec.name)
     kinds_seen: Counter[str] = Counter()
     hello_seen = False
     for n, preset, options in game.extras.get("check_scenarios", [(n, None, {}) for n in game.seat_counts]):
         rules = build_rules(game, preset, options)
-        bots = [BotSpec(name=f"{spec.name}@{i}", argv=spec.argv, cwd=spec.cwd) for i in range(n)]
+        bots = [replace(spec, name=f"{spec.name}@{i}") for i in range(n)]
         with tempfile.TemporaryDirectory() as tmp:
             config = MatchConfig(
                 game=game, rules=rules, bots=bots, games=1, seed=seed, time_control=time_control,
-                policy=FailurePolicy(mode="forfeit"), log_dir=Path(tmp),
+                policy=FailurePolicy(mode="forfeit"), log_dir=Path(tmp), sandbox=sandbox,
             )
             result = await run_match(config)
             label = f"{n}-seat game ({preset or game.default_preset})"

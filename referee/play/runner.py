@@ -74,6 +74,7 @@ class GameSpec:
     deals: tuple[Deal, ...] = ()
     match_seed: int | None = None
     deal_set: int | None = None
+    isolation: dict[str, Any] | None = None  # the sandbox in force, for the log header
 
 
 @dataclass
@@ -230,6 +231,10 @@ class GameRunner:
             self.ended_early = True
 
     def _on_failure(self, seat: int, reason: str, message: str, detail: str, fatal: bool) -> None:
+        bot = self.seats[seat].bot
+        breach = bot.limit_breach() if bot is not None and reason != "illegal_action" else None
+        if breach is not None:  # a sandboxed bot that ran into a limit: say which
+            reason, message = breach[0], f"{breach[1]} ({message})"
         self._fail(seat, reason, message, detail)
         s = self.seats[seat]
         if fatal or self.spec.policy.mode == "forfeit":
@@ -399,6 +404,7 @@ class GameRunner:
             failure_policy=sp.policy,
             match_seed=sp.match_seed,
             deal_set=sp.deal_set,
+            isolation=sp.isolation,
         )
 
     async def run(self, players: list[PlayerInfo], start_failures: dict[int, tuple[str, str, str]]) -> GameRecord:
