@@ -360,14 +360,14 @@ class SandboxedBot:
     limits: SandboxLimits
     uid: int | None
     cgroup: BotCgroup | None
-    rlimits: list[tuple[int, int]] = field(default_factory=list)
+    rlimits: list[tuple[int, int, int]] = field(default_factory=list)  # (resource, soft, hard)
 
     def preexec(self) -> None:
         """In the child, before bwrap runs: join the cgroups, lower the rlimits."""
         if self.cgroup is not None:
             self.cgroup.join()
-        for which, value in self.rlimits:
-            resource.setrlimit(which, (value, value))
+        for which, soft, hard in self.rlimits:
+            resource.setrlimit(which, (soft, hard))
 
     def spawn_options(self) -> dict[str, Any]:
         opts: dict[str, Any] = {"env": self.env, "cwd": "/", "preexec_fn": self.preexec, "start_new_session": True}
@@ -468,16 +468,21 @@ def plan(argv: tuple[str, ...], cwd: str | None, name: str, limits: SandboxLimit
             cgroup = BotCgroup(host.cgroups, f"{os.getpid()}-{tag[:12]}", limits.memory_mb * MiB, limits.processes + 2)
         except OSError as exc:
             raise SandboxUnavailable(f"cannot make the cgroups of bot {name!r}: {exc.strerror or exc}") from exc
-    rlimits = [(resource.RLIMIT_CPU, limits.cpu_s), (resource.RLIMIT_FSIZE, limits.file_size_mb * MiB),
-               (resource.RLIMIT_NOFILE, limits.open_files)]
+    # CPU: SIGXCPU at the limit (a bot that ignores it gets SIGKILL a second later).
+    rlimits = [(resource.RLIMIT_CPU, limits.cpu_s, limits.cpu_s + 1),
+               (resource.RLIMIT_FSIZE, limits.file_size_mb * MiB, limits.file_size_mb * MiB),
+               (resource.RLIMIT_NOFILE, limits.open_files, limits.open_files)]
     if cgroup is None or "memory" not in cgroup.dirs:
-        rlimits.append((resource.RLIMIT_DATA, limits.memory_mb * MiB))
+        rlimits.append((resource.RLIMIT_DATA, limits.memory_mb * MiB, limits.memory_mb * MiB))
     assert host.bwrap is not None and host.prlimit is not None
     # RLIMIT_NPROC is set inside the sandbox: there it counts the bot's own
     # processes; set before bwrap it would count every process of the uid.
+    # With a pids cgroup it is only a backstop, so the cgroup refuses first
+    # and records that it did.
+    nproc = limits.processes + (16 if cgroup is not None and "pids" in cgroup.dirs else 1)
     command = [host.bwrap, *_namespace_args(), *_system_args(), "--size", str(limits.scratch_mb * MiB),
                "--tmpfs", SCRATCH, "--symlink", SCRATCH, "/tmp", *binds, "--chdir", SCRATCH, "--",
-               host.prlimit, f"--nproc={limits.processes + 1}", "--", *args]
+               host.prlimit, f"--nproc={nproc}", "--", *args]
     uid = SEAT_UIDS.acquire() if host.root else None
     return SandboxedBot(argv=command, env=env, limits=limits, uid=uid, cgroup=cgroup, rlimits=rlimits)
 
