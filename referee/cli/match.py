@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import statistics
 import sys
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -195,6 +196,9 @@ def bench(
     game_name: GameOpt = "chicago",
     rounds: Annotated[int, typer.Option(help="Interleaved rounds (referee and raw pipe) compared by median.")] = 12,
     games: Annotated[int, typer.Option(help="Games played through the referee per round.")] = 4,
+    sandbox: Annotated[bool, typer.Option(
+        "--sandbox", help="Measure the sandbox instead: decisions/s and start-up with and without it.")] = False,
+    sandbox_limits: SandboxLimitsOpt = None,
 ) -> None:
     """Referee decisions/s against the raw pipe round trip with the same bot processes."""
     from referee.play.bench import run_bench
@@ -202,6 +206,10 @@ def bench(
     if rounds < 1 or games < 1:
         raise ConfigError("--rounds and --games must be at least 1")
     spec = resolve_command(bot)
+    limits = _sandbox_limits(sandbox, sandbox_limits)
+    if limits is not None:
+        _bench_sandbox(spec, get_game(game_name).name, rounds, games, limits)
+        return
     res = trio.run(run_bench, spec, get_game(game_name).name, rounds, games)
     low, high = res.ratio_range
     rows = [
@@ -216,5 +224,24 @@ def bench(
     ]
     out.print(f"{res.decisions} decisions; medians of {len(res.rounds)} interleaved rounds "
               "(trio: send_all/receive_some; direct: the referee's own pipe reads and writes)", highlight=False)
+    for label, value in rows:
+        out.print(f"{label:<32}: {value}", highlight=False)
+
+
+def _bench_sandbox(spec: Any, game: str, rounds: int, games: int, limits: SandboxLimits) -> None:
+    from referee.play.bench import run_sandbox_bench
+
+    res = trio.run(run_sandbox_bench, spec, game, rounds, games, limits)
+    med = statistics.median
+    rows = [
+        ("through the referee, no sandbox", f"{med(res.plain_per_s):8.0f} decisions/s"),
+        ("through the referee, sandboxed", f"{med(res.sandboxed_per_s):8.0f} decisions/s"),
+        ("sandboxed / no sandbox", f"{100 * res.ratio:8.1f} %"),
+        ("start-up to hello, no sandbox", f"{med(res.plain_start_ms):8.1f} ms"),
+        ("start-up to hello, sandboxed", f"{med(res.sandboxed_start_ms):8.1f} ms"),
+        ("added start-up per bot", f"{res.added_start_ms:8.1f} ms"),
+    ]
+    out.print(f"{res.decisions} decisions; medians of {len(res.plain_per_s)} interleaved rounds and "
+              f"{len(res.plain_start_ms)} start-ups of each kind", highlight=False)
     for label, value in rows:
         out.print(f"{label:<32}: {value}", highlight=False)

@@ -54,6 +54,7 @@ class BotSpec:
     cwd: str | None = None
     sandbox: SandboxLimits | None = None
     hidden: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] | None = None  # unsandboxed: this environment instead of the referee's
 
 
 def resolve_command(command: str | Sequence[str], name: str | None = None, cwd: str | None = None,
@@ -382,7 +383,8 @@ async def start_bot(nursery: trio.Nursery, spec: BotSpec) -> BotProcess:
     else:
         tag = uuid.uuid4().hex
         argv = list(spec.argv)
-        options = {"process_group": 0, "cwd": spec.cwd, "env": {**os.environ, TAG_VARIABLE: tag}}
+        env = dict(spec.env) if spec.env is not None else dict(os.environ)
+        options = {"process_group": 0, "cwd": spec.cwd, "env": {**env, TAG_VARIABLE: tag}}
     try:
         proc: trio.Process = await nursery.start(
             partial(
