@@ -10,7 +10,8 @@ from typing import Annotated
 import typer
 
 from referee.cli.common import app, expected_errors, out
-from referee.seats.sandbox import BWRAP_INSTALL, HostReport, probe_host
+from referee.seats import sandbox
+from referee.seats.sandbox import BWRAP_INSTALL, HostReport
 
 
 def _findings(host: HostReport) -> list[tuple[str, str, str]]:
@@ -64,7 +65,7 @@ def doctor(
     as_json: Annotated[bool, typer.Option("--json", help="Print the findings as JSON.")] = False,
 ) -> None:
     """What this machine provides for sandboxing bots (exit 1 if it cannot)."""
-    host = probe_host()
+    host = sandbox.probe_host()
     problems = host.problems()
     if as_json:
         sys.stdout.write(json.dumps({**host.as_dict(), "sandbox_possible": not problems}, indent=2) + "\n")
