@@ -11,7 +11,7 @@ import typer
 
 from referee.cli.common import app, expected_errors, out
 from referee.seats import sandbox
-from referee.seats.sandbox import BWRAP_INSTALL, HostReport
+from referee.seats.sandbox import BWRAP_INSTALL, HostReport, SandboxLimits
 
 
 def _findings(host: HostReport) -> list[tuple[str, str, str]]:
@@ -59,6 +59,27 @@ def _findings(host: HostReport) -> list[tuple[str, str, str]]:
     return rows
 
 
+def _advice(host: HostReport) -> list[str]:
+    """What the findings mean for a host planning a competition."""
+    limits = SandboxLimits()
+    lines = []
+    concurrency = max(1, host.cores - 1)
+    lines.append(f"games at once: {concurrency} (cores - 1, the tournament default); each game runs one "
+                 "bot per seat, and only the bot to act uses a core")
+    if host.memory_mb:
+        bots = host.memory_mb // limits.memory_mb
+        whole = "per sandbox" if "memory" in host.cgroups.usable else "per process (no memory cgroup)"
+        lines.append(f"memory: {host.memory_mb} MiB; at the default {limits.memory_mb} MiB {whole}, "
+                     f"{bots} bots at their limit fit at once; lower `memory` if more run together")
+    if not host.root:
+        lines.append("running as a user: every bot's processes count towards your own process limit "
+                     "outside its sandbox; as root each seat gets a uid of its own")
+    if "memory" not in host.cgroups.usable or "pids" not in host.cgroups.usable:
+        lines.append("for limits on the whole sandbox (and sure limit reasons), run as root on a machine "
+                     "with writable cgroups (v1 memory and pids controllers, or v2 with them delegated)")
+    return lines
+
+
 @app.command()
 @expected_errors
 def doctor(
@@ -68,11 +89,15 @@ def doctor(
     host = sandbox.probe_host()
     problems = host.problems()
     if as_json:
-        sys.stdout.write(json.dumps({**host.as_dict(), "sandbox_possible": not problems}, indent=2) + "\n")
+        report = {**host.as_dict(), "sandbox_possible": not problems, "advice": _advice(host)}
+        sys.stdout.write(json.dumps(report, indent=2) + "\n")
     else:
         colour = {"ok": "green", "warn": "yellow", "fail": "red"}
         for status, subject, meaning in _findings(host):
             out.print(f"[{colour[status]}]{status:<4}[/]  {subject}: {meaning}", highlight=False)
+        out.print("[bold]for a host[/]", highlight=False)
+        for line in _advice(host):
+            out.print(f"  {line}", highlight=False)
         if problems:
             out.print("[red]sandboxing is not possible here[/]: " + "; ".join(problems), highlight=False)
         else:

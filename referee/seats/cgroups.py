@@ -106,6 +106,22 @@ def find_cgroups() -> CgroupHost:
     return CgroupHost(version=version, parents=parents, v2_parent=v2_parent, notes=tuple(notes))
 
 
+def remove_stale(host: CgroupHost) -> int:
+    """Remove the empty groups a referee left when it was killed (named by its
+    pid, which no longer runs). Returns how many were removed."""
+    removed = 0
+    for parent in set(host.parents.values()):
+        for path in parent.glob(f"{GROUP_PREFIX}-*"):
+            pid = path.name.removeprefix(f"{GROUP_PREFIX}-").split("-")[0]
+            if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+                try:
+                    path.rmdir()  # fails, harmlessly, while a process is still inside
+                    removed += 1
+                except OSError:
+                    pass
+    return removed
+
+
 class BotCgroup:
     """The groups of one bot: created with limits, joined by the bot, read, removed."""
 

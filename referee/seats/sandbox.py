@@ -44,7 +44,7 @@ import msgspec
 import protocol
 import referee
 from referee.errors import ConfigError, SandboxUnavailable
-from referee.seats.cgroups import BotCgroup, CgroupHost, find_cgroups
+from referee.seats.cgroups import BotCgroup, CgroupHost, find_cgroups, remove_stale
 
 SCRATCH = "/scratch"
 BOT_DIR = "/bot"
@@ -152,6 +152,7 @@ class HostReport:
     load: tuple[float, float, float]
     cores: int
     swap_mb: int
+    memory_mb: int = 0
 
     def problems(self) -> list[str]:
         """Why sandboxing is impossible here (empty: it is possible)."""
@@ -172,7 +173,8 @@ class HostReport:
             "trial_error": self.trial_error, "root": self.root, "user_namespaces": self.userns,
             "cgroup_version": self.cgroups.version, "cgroup_controllers": list(self.cgroups.usable),
             "cgroup_notes": list(self.cgroups.notes), "prlimit": self.prlimit, "python": self.python,
-            "load": list(self.load), "cores": self.cores, "swap_mb": self.swap_mb, "problems": self.problems(),
+            "load": list(self.load), "cores": self.cores, "swap_mb": self.swap_mb, "memory_mb": self.memory_mb,
+            "problems": self.problems(),
         }
 
 
@@ -188,10 +190,10 @@ def _userns_state() -> str:
         return "unknown"
 
 
-def _swap_mb() -> int:
+def _meminfo_mb(key: str) -> int:
     try:
         for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("SwapTotal:"):
+            if line.startswith(f"{key}:"):
                 return int(line.split()[1]) // 1024
     except (OSError, ValueError, IndexError):
         pass
@@ -214,6 +216,9 @@ def probe_host() -> HostReport:
     """Look at the machine once per process, including one trial sandbox."""
     bwrap = shutil.which("bwrap") or next((p for p in ("/usr/bin/bwrap", "/usr/local/bin/bwrap")
                                            if os.access(p, os.X_OK)), None)
+    cgroups = find_cgroups() if os.geteuid() == 0 else CgroupHost(
+        version=find_cgroups().version, notes=("cgroups are used only when the referee runs as root",))
+    remove_stale(cgroups)
     version, works, error = "", False, "not installed"
     if bwrap is not None:
         try:
@@ -232,10 +237,10 @@ def probe_host() -> HostReport:
             error = str(exc)
     return HostReport(
         bwrap=bwrap, bwrap_version=version, works=works, trial_error=error, root=os.geteuid() == 0,
-        userns=_userns_state(), cgroups=find_cgroups() if os.geteuid() == 0 else CgroupHost(
-            version=find_cgroups().version, notes=("cgroups are used only when the referee runs as root",)),
+        userns=_userns_state(), cgroups=cgroups,
         prlimit=shutil.which("prlimit") or ("/usr/bin/prlimit" if os.access("/usr/bin/prlimit", os.X_OK) else None),
-        python=sandbox_python(), load=os.getloadavg(), cores=os.cpu_count() or 1, swap_mb=_swap_mb(),
+        python=sandbox_python(), load=os.getloadavg(), cores=os.cpu_count() or 1, swap_mb=_meminfo_mb("SwapTotal"),
+        memory_mb=_meminfo_mb("MemTotal"),
     )
 
 
@@ -457,8 +462,15 @@ def plan(argv: tuple[str, ...], cwd: str | None, name: str, limits: SandboxLimit
     env = {"PATH": SANDBOX_PATH, "LANG": os.environ.get("LANG", "C.UTF-8"), "HOME": SCRATCH, "TMPDIR": SCRATCH}
     if is_python:
         env.update(PYTHONPATH=LIB_DIR, PYTHONDONTWRITEBYTECODE="1")
-        binds += ["--ro-bind", str(Path(protocol.__file__).resolve().parent), f"{LIB_DIR}/protocol",
-                  "--ro-bind", str(Path(msgspec.__file__).resolve().parent), f"{LIB_DIR}/msgspec"]
+        for module in (protocol, msgspec):
+            folder = Path(module.__file__ or "").resolve().parent
+            blocked = _readable_by_others(folder) if host.root else ""
+            if blocked:
+                raise SandboxUnavailable(
+                    f"bot {name!r}: {blocked} cannot be read by other users, so the {module.__name__} package "
+                    f"({folder}) cannot be shown to a sandboxed Python bot; install the referee where every "
+                    "user can read it (chmod o+rx)")
+            binds += ["--ro-bind", str(folder), f"{LIB_DIR}/{module.__name__}"]
     for var in limits.env:
         if var in os.environ:
             env[var] = os.environ[var]
