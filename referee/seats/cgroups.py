@@ -193,6 +193,15 @@ class BotCgroup:
             return self._counter(self._read("memory", "memory.events"), "oom_kill")
         return self._counter(self._read("memory", "memory.oom_control"), "oom_kill")
 
+    def memory_limit_hits(self) -> int:
+        """How often usage reached the memory limit (the kernel then reclaims, slowly)."""
+        if "memory" not in self.dirs:
+            return 0
+        if self.dirs["memory"] == self._v2:
+            return self._counter(self._read("memory", "memory.events"), "max")
+        text = self._read("memory", "memory.failcnt").strip()
+        return int(text) if text.isdigit() else 0
+
     def forks_refused(self) -> int:
         """Forks (or threads) refused because the process limit was reached."""
         return self._counter(self._read("pids", "pids.events"), "max")

@@ -390,6 +390,9 @@ class SandboxedBot:
         cg = self.cgroup
         if cg is not None and cg.oom_kills():
             return "memory_limit", f"went over its memory limit of {lim.memory_mb} MiB and was killed"
+        if cg is not None and returncode is None and cg.memory_limit_hits():
+            # Still running (a timeout): held at the limit, the kernel reclaiming before it kills.
+            return "memory_limit", f"was held at its memory limit of {lim.memory_mb} MiB"
         if cg is not None and cg.forks_refused():
             return "process_limit", f"reached its limit of {lim.processes} processes and threads"
         if returncode in (128 + signal.SIGXCPU, -signal.SIGXCPU) or (

@@ -176,7 +176,8 @@ async def test_a_fork_bomb_meets_the_process_limit(tmp_path: Path) -> None:
 @needs_sandbox
 async def test_a_memory_hog_meets_the_memory_limit(tmp_path: Path) -> None:
     marker = f"refmark-{uuid.uuid4().hex}"
-    out = await sandboxed_match(tmp_path, hostile("memory_hog", marker, "mb=512"), marker)
+    tc = TimeControl(decision_ms=20000, startup_ms=10000)  # the limit, not the clock, stops it
+    out = await sandboxed_match(tmp_path, hostile("memory_hog", marker, "mb=512"), marker, tc=tc)
     assert out.reasons("hostile")[:1] == ["memory_limit"]
     failure = next(f for r in out.result.records for f in r.failures)
     assert "128 MiB" in failure.message
