@@ -227,7 +227,7 @@ class BotProcess:
 
     def stderr_text(self, limit: int = 2000) -> str:
         text = bytes(self.stderr_tail[-limit:]).decode("utf-8", "replace")
-        if self.stderr_file:
+        if self.stderr_file and self.game_stderr:  # the file is written at the end of the game
             text += f"\n[referee: this game's stderr of the bot is kept in {self.stderr_file}]"
         return text
 

@@ -175,3 +175,22 @@ async def test_each_games_stderr_is_kept_beside_its_log_and_bounded(tmp_path: Pa
         assert 0 < size <= GAME_STDERR_KEEP
         assert size == GAME_STDERR_KEEP or rec.game_id > 1  # the first game had the 4 MB start-up flood
         assert b"stderr-flood" in kept.read_bytes()
+
+
+async def test_a_failure_report_names_the_file_that_keeps_the_bots_stderr(tmp_path: Path) -> None:
+    crasher = resolve_command([str(BOTS / "exit_mid_game.py"), "after=3"], name="crasher")
+    first = resolve_command([str(FIRST)], name="first")
+    game = get_game("chicago")
+    config = MatchConfig(game=game, rules=build_rules(game, None, {"target_score": 10}), bots=[crasher, first],
+                         games=2, seed=2, time_control=TimeControl(decision_ms=2000, startup_ms=10000),
+                         log_dir=tmp_path)
+    with trio.fail_after(90):
+        result = await run_match(config)
+    rec = result.records[0]
+    seat = rec.seat_names.index("crasher")
+    failures = [json.loads(line) for line in Path(rec.log_path or "").read_text().splitlines()
+                if '"type":"failure"' in line]
+    assert [f["reason"] for f in failures] == ["crash"]
+    kept = stderr_path(Path(rec.log_path or ""), seat)
+    assert f"kept in {kept.name}" in failures[0]["detail"]
+    assert "exit_mid_game: crashing on request" in kept.read_text()
