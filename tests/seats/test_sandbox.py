@@ -221,9 +221,10 @@ async def test_a_snooping_bot_sees_only_itself(tmp_path: Path, monkeypatch: pyte
     pids = [str(os.getpid())] + ([str(guardian.pid)] if guardian is not None else [])
     source = Path(referee.__file__).resolve()
     planted = [tmp_path / "planted.txt", source.with_name("planted.py"), Path.cwd() / "planted-by-bot.txt"]
+    first_log = tmp_path / "logs" / "game-00001.jsonl"  # open for writing by the referee meanwhile
     bot = hostile("snoop", marker, f"pids={','.join(pids)}", f"port={port}",
-                  f"paths={config_file},{tmp_path / 'logs' / 'game-00001.jsonl'},{source}",
-                  f"write={','.join(str(p) for p in planted)}")
+                  f"paths={config_file},{first_log},{source}",
+                  f"write={','.join(str(p) for p in [*planted, first_log])}")
     try:
         out = await sandboxed_match(tmp_path, bot, marker)
         with pytest.raises(BlockingIOError):
@@ -253,11 +254,13 @@ async def test_a_snooping_bot_sees_only_itself(tmp_path: Path, monkeypatch: pyte
         assert rep["import_referee"] == "ModuleNotFoundError"
         assert rep["write"]["/bot/planted.txt"] in ("OSError", "PermissionError")
         assert rep["write"]["/scratch/mine.txt"] == "written"
-        assert all(rep["write"][str(p)] != "written" for p in planted)
+        assert all(rep["write"][str(p)] != "written" for p in [*planted, first_log])
         if os.geteuid() == 0:
             assert rep["uid"] != 0
     assert secret not in out.stderr
     assert not any(p.exists() for p in planted) and not (BOTS / "planted.txt").exists()
+    lines = first_log.read_text().splitlines()  # intact: every line a record, the header first
+    assert [json.loads(line)["type"] for line in lines][::len(lines) - 1] == ["header", "result"]
     assert GUARDIAN._proc is None or GUARDIAN._proc.poll() is None  # noqa: SLF001 - still alive
 
 
