@@ -496,7 +496,10 @@ def plan(argv: tuple[str, ...], cwd: str | None, name: str, limits: SandboxLimit
     # and records that it did.
     nproc = limits.processes + (16 if cgroup is not None and "pids" in cgroup.dirs else 1)
     command = [host.bwrap, *_namespace_args(), *_system_args(), "--size", str(limits.scratch_mb * MiB),
-               "--tmpfs", SCRATCH, "--symlink", SCRATCH, "/tmp", *binds, "--chdir", SCRATCH, "--",
+               "--tmpfs", SCRATCH, "--symlink", SCRATCH, "/tmp", *binds,
+               # The sandbox's own / and /dev are tmpfs without a size: read-only,
+               # so the scratch folder is the only place a bot can write.
+               "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", SCRATCH, "--",
                host.prlimit, f"--nproc={nproc}", "--", *args]
     uid = SEAT_UIDS.acquire() if host.root else None
     return SandboxedBot(argv=command, env=env, limits=limits, uid=uid, cgroup=cgroup, rlimits=rlimits)

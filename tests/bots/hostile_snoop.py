@@ -48,7 +48,8 @@ for path in filter(None, opts.get("paths", "").split(",")):
         report["paths"][path] = "read"
     except OSError as exc:
         report["paths"][path] = type(exc).__name__
-for path in [*filter(None, opts.get("write", "").split(",")), "/bot/planted.txt", "/scratch/mine.txt"]:
+for path in [*filter(None, opts.get("write", "").split(",")), "/bot/planted.txt", "/planted.txt", "/dev/shm/planted.txt",
+             "/dev/planted.txt", "/scratch/mine.txt"]:
     try:
         with open(path, "w") as fh:
             fh.write("planted")

@@ -254,6 +254,8 @@ async def test_a_snooping_bot_sees_only_itself(tmp_path: Path, monkeypatch: pyte
         assert rep["import_referee"] == "ModuleNotFoundError"
         assert rep["write"]["/bot/planted.txt"] in ("OSError", "PermissionError")
         assert rep["write"]["/scratch/mine.txt"] == "written"
+        for path in ("/planted.txt", "/dev/shm/planted.txt", "/dev/planted.txt"):  # no unbounded tmpfs
+            assert rep["write"][path] == "OSError", path
         assert all(rep["write"][str(p)] != "written" for p in [*planted, first_log])
         if os.geteuid() == 0:
             assert rep["uid"] != 0
