@@ -389,3 +389,47 @@ def test_limits_parse_and_name_what_is_wrong() -> None:
         with pytest.raises(ConfigError, match=message):
             parse_limits(text)
     assert isinstance(BotSpec("x", ("x",)).sandbox, type(None))
+
+
+REFEREE_MATCH = """
+import sys, trio
+from protocol.messages import TimeControl
+from referee.games import get_game
+from referee.games.rules import build_rules
+from referee.play.match import MatchConfig, run_match
+from referee.seats.bot_process import resolve_command
+from referee.seats.sandbox import SandboxLimits
+bot, innocent, marker = sys.argv[1:4]
+game = get_game("chicago")
+config = MatchConfig(game=game, rules=build_rules(game), games=200, seed=3,
+    bots=[resolve_command([bot, marker, "mode=daemon"], name="hostile"),
+          resolve_command([innocent, marker], name="innocent")],
+    time_control=TimeControl(decision_ms=1000, startup_ms=10000),
+    sandbox=SandboxLimits(memory_mb=128, processes=16, cpu_s=30, file_size_mb=1, open_files=64, scratch_mb=8))
+trio.run(run_match, config)
+"""
+
+
+@needs_sandbox
+async def test_nothing_survives_a_referee_killed_mid_match(tmp_path: Path) -> None:
+    marker = f"refmark-{uuid.uuid4().hex}"
+    script = tmp_path / "referee_match.py"
+    script.write_text(REFEREE_MATCH)
+    proc = subprocess.Popen([sys.executable, str(script), str(BOTS / "hostile_escapes.py"), str(RANDOM_BOT), marker],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=str(ROOT))
+    seen: set[str] = set()
+    try:
+        with trio.move_on_after(30):
+            while len(seen) < 2:  # both bots' sandboxes are up
+                for pid in procs_with(marker):
+                    ns = pid_namespace(pid)
+                    if ns is not None and ns != pid_namespace(os.getpid()):
+                        seen.add(ns)
+                await trio.sleep(0.05)
+        assert len(seen) == 2, "the sandboxed bots never started"
+        await trio.sleep(0.5)  # the daemon is out on its own by now
+    finally:
+        proc.kill()  # SIGKILL: the referee cannot clean up; its guardian must
+        proc.wait()
+    assert await wait_empty(lambda: procs_in(seen), within=10) == []
+    assert await wait_empty(lambda: procs_with(marker), within=5) == []
