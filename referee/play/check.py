@@ -17,9 +17,8 @@ from __future__ import annotations
 import tempfile
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 import msgspec
 import trio
@@ -33,6 +32,7 @@ from referee.play.deals import parse_deals
 from referee.play.match import BotHandle, MatchConfig, play_one
 from referee.play.runner import FailurePolicy, GameRecord
 from referee.seats.bot_process import BotSpec
+from referee.seats.sandbox import SandboxLimits
 
 # Deals per check game by seat count: enough for every decision kind, few
 # enough that a bot thinking 100 ms a move is checked in well under a minute.
@@ -68,9 +68,9 @@ Progress = Callable[[str], None]
 
 
 async def check_bot(spec: BotSpec, game: GameDef, time_control: TimeControl, seed: int = 1,
-                    on_progress: Progress | None = None, **match_options: Any) -> CheckReport:
-    """Check `spec`; `on_progress` hears one line as each phase starts and ends.
-    `match_options` go to every `MatchConfig` (for example a sandbox)."""
+                    on_progress: Progress | None = None, sandbox: SandboxLimits | None = None) -> CheckReport:
+    """Check `spec` (in a sandbox with these limits, if given: as a competition
+    would run it); `on_progress` hears one line as each phase starts and ends."""
     say = on_progress or (lambda _line: None)
     report = CheckReport(bot=spec.name)
     offered: Counter[str] = Counter()
@@ -84,9 +84,9 @@ async def check_bot(spec: BotSpec, game: GameDef, time_control: TimeControl, see
         label = f"{n}-seat game ({preset or game.default_preset})"
         say(f"[{k}/{len(scenarios)}] {label} ...")
         with tempfile.TemporaryDirectory() as tmp:
-            bots = [BotSpec(name=f"{spec.name}@{i}", argv=spec.argv, cwd=spec.cwd) for i in range(n)]
+            bots = [replace(spec, name=f"{spec.name}@{i}") for i in range(n)]
             config = MatchConfig(game=game, rules=rules, bots=bots, games=1, seed=seed, time_control=time_control,
-                                 policy=FailurePolicy(mode="forfeit"), log_dir=Path(tmp), **match_options)
+                                 policy=FailurePolicy(mode="forfeit"), log_dir=Path(tmp), sandbox=sandbox)
             record = await _one_game(config)
             startup = [f for f in record.failures if f.reason == "startup_failure"]
             if startup:
@@ -133,7 +133,7 @@ async def check_bot(spec: BotSpec, game: GameDef, time_control: TimeControl, see
 async def _one_game(config: MatchConfig) -> GameRecord:
     """One game with a fresh process per seat (the match layer's handles)."""
     async with trio.open_nursery() as nursery:
-        handles = [BotHandle(s, nursery) for s in config.bots]
+        handles = [BotHandle(s, nursery) for s in config.seat_specs()]
         try:
             start_failures = {}
             for seat, h in enumerate(handles):
