@@ -13,11 +13,14 @@ from referee.games.base import PUBLIC, Deal, GameDef, GameResult, GameState
 from referee.games.cards import CardError, format_cards, parse_card, parse_cards
 from referee.games.playout import Decision, Policy, new_game, play_game, random_policy
 from referee.games.poker import HandValue, hand_value
+from referee.games.position import ChicagoPosition, EuchrePosition, Position, PositionError
 from referee.games.registry import CHICAGO, GAMES, get_game
+from referee.games.restore import position_of, state_from_position
 from referee.games.rules import build_rules
 
 __all__ = [
-    "CHICAGO", "GAMES", "PUBLIC", "CardError", "Deal", "Decision", "GameDef", "GameResult", "GameState",
-    "HandValue", "Policy", "build_rules", "format_cards", "get_game", "hand_value", "new_game",
-    "parse_card", "parse_cards", "play_game", "random_policy",
+    "CHICAGO", "GAMES", "PUBLIC", "CardError", "ChicagoPosition", "Deal", "Decision", "EuchrePosition",
+    "GameDef", "GameResult", "GameState", "HandValue", "Policy", "Position", "PositionError", "build_rules",
+    "format_cards", "get_game", "hand_value", "new_game", "parse_card", "parse_cards", "play_game",
+    "position_of", "random_policy", "state_from_position",
 ]
