@@ -12,6 +12,7 @@ from __future__ import annotations
 from referee.games.base import PUBLIC, Deal, GameDef, GameResult, GameState
 from referee.games.cards import CardError, format_cards, parse_card, parse_cards
 from referee.games.deckbuild import chicago_deck, euchre_deck
+from referee.games.determinize import SeatKnowledge, determinize, seat_knowledge
 from referee.games.notation import NotationError, format_position, parse_position
 from referee.games.playout import Decision, Policy, new_game, play_game, random_policy
 from referee.games.poker import HandValue, hand_value
@@ -22,7 +23,7 @@ from referee.games.rules import build_rules
 
 __all__ = [
     "CHICAGO", "GAMES", "PUBLIC", "CardError", "ChicagoPosition", "chicago_deck", "euchre_deck", "Deal", "Decision", "EuchrePosition",
-    "GameDef", "GameResult", "GameState", "HandValue", "Policy", "NotationError", "Position", "PositionError", "build_rules",
+    "GameDef", "GameResult", "GameState", "HandValue", "Policy", "NotationError", "Position", "PositionError", "SeatKnowledge", "determinize", "seat_knowledge", "build_rules",
     "format_cards", "format_position", "parse_position", "get_game", "hand_value", "new_game", "parse_card", "parse_cards", "play_game",
     "position_of", "random_policy", "state_from_position",
 ]
