@@ -161,7 +161,7 @@ def build_chicago(p: ChicagoPosition, rules: ChicagoRules, deals: Sequence[Deal]
     if p.phase == "take_open" and not p.discards:
         raise PositionError("discards: take_open follows a discard, so the discards cannot be empty")
     rounds_shown = [i + 1 for i in range(rnd) if rules.showdown_after[i]]
-    if [r.round for r in p.showdowns] != rounds_shown:
+    if p.showdowns and [r.round for r in p.showdowns] != rounds_shown:  # none given: a puzzle may leave them out
         raise PositionError(f"showdowns: this deal has had showdowns after rounds {rounds_shown}, "
                             f"not {[r.round for r in p.showdowns]}")
     for r in p.revealed:
