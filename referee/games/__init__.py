@@ -5,6 +5,10 @@ only `protocol/` and `referee.errors`, never trio or the runtime wings.
 The public face for library users::
 
     from referee.games import new_game, play_game, random_policy, Deal, parse_cards, hand_value
+
+and, to start from a position, sample hidden cards or build decks (docs/positions.md)::
+
+    from referee.games import state_from_position, parse_position, seat_knowledge, chicago_deck
 """
 
 from __future__ import annotations

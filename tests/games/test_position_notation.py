@@ -76,3 +76,17 @@ GOOD = format_position(position_of(next(random_positions("chicago", 2, None, see
 def test_a_bad_string_names_the_field(text: str, message: str) -> None:
     with pytest.raises(NotationError, match=message):
         parse_position(text)
+
+
+def test_the_examples_in_the_docs_parse_build_and_are_canonical() -> None:
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "positions.md").read_text()
+    block = doc.split("```text\n", 1)[1].split("```", 1)[0]
+    lines = block.strip().splitlines()
+    assert len(lines) == 3
+    for line in lines:
+        position = parse_position(line)
+        assert format_position(position) == line
+        state = state_from_position(position)
+        assert state.legal_actions()
