@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from protocol.chicago import (
+    ChicagoDecision,
     ChicagoRules,
     ChicagoView,
     Drew,
@@ -181,7 +182,13 @@ def _chicago(view: ChicagoView, events: list[Any], rules: ChicagoRules) -> SeatK
         elif isinstance(e, Drew) and e.seat == me:
             held |= set(_ints(e.cards))
         elif isinstance(e, HandRevealed) and e.seat != me and e.reason in ("break_up", "scoring_hand"):
-            groups[e.seat] = [[_ints(e.cards), len(e.cards), len(e.cards)]]
+            shown = _ints(e.cards)
+            for other in groups.values():  # after a reshuffle a shown card may have changed hands
+                for g in other:
+                    gone = [c for c in g[0] if c in shown]
+                    g[0] = [c for c in g[0] if c not in shown]
+                    g[1] = max(0, g[1] - len(gone))
+            groups[e.seat] = [[shown, len(shown), len(shown)]]
         elif isinstance(e, Exchanged) and e.seat != me:
             for g in groups.get(e.seat, []):  # the discards may be any of the hand
                 g[1], g[2] = max(0, g[1] - e.count), min(g[2], 5 - e.count)
@@ -220,7 +227,7 @@ def _chicago(view: ChicagoView, events: list[Any], rules: ChicagoRules) -> SeatK
     bound -= in_groups
     free = [c for c in range(52) if c not in seen and c not in bound and c not in in_groups]
     suit_of = [c & 3 for c in range(52)]
-    last_scorers = _scorers(view, events)
+    last_scorers = _scorers(view)
 
     def make(rng: random.Random, contents: dict[int, list[int]]) -> ChicagoPosition:
         hands = tuple(_strs(hand) if s == me else _strs(contents[s]) if s in contents else () for s in range(n))
@@ -240,7 +247,7 @@ def _chicago(view: ChicagoView, events: list[Any], rules: ChicagoRules) -> SeatK
                          None if reshuffled else DISCARDS)
 
 
-def _scorers(view: ChicagoView, events: list[Any]) -> set[int]:
+def _scorers(view: ChicagoView) -> set[int]:
     """Seats whose hand is still the one that last scored at a showdown (no cards exchanged since)."""
     out: set[int] = set()
     for r in view.showdowns:
@@ -257,7 +264,7 @@ def _chicago_caller(view: ChicagoView, events: list[Any], rules: ChicagoRules) -
     k = len(view.active)
     order = [view.active[(view.active.index(view.dealer) + 1 + i) % k] for i in range(k)]
     callers = [s for s in order if rules.chicago_enabled and view.scores[s] >= rules.chicago_min_score]
-    declined = sum(1 for e in events if type(e).__name__ == "ChicagoDecision")
+    declined = sum(1 for e in events if isinstance(e, ChicagoDecision))
     return callers[declined] if declined < len(callers) else None
 
 

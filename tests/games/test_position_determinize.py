@@ -144,3 +144,20 @@ def test_a_view_and_events_that_contradict_are_an_error() -> None:
     wrong = msgspec.structs.replace(view, stock_size=view.stock_size + 3)
     with pytest.raises(PositionError, match="do not add up"):
         seat_knowledge(wrong, seen_events(state, 0), state.rules)
+
+
+@pytest.mark.parametrize(("game", "n"), [("chicago", 3), ("ghost_euchre", 3)])
+def test_a_bot_holding_only_protocol_messages_can_determinize(game: str, n: int) -> None:
+    """View and events go through JSON and back, as a bot receives them."""
+    import msgspec
+
+    from protocol.messages import Event, View
+
+    state = next(itertools.islice(random_positions(game, n, None, 4, every=0.1), 12, None))
+    seat = state.current_player()
+    view = msgspec.json.decode(msgspec.json.encode(state.view(seat)), type=View)
+    events = msgspec.json.decode(msgspec.json.encode(seen_events(state, seat)), type=list[Event])
+    sample = determinize(view, events, random.Random(2), state.rules)
+    assert state_from_position(sample, state.rules).view(seat) == state.view(seat)
+    direct = determinize(state.view(seat), seen_events(state, seat), random.Random(2), state.rules)
+    assert sample == direct
