@@ -117,3 +117,18 @@ def test_a_finished_game_has_no_position() -> None:
     play_game(state, [random_policy(0), random_policy(1)])
     with pytest.raises(PositionError, match="the game is over"):
         position_of(state)
+
+
+def test_a_tie_break_deal_seats_only_the_tied() -> None:
+    pack = list(CARD_STR)
+    position = ChicagoPosition(n_players=3, dealer=0, tied=(0, 2), scores=(40, 10, 40),
+                               hands=(tuple(pack[:5]), (), tuple(pack[5:10])), stock=tuple(pack[10:]))
+    state = state_from_position(position)
+    assert state.view(2).active == [0, 2] and state.view(2).tiebreak
+    acted = set()
+    while state.deal_number == 1 and not state.is_terminal():
+        acted.add(state.current_player())
+        state.apply_action(state.legal_actions()[0])
+    assert acted == {0, 2}
+    with pytest.raises(PositionError, match="seat 1 sits out this tie-break deal"):
+        state_from_position(replace(position, hands=(pack[:5], pack[10:15], pack[5:10]), stock=pack[15:]))
