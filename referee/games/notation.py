@@ -31,6 +31,8 @@ def _bad(key: str, what: str) -> NotationError:
 def _int(key: str, text: str) -> int:
     if not _INT.match(text):
         raise _bad(key, f"{text!r} is not a whole number")
+    if len(text) > 20:
+        raise _bad(key, f"{text[:12]}... is too large")
     return int(text)
 
 

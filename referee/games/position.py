@@ -89,6 +89,8 @@ class ChicagoPosition:
     game = "chicago"
 
     def __post_init__(self) -> None:
+        if not isinstance(self.n_players, int) or not 2 <= self.n_players <= 4:
+            raise PositionError(f"n_players: Swedish Chicago is for 2-4 players, not {self.n_players}")
         set_ = object.__setattr__
         set_(self, "hands", _per_seat(self.hands, "hands"))
         set_(self, "stock", norm_cards(self.stock, "stock"))

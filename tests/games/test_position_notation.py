@@ -72,6 +72,8 @@ GOOD = format_position(position_of(next(random_positions("chicago", 2, None, see
     (GOOD.replace("hands=", "hands=Xx", 1)[:-2], "bad card"),
     (GOOD + " ex=1,a", "'ex': 'a' is not a whole number"),
     (GOOD + " show=1:2P", "round:category:winners:points:tied:description"),
+    ("chicago/999999999 dealer=0 phase=exchange hands=- stock=-", "2-4 players, not 999999999"),
+    (GOOD.replace("dealer=1", "dealer=" + "9" * 5000), "'dealer': 999999999999... is too large"),
 ])
 def test_a_bad_string_names_the_field(text: str, message: str) -> None:
     with pytest.raises(NotationError, match=message):
