@@ -20,7 +20,12 @@ from referee.games.determinize import SeatKnowledge, determinize, seat_knowledge
 from referee.games.notation import NotationError, format_position, parse_position
 from referee.games.playout import Decision, Policy, new_game, play_game, random_policy
 from referee.games.poker import HandValue, hand_value
-from referee.games.position import ChicagoPosition, EuchrePosition, Position, PositionError
+from referee.games.position import (
+    ChicagoPosition,
+    EuchrePosition,
+    Position,
+    PositionError,
+)
 from referee.games.registry import CHICAGO, GAMES, get_game
 from referee.games.restore import position_of, state_from_position
 from referee.games.rules import build_rules

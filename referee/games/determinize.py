@@ -42,7 +42,12 @@ from protocol.common import DealStarted, HandDealt
 from protocol.euchre import EuchreRules, EuchreView
 from referee.games.cards import CARD_INT, CARD_STR, SUITS
 from referee.games.ghost_euchre import EUCHRE_DECK, effective_suit
-from referee.games.position import ChicagoPosition, EuchrePosition, Position, PositionError
+from referee.games.position import (
+    ChicagoPosition,
+    EuchrePosition,
+    Position,
+    PositionError,
+)
 
 STOCK, DISCARDS, GHOST = -1, -2, -3  # places that are not a seat's hand
 MAX_TRIES = 200

@@ -14,7 +14,12 @@ from collections.abc import Callable
 from typing import Any
 
 from protocol.chicago import Reveal, ShowdownRecord
-from referee.games.position import ChicagoPosition, EuchrePosition, Position, PositionError
+from referee.games.position import (
+    ChicagoPosition,
+    EuchrePosition,
+    Position,
+    PositionError,
+)
 
 _INT = re.compile(r"-?(0|[1-9][0-9]*)\Z")
 EMPTY = "-"

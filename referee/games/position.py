@@ -18,10 +18,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from protocol.chicago import ChicagoRules, Reveal, ShowdownRecord
-from protocol.euchre import EuchreRules
+from protocol.chicago import Reveal, ShowdownRecord
 from referee.errors import ConfigError
-from referee.games.base import Deal, shuffle
+from referee.games.base import shuffle
 from referee.games.cards import CARD_STR, CardError, parse_card
 
 Cards = tuple[str, ...]

@@ -15,7 +15,12 @@ from protocol.euchre import EuchreRules
 from referee.games.base import Deal, GameState
 from referee.games.chicago import ChicagoState
 from referee.games.ghost_euchre import GhostEuchreState
-from referee.games.position import ChicagoPosition, EuchrePosition, Position, PositionError
+from referee.games.position import (
+    ChicagoPosition,
+    EuchrePosition,
+    Position,
+    PositionError,
+)
 from referee.games.position_chicago import build_chicago, describe_chicago
 from referee.games.position_euchre import build_euchre, describe_euchre
 

@@ -132,6 +132,19 @@ class BotHandle:
             await proc.close(_BYE)
 
 
+def check_log_dir(log_dir: Path) -> None:
+    """A log folder must be a folder, and must not hold an earlier match's
+    logs: the new games would overwrite some of them and mix with the rest."""
+    if log_dir.exists() and not log_dir.is_dir():
+        raise ConfigError(f"--log-dir {log_dir}: that is a file, not a folder; give a folder for the game logs")
+    if log_dir.is_dir():
+        earlier = sorted(p.name for p in log_dir.glob("game-*.jsonl"))
+        if earlier:
+            raise ConfigError(
+                f"--log-dir {log_dir} already holds {len(earlier)} game logs of an earlier match ({earlier[0]}, ...): "
+                "choose a new or empty folder (nothing was overwritten)")
+
+
 @dataclass(frozen=True)
 class MatchConfig:
     game: GameDef
@@ -154,6 +167,8 @@ class MatchConfig:
             raise ConfigError(f"{self.game.title} needs {counts} bots, got {n}")
         if self.games < 1:
             raise ConfigError("--games must be at least 1")
+        if self.log_dir is not None:
+            check_log_dir(self.log_dir)
         if self.sandbox is not None:  # fail closed, before any game
             require_sandbox()
             hidden = forbidden_paths([*self.hidden, *([self.log_dir] if self.log_dir else [])])
