@@ -99,6 +99,11 @@ class BotHandle:
             return ("startup_failure", str(exc), "")
         proc = self.proc
         hello = Hello(referee=f"chicago-referee {__version__}", games=games)
+        spawned = trio.current_time()  # the startup clock runs from the process, not from a queue
+
+        def took() -> str:
+            return f"{trio.current_time() - spawned:.2f} s after the process started"
+
         try:
             with trio.fail_after(tc.startup_ms / 1000):
                 await proc.send(msgspec.json.encode(hello) + b"\n")
@@ -107,19 +112,19 @@ class BotHandle:
         except trio.TooSlowError:
             detail = proc.stderr_text()
             await self.close()
-            return ("startup_failure", f"no hello reply within {tc.startup_ms} ms", detail)
+            return ("startup_failure", f"no hello reply within the {tc.startup_ms} ms startup limit ({took()})", detail)
         except ProtocolViolation as exc:  # an over-long line, or a line that is no hello
             detail = exc.detail
             note = proc.exit_note()
             await self.close()
             if exc.reason == "line_too_long":
-                return ("startup_failure", f"{exc}{note} during the handshake", detail or proc.stderr_text())
-            return ("startup_failure", f"{exc} ({exc.reason})", detail)
+                return ("startup_failure", f"{exc}{note} during the handshake ({took()})", detail or proc.stderr_text())
+            return ("startup_failure", f"{exc} ({exc.reason}, {took()})", detail)
         except BotError as exc:
             detail = exc.detail or proc.stderr_text()
             note = proc.exit_note()
             await self.close()
-            return ("startup_failure", f"{exc}{note} during the handshake", detail)
+            return ("startup_failure", f"{exc}{note} during the handshake ({took()})", detail)
         if reply.protocol != PROTOCOL_VERSION:
             await self.close()
             return ("startup_failure", f"bot speaks protocol {reply.protocol}, referee speaks {PROTOCOL_VERSION}", "")

@@ -143,4 +143,4 @@ def test_check_reports_a_broken_bot_in_plain_words(tmp_path: Path) -> None:
     bot.write_text("import sys\nfor line in sys.stdin:\n    pass\n")
     res = runner.invoke(app, ["check", str(bot), "--time-control", "decision=200ms,startup=500ms"])
     assert res.exit_code == 1
-    assert "handshake failed" in res.stdout and "no hello reply within 500 ms" in res.stdout
+    assert "handshake failed" in res.stdout and "no hello reply within the 500 ms startup limit" in " ".join(res.stdout.split())
