@@ -66,17 +66,31 @@ def _width(table: Table) -> int:
 
 def failure_lines(result: MatchResult) -> list[str]:
     """One line per bot and reason code, whole, with one example message."""
-    examples: dict[tuple[str, str], tuple[int, str]] = {}
+    examples: dict[tuple[str, str], tuple[int, str, str]] = {}
     for rec in result.records:
-        for f in rec.failures:
-            examples.setdefault((rec.seat_names[f.seat], f.reason), (rec.game_id, f.message))
+        for i, f in enumerate(rec.failures):
+            evidence = rec.evidence[i] if i < len(rec.evidence) else ""
+            examples.setdefault((rec.seat_names[f.seat], f.reason), (rec.game_id, f.message, evidence))
     lines = []
     for b in result.bots:
         for reason, count in sorted(b.failures.items()):
-            game_id, message = examples.get((b.name, reason), (0, ""))
+            game_id, message, evidence = examples.get((b.name, reason), (0, "", ""))
             example = f": game {game_id}: {_shorten(message)}" if message else ""
             lines.append(f"{b.name} {reason} x{count}{example}")
+            if evidence:
+                lines.append(f"  what it wrote: {evidence_text(evidence)}")
     return lines
+
+
+def evidence_text(evidence: str) -> str:
+    """The offending line (its start) and the end of the bot's stderr (where a
+    traceback says what went wrong), on one line."""
+    line, _, stderr = evidence.partition("[stderr]")
+    flat = " | ".join(x.strip() for x in stderr.splitlines() if x.strip())
+    parts = [_shorten(line, 120)] if line.strip() else []
+    if flat:
+        parts.append("stderr: " + (flat if len(flat) <= 200 else "..." + flat[-197:]))
+    return "; ".join(parts)
 
 
 def _shorten(text: str, limit: int = 160) -> str:
@@ -130,8 +144,9 @@ def record_dict(rec: GameRecord) -> dict[str, Any]:
         "deals": rec.deals,
         "decisions": rec.decisions,
         "failures": [
-            {"seat": f.seat, "bot": rec.seat_names[f.seat], "reason": f.reason, "message": f.message}
-            for f in rec.failures
+            {"seat": f.seat, "bot": rec.seat_names[f.seat], "reason": f.reason, "message": f.message,
+             "evidence": rec.evidence[i] if i < len(rec.evidence) else ""}
+            for i, f in enumerate(rec.failures)
         ],
         "log": rec.log_path,
     }

@@ -120,6 +120,7 @@ class GameRecord:
     overhead_us: float = 0.0
     think_ms: list[float] = field(default_factory=list)
     requests: int = 0  # request ids issued: the next game's ids start after them
+    evidence: list[str] = field(default_factory=list)  # per failure: what the bot wrote (line, stderr tail)
 
 
 def make_request(rid: int, game_id: int, events: list[Any], view: Any, legal: Sequence[Any], clock: Clock) -> Request:
@@ -169,6 +170,7 @@ class GameRunner:
         self.state: GameState = spec.game.new_state(spec.rules, spec.n_players, spec.seed, spec.deals)
         self.seats = [_Seat(bot=b, clock=SeatClock(spec.time_control)) for b in bots]
         self.failures: list[SeatFailure] = []
+        self.evidence: list[str] = []  # per failure: the offending line and the bot's stderr tail
         self.forfeited: list[int] = []
         self._now = trio.lowlevel.current_clock().current_time  # trio.current_time, one lookup less
         self.t0 = self._now()
@@ -212,6 +214,12 @@ class GameRunner:
 
     def _fail(self, seat: int, reason: str, message: str, detail: str = "") -> None:
         self.failures.append(SeatFailure(seat=seat, reason=reason, message=message))
+        bot = self.seats[seat].bot
+        stderr = bot.stderr_text(600).strip() if bot is not None else ""
+        if stderr and (stderr in detail or detail.strip() in stderr):
+            self.evidence.append(f"[stderr] {stderr}")  # the detail is the stderr tail itself (a crash)
+        else:
+            self.evidence.append(f"{detail}\n[stderr] {stderr}".strip() if stderr else detail)
         self.log.write({"type": "failure", "seat": seat, "reason": reason, "message": message, "detail": cut(detail)})
 
     # ------------------------------------------------------------ messaging
@@ -562,6 +570,7 @@ class GameRunner:
             overhead_us=(self.overhead / max(1, self.decisions)) * 1e6,
             think_ms=[t * 1000 for t in self.think],
             requests=self.request_id - sp.request_id_base,
+            evidence=self.evidence,
         )
 
 

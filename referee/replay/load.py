@@ -252,6 +252,8 @@ class Frame:
     events: list[tuple[int, msgspec.Struct]] = field(default_factory=list)
     failures: list[SeatFailure] = field(default_factory=list)
     result: LogResult | None = None
+    evidence: list[str] = field(default_factory=list)
+    """Per failure, what the log kept of it: the offending line or the bot's stderr tail."""
 
     @property
     def deal(self) -> int:
@@ -283,21 +285,23 @@ def frames(log: GameLog) -> Iterator[Frame]:
     seen = len(state.events)
     yield Frame(kind="start", index=0, state=state, events=list(state.events))
     failures: list[SeatFailure] = []
+    evidence: list[str] = []
     for line, rec in log.records:
         kind = rec.get("type")
         if kind == "failure":
             failures.append(_failure(log, line, rec))
+            evidence.append(str(rec.get("detail") or ""))
         elif kind == "action":
             seat, action = sim.apply(line, rec)
             new = state.events[seen:]
             seen = len(state.events)
             yield Frame(kind="action", index=sim.actions, state=state, line=line, seat=seat, action=action,
-                        source=rec.get("source"), events=list(new), failures=failures)
-            failures = []
+                        source=rec.get("source"), events=list(new), failures=failures, evidence=evidence)
+            failures, evidence = [], []
     result = log.result
     if result is not None and not ended_early_ok(state, log.n_players, result.forfeited):
         raise LogMismatch(log.path, log.result_line,
                           f"the log ends after {sim.actions} actions but the game is not over "
                           f"(seat {state.current_player()} is to act)")
     yield Frame(kind="end", index=sim.actions + 1, state=state, line=log.result_line or None,
-                failures=failures, result=result)
+                failures=failures, result=result, evidence=evidence)

@@ -124,3 +124,19 @@ def test_file_system_errors_are_one_line_with_their_own_exit_code(tmp_path: Path
     assert full.returncode == 3 and "the disk is full" in full.stderr
     for res in (folder, full):
         assert "Traceback" not in res.stderr and len(res.stderr.strip().splitlines()) == 1
+
+
+def test_a_failure_shows_what_the_bot_wrote_in_match_json_and_replay(tmp_path: Path) -> None:
+    crash = str(ROOT / "tests/bots/crash_traceback.py")
+    res = cli("match", crash, RANDOM, "--games", "2", "--seed", "1", "--log-dir", str(tmp_path), columns=400)
+    assert res.returncode == 0, res.stderr
+    said = [line for line in res.stdout.splitlines() if line.startswith("  what it wrote: ")]
+    assert said and "ValueError: my bug in the exchange code" in said[0]  # the end of its traceback
+    data = json.loads(cli("match", str(ROOT / "tests/bots/non_json.py"), RANDOM, "--games", "2", "--seed", "1",
+                          "--json").stdout)
+    failure = next(f for r in data["results"] for f in r["failures"])
+    assert failure["reason"] == "malformed_json" and failure["evidence"].startswith("NOT-JSON: I play the ace")
+    replay = cli("replay", str(tmp_path / "game-00001.jsonl"), columns=400)
+    assert "what the bot wrote: " in replay.stdout and "ValueError: my bug in the exchange code" in replay.stdout
+    hidden = cli("replay", str(tmp_path / "game-00001.jsonl"), "--seat", "1", columns=400)
+    assert "what the bot wrote" not in hidden.stdout  # another seat's words may quote its hand
