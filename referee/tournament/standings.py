@@ -261,12 +261,10 @@ def fmt_failures(c: Counter[str]) -> str:
     return ", ".join(f"{k} {v}" for k, v in sorted(c.items())) or "-"
 
 
-def _finite(x: float, digits: int = 3) -> float | str | None:
-    if math.isnan(x):
-        return None
-    if math.isinf(x):
-        return "+inf" if x > 0 else "-inf"
-    return round(x, digits)
+def _finite(x: float, digits: int = 3) -> float | None:
+    """JSON numbers are numbers: an undefined or unbounded value is null (the
+    bot's `flag`, '>' or '<', says when its Elo is unbounded)."""
+    return round(x, digits) if math.isfinite(x) else None
 
 
 # ------------------------------------------------------------------ rich tables

@@ -711,6 +711,12 @@ def test_standings_json_csv_text_and_html(ranked: dict[str, Any]) -> None:
             assert d["los"][a][b] + d["los"][b][a] == pytest.approx(1.0)
     assert [s["games"] for s in d["seat_totals"]] == [30, 30]
 
+    def leaves(v: Any) -> list[Any]:
+        return [x for w in v.values() for x in leaves(w)] if isinstance(v, dict) else \
+            [x for w in v for x in leaves(w)] if isinstance(v, list) else [v]
+
+    assert not [v for v in leaves(d) if isinstance(v, str) and v.lstrip("+-") in ("inf", "nan")]  # numbers or null
+
     res = cli.invoke(app, ["standings", str(db), "--csv"])
     assert res.exit_code == 0, res.output
     table = list(csv.reader(io.StringIO(res.stdout)))
