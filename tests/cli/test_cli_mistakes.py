@@ -99,3 +99,24 @@ def test_ctrl_c_in_a_match_prints_the_games_so_far_and_exits_130(tmp_path: Path)
     played = int(out.split("interrupted (Ctrl-C) after ", 1)[1].split()[0])
     assert played >= 3
     assert f"Swedish Chicago: {played} games" in out
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGINT"), reason="needs POSIX signals")
+@pytest.mark.parametrize("command", ["check", "bench"])
+def test_ctrl_c_in_check_and_bench_is_one_line_and_exit_130(command: str) -> None:
+    # The random sample bot, slowed to 50 ms a reply: slow enough to be interrupted mid-game.
+    slow = (f"{sys.executable} -c \"import time, runpy, sys; write = sys.stdout.write; "
+            f"sys.stdout.write = lambda s: (time.sleep(0.05), write(s))[1]; "
+            f"runpy.run_path('{RANDOM}', run_name='__main__')\"")
+    args = [command, slow] + (["--rounds", "50", "--games", "50"] if command == "bench" else [])
+    proc = subprocess.Popen([sys.executable, "-m", "referee.cli", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=ENV, cwd=ROOT)
+    try:
+        time.sleep(3)  # well into the first game
+        proc.send_signal(signal.SIGINT)
+        _out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "interrupted" in err
