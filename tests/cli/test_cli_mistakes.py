@@ -104,10 +104,8 @@ def test_ctrl_c_in_a_match_prints_the_games_so_far_and_exits_130(tmp_path: Path)
 @pytest.mark.skipif(not hasattr(signal, "SIGINT"), reason="needs POSIX signals")
 @pytest.mark.parametrize("command", ["check", "bench"])
 def test_ctrl_c_in_check_and_bench_is_one_line_and_exit_130(command: str) -> None:
-    # The random sample bot, slowed to 50 ms a reply: slow enough to be interrupted mid-game.
-    slow = (f"{sys.executable} -c \"import time, runpy, sys; write = sys.stdout.write; "
-            f"sys.stdout.write = lambda s: (time.sleep(0.05), write(s))[1]; "
-            f"runpy.run_path('{RANDOM}', run_name='__main__')\"")
+    # A bot that takes 50 ms over every reply: slow enough to be interrupted mid-game.
+    slow = f"{ROOT / 'tests/bots/sleeper.py'} sleep=0.05 on=0"
     args = [command, slow] + (["--rounds", "50", "--games", "50"] if command == "bench" else [])
     proc = subprocess.Popen([sys.executable, "-m", "referee.cli", *args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=ENV, cwd=ROOT)
