@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from referee.logs.gamelog import evidence_text
 from referee.play.match import MatchResult
 from referee.play.runner import GameRecord
 
@@ -80,17 +81,6 @@ def failure_lines(result: MatchResult) -> list[str]:
             if evidence:
                 lines.append(f"  what it wrote: {evidence_text(evidence)}")
     return lines
-
-
-def evidence_text(evidence: str) -> str:
-    """The offending line (its start) and the end of the bot's stderr (where a
-    traceback says what went wrong), on one line."""
-    line, _, stderr = evidence.partition("[stderr]")
-    flat = " | ".join(x.strip() for x in stderr.splitlines() if x.strip())
-    parts = [_shorten(line, 120)] if line.strip() else []
-    if flat:
-        parts.append("stderr: " + (flat if len(flat) <= 200 else "..." + flat[-197:]))
-    return "; ".join(parts)
 
 
 def _shorten(text: str, limit: int = 160) -> str:

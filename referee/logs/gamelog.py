@@ -98,6 +98,22 @@ def cut(text: bytes | str, limit: int = MAX_LOGGED_LINE) -> str:
     return s if len(s) <= limit else s[:limit] + f"...[{len(s) - limit} more chars]"
 
 
+def evidence_text(evidence: str) -> str:
+    """What a bot wrote, for a person, on one line: the start of the offending
+    line and the end of its stderr (where a traceback says what went wrong).
+    Evidence is the line, then `[stderr]` and the tail; a detail of several
+    lines without the marker is a stderr tail (a crash)."""
+    line, marker, stderr = evidence.partition("[stderr]")
+    if not marker and "\n" in evidence.strip():
+        line, stderr = "", evidence
+    flat = " | ".join(x.strip() for x in stderr.splitlines() if x.strip())
+    line = " ".join(line.split())
+    parts = [line if len(line) <= 120 else line[:117] + "..."] if line else []
+    if flat:
+        parts.append("stderr: " + (flat if len(flat) <= 200 else "..." + flat[-197:]))
+    return "; ".join(parts)
+
+
 class _BadLine(Exception):
     """A log line that does not decode (the message says why)."""
 

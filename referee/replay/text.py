@@ -37,6 +37,7 @@ from referee.games.cards import (
 )
 from referee.games.poker import CATEGORY_CODES, CATEGORY_NAMES, describe, evaluate
 from referee.games.rules import build_rules, rules_diff
+from referee.logs.gamelog import evidence_text
 from referee.replay.load import Frame, GameLog, frames
 
 BACK = "░░"
@@ -221,7 +222,7 @@ class Renderer:
         for i, failure in enumerate(frame.failures):
             self.on_failure(failure, frame)
             if i < len(frame.evidence) and frame.evidence[i] and self.viewer.sees_hand(failure.seat):
-                self.emit("      ", "what the bot wrote: ", shorten_evidence(frame.evidence[i]), style="dim")
+                self.emit("      ", "what the bot wrote: ", evidence_text(frame.evidence[i]), style="dim")
         for self.event_index, (audience, event) in enumerate(frame.events):
             kind = type(event).__struct_config__.tag
             handler = getattr(self, f"on_{kind}", None)
@@ -576,12 +577,6 @@ def render_replay(
             if pause is not None and frame.kind != "end" and not pause():
                 break
     return shown
-
-
-def shorten_evidence(text: str, limit: int = 300) -> str:
-    """A bot's words on one line: the offending line, or the end of its stderr."""
-    flat = " | ".join(line.strip() for line in text.splitlines() if line.strip())
-    return flat if len(flat) <= limit else "..." + flat[-(limit - 3):]
 
 
 def wrap_line(line: Text | str, width: int) -> list[Text]:
