@@ -98,7 +98,8 @@ class WebPlayer:
             self.over = {"winner": winner, "scores": list(message.scores), "placements": list(message.placements),
                          "reason": message.reason, "text": text}
             if self.view is not None:
-                self.view = {**self.view, "scores": list(message.scores), "phase": "game_over"}
+                self.view = {**self.view, "scores": list(message.scores), "phase": "game_over", "hand": [],
+                             "trick": [], "trick_number": 0, "exchange_round": 0}
         self._publish()
 
     async def decide(self, request: Request, judge: Judge) -> Any:
