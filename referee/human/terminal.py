@@ -26,6 +26,7 @@ from referee.errors import Resigned
 from referee.play.table import NO_LIMIT_MS
 from referee.replay.text import card_text
 from referee.seats.choices import (
+    SUIT_NAMES,
     ChoiceError,
     action_text,
     event_text,
@@ -131,7 +132,7 @@ class TerminalPlayer:
             c.print(trick)
         extra = getattr(view, "trump", None)
         if extra:
-            c.print(f"trump: {extra} (contract {view.contract}, declarer {escape(seat_name(view.declarer, self.names, self.seat))})",
+            c.print(f"trump: {SUIT_NAMES[extra]} (contract {view.contract}, declarer {escape(seat_name(view.declarer, self.names, self.seat))})",
                     highlight=False)
         hand = sort_cards(view.hand)
         c.print(Text("your hand: ").append_text(_cards(hand)).append(f"   ({' '.join(hand)})", style="dim"))
