@@ -396,6 +396,12 @@ var cur = 0, view = -1, timer = null, hashTimer = null;
 var seatEls = [];
 function build() {
   $('title').textContent = D.title + ' \u00b7 game ' + D.game_id;
+  if (D.cut_off) {  // the referee stopped mid-game: show what there is, and say so
+    var cut = document.createElement('div');
+    cut.id = 'cutoff'; cut.className = 'cutoff';
+    cut.textContent = 'This log is cut off: the game did not finish (was the referee stopped?). The replay shows what there is.';
+    $('top').appendChild(cut);
+  }
   $('meta').textContent = NAMES.map(function (n, i) { return 'P' + i + ' ' + n; }).join(' \u00b7 ') +
     ' \u00b7 seed ' + D.seed + (D.rules && D.rules.target_score ? ' \u00b7 target ' + D.rules.target_score : '');
   $('rules').textContent = JSON.stringify({game: D.game, referee: D.referee, seed: D.seed, match_seed: D.match_seed,
@@ -578,7 +584,7 @@ function render() {
   stt.innerHTML = r.log[r.log.length - 1].html;
   stt.style.borderLeftColor = actor !== null && actor >= 0 && actor < N ? COLORS[actor] : '#ffd54f';
   stt.setAttribute('data-type', m ? m.type : '');
-  $('stepinfo').textContent = 'step ' + (cur + 1) + ' / ' + STEPS.length;
+  $('stepinfo').textContent = 'step ' + (cur + 1) + ' / ' + STEPS.length + (D.cut_off && cur === STEPS.length - 1 ? ' (the log is cut off here)' : '');
   $('scrub').value = cur;
   $('first').disabled = $('prev').disabled = cur === 0;
   $('next').disabled = $('last').disabled = cur === STEPS.length - 1;

@@ -12,7 +12,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 from rich.console import Console
@@ -43,13 +43,15 @@ def replay(
         except ImportError as exc:
             raise ConfigError(f"--html: the HTML replay viewer is not available ({exc})") from None
 
-        load_log(log_path)  # a bad log fails here with file:line, not inside the viewer
+        log = load_log(log_path, require_result=False, cut_ok=True)  # a bad log fails here with file:line
+        _say_if_cut_off(log)
         write_html(log_path, html)
         err.print(f"wrote {html}", highlight=False)
         return
     if sum([seat is not None, show_all, public]) > 1:
         raise typer.BadParameter("choose one of --seat N, --all and --public")
-    log = load_log(log_path)
+    log = load_log(log_path, require_result=False, cut_ok=True)
+    _say_if_cut_off(log)
     if seat is not None and seat >= log.n_players:
         raise ConfigError(f"--seat {seat}: this game has seats 0-{log.n_players - 1}")
     deals = log.deal_count
@@ -139,6 +141,13 @@ def _verify_db(db: Path, as_json: bool) -> None:
                   f"re-simulated in {seconds:.1f} s; results digest {audit.digest}", highlight=False, soft_wrap=True)
     if not audit.ok:
         raise typer.Exit(1)
+
+
+def _say_if_cut_off(log: Any) -> None:
+    if log.result is None:
+        last = log.records[-1][0] if log.records else 1
+        err.print(f"note: {log.path} is cut off after line {last} (the game did not finish: was the referee "
+                  "stopped?); showing what there is", highlight=False, markup=False)
 
 
 def _enter_to_continue() -> bool:

@@ -96,17 +96,14 @@ def _print_reveal(db: Path) -> None:
 
 
 def _print_tables(console: Any, items: list[Any]) -> None:
-    """Tables at their natural width when stdout is a file or a pipe (not cut to 80 columns)."""
-    wide = console
-    if not console.is_terminal:
-        from rich.console import Console
-
-        wide = Console(file=console.file, width=max(console.width, 200), color_system=None)
+    """Tables come fitted to the console's width (`all_tables(st, console.width)`);
+    notes keep hashes and seeds whole so they can be copied."""
     for item in items:
-        if isinstance(item, str):  # notes: hashes and seeds must stay whole to be copied
-            console.print(item, highlight=False, soft_wrap=True)
+        if isinstance(item, str):  # a line with a hash or a salt is not wrapped: it must copy whole
+            whole = re.search(r"[0-9a-f]{32}", item) is not None
+            console.print(item, highlight=False, soft_wrap=whole, markup=False)
         else:
-            wide.print(item, highlight=False)
+            console.print(item, highlight=False)
 
 
 class _Ui:
@@ -158,7 +155,7 @@ class _Ui:
             t0 = time.perf_counter()
             st = compute(self.rows, self.t.bot_names, name=self.t.name, table_size=self.t.table_size,
                          scheduled=self.scheduled)
-            self._table = live_table(st, self.runner.running if self.runner else 0)
+            self._table = live_table(st, self.runner.running if self.runner else 0, self.err.width)
             self._cost = time.perf_counter() - t0
             self._next = now + max(1.0, 20 * self._cost)  # the loop must not spend long here
         return Group(self.progress, self._table)
@@ -247,7 +244,7 @@ def tournament(
             outcome = trio.run(_run, t, store, schedule, logs, conc, ui)
         from referee.tournament.standings import all_tables, from_store
 
-        _print_tables(out, all_tables(from_store(store)))
+        _print_tables(out, all_tables(from_store(store), out.width))
         if outcome.commitment is not None and outcome.commitment.revealed:
             _print_reveal(db_path)
     except KeyboardInterrupt:  # Ctrl-C outside the games (building bots, printing): no traceback
@@ -271,13 +268,8 @@ def standings(
     html_out: Annotated[Optional[Path], typer.Option("--html", help="Write a self-contained HTML report here.")] = None,
 ) -> None:
     """Print a tournament's standings from its results database (works while it runs)."""
-    from referee.tournament.standings import (
-        all_tables,
-        from_store,
-        to_csv,
-        to_dict,
-        to_html,
-    )
+    from referee.tournament.report import MAX_REPLAY_PAGES, to_html, write_replay_pages
+    from referee.tournament.standings import all_tables, from_store, to_csv, to_dict
 
     if db.suffix == ".toml":
         db, _ = default_paths(db, None, None)
@@ -286,6 +278,11 @@ def standings(
         st = from_store(store)
         if html_out is not None:
             html_out.parent.mkdir(parents=True, exist_ok=True)
+            written, skipped = write_replay_pages(st, store)
+            if skipped:
+                err.print(f"replay pages written for the first {MAX_REPLAY_PAGES} games without one; "
+                          f"{skipped} more link their log (chicago-referee replay LOG --html PAGE writes one)",
+                          highlight=False)
             html_out.write_text(to_html(st, store, html_out), encoding="utf-8")
             err.print(f"wrote {html_out}", highlight=False)
         if as_json:
@@ -293,7 +290,7 @@ def standings(
         elif as_csv:
             sys.stdout.write(to_csv(st))
         else:
-            _print_tables(out, all_tables(st))
+            _print_tables(out, all_tables(st, out.width))
             runs = store.runs()
             killed = sum(1 for r in runs if r.status == "running")
             err.print(f"{st.finished}/{st.scheduled} games finished over {len(runs)} run(s)"

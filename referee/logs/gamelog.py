@@ -115,8 +115,12 @@ def _decode_line(raw: bytes, type_: Any) -> Any:
         raise _BadLine(f"cannot be decoded ({type(exc).__name__})") from None
 
 
-def read_log(path: Path) -> tuple[LogHeader, list[tuple[int, dict[str, Any]]]]:
-    """Header and (line number, record) pairs; CorruptLog names file and line."""
+def read_log(path: Path, *, cut_ok: bool = False) -> tuple[LogHeader, list[tuple[int, dict[str, Any]]]]:
+    """Header and (line number, record) pairs; CorruptLog names file and line.
+
+    With `cut_ok`, a log cut off mid-line (the referee was killed while
+    writing it) loses its unfinished last line instead of being refused, so
+    viewers can show what there is; such a log has no result record."""
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -131,7 +135,9 @@ def read_log(path: Path) -> tuple[LogHeader, list[tuple[int, dict[str, Any]]]]:
     if header.format != LOG_FORMAT:
         raise CorruptLog(f"{path}:1: log format {header.format} is not supported (expected {LOG_FORMAT})")
     if not data.endswith(b"\n"):
-        raise CorruptLog(f"{path}:{len(lines)}: truncated: the last line has no newline (was the game cut off?)")
+        if not cut_ok:
+            raise CorruptLog(f"{path}:{len(lines)}: truncated: the last line has no newline (was the game cut off?)")
+        lines[-1] = b""
     records: list[tuple[int, dict[str, Any]]] = []
     for no, raw in enumerate(lines[1:], start=2):
         if not raw.strip():

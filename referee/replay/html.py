@@ -63,7 +63,7 @@ def _pack(value: Any) -> Any:
 
 def build_replay_data(log_path: Path) -> dict[str, Any]:
     """The compact JSON-able replay of one log (raises CorruptLog for bad files)."""
-    header, records = read_log(log_path)
+    header, records = read_log(log_path, cut_ok=True)  # a cut-off game is shown as far as it goes
     rows: list[tuple[str, int, dict[str, Any]]] = []
     result: dict[str, Any] | None = None
     for _no, rec in records:
@@ -127,6 +127,7 @@ def build_replay_data(log_path: Path) -> dict[str, Any]:
         "types": [[name, *fields] for name, fields in type_fields.items()],
         "items": items,
         "result": result,
+        "cut_off": result is None,
     }
 
 

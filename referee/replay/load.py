@@ -125,18 +125,19 @@ class GameLog:
         return sum(1 for _, rec in self.records if rec.get("type") == "deal")
 
 
-def load_log(path: Path | str, *, require_result: bool = True) -> GameLog:
+def load_log(path: Path | str, *, require_result: bool = True, cut_ok: bool = False) -> GameLog:
     """Read a game log and decode its header into the game's own types.
 
     Raises CorruptLog (naming file and line) for anything that is not a
     complete chicago-referee game log: unreadable, foreign, garbled, an
     unknown game, rules or deals the engine rejects, or (with
-    `require_result`) a log that stops before its `result` record.
+    `require_result`) a log that stops before its `result` record. With
+    `cut_ok` an unfinished last line is dropped (see `read_log`).
     """
     path = Path(path)
     if path.is_dir():
         raise CorruptLog(f"{path}: is a directory, not a game log")
-    header, records = read_log(path)
+    header, records = read_log(path, cut_ok=cut_ok)
     try:
         game = get_game(header.game)
     except RefereeError as exc:

@@ -12,15 +12,16 @@ per bot (`fit_ratings`). Elo is centred on the pool mean.
 from __future__ import annotations
 
 import csv
-import html
 import io
 import math
-import os
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
+from rich import box
+from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from referee.stats.ratings import (
@@ -236,7 +237,7 @@ def seed_note(st: Standings) -> str:
 # ------------------------------------------------------------------ formatting helpers
 
 
-def _elo(x: float) -> str:
+def fmt_elo(x: float) -> str:
     if math.isnan(x):
         return "-"
     if math.isinf(x):
@@ -244,19 +245,19 @@ def _elo(x: float) -> str:
     return f"{x:+.0f}"
 
 
-def _err(x: float) -> str:
+def fmt_err(x: float) -> str:
     return "-" if not math.isfinite(x) else f"{x:.0f}"
 
 
-def _pct(x: float) -> str:
+def fmt_pct(x: float) -> str:
     return "-" if math.isnan(x) else f"{100 * x:.1f}"
 
 
-def _f(x: float, digits: int = 2) -> str:
+def fmt_num(x: float, digits: int = 2) -> str:
     return "-" if math.isnan(x) else f"{x:.{digits}f}"
 
 
-def _fails(c: Counter[str]) -> str:
+def fmt_failures(c: Counter[str]) -> str:
     return ", ".join(f"{k} {v}" for k, v in sorted(c.items())) or "-"
 
 
@@ -273,99 +274,138 @@ def _finite(x: float, digits: int = 3) -> float | str | None:
 
 def _titled(title: str) -> Table:
     """A table at least as wide as its title (so the title stays on one line)."""
-    return Table(title=title, title_justify="left", min_width=len(title))
+    return Table(title=title, title_justify="left", min_width=len(title), box=box.SIMPLE_HEAD, pad_edge=False)
 
 
-def standings_table(st: Standings, title: str | None = None) -> Table:
+def table_width(table: Table) -> int:
+    """The width `table` needs to show every cell whole."""
+    return Console(width=100_000).measure(table).maximum
+
+
+def fitted(build: Callable[[list[str]], Table], columns: list[str], droppable: Sequence[str], width: int) -> Table:
+    """The table `build(columns)` made to fit `width`: the `droppable` columns
+    go, least important first, until it fits; nothing is ever cut."""
+    columns = list(columns)
+    while True:
+        table = build(columns)
+        left = [c for c in droppable if c in columns]
+        if not left or table_width(table) <= width:
+            return table
+        columns.remove(left[0])
+
+
+_STANDING_COLUMNS = ["#", "bot", "Elo", "", "±95%", "games", "points", "score %", "W-L-D", "1st %", "avg place",
+                     "avg pts", "failures"]
+_DROP_FIRST = ["avg pts", "points", "1st %", "W-L-D", "avg place", "games"]
+
+
+def _standing_cells(st: Standings, b: BotStanding) -> dict[str, str]:
+    return {
+        "#": str(b.rank), "bot": escape(b.name), "Elo": fmt_elo(b.elo), "": b.flag or "", "±95%": fmt_err(b.err95),
+        "games": str(b.games), "points": f"{b.points:g}", "score %": fmt_pct(b.score),
+        "W-L-D": f"{b.pair_wins}-{b.pair_losses}-{b.pair_draws}",
+        "1st %": fmt_pct(b.wins / b.games if b.games else math.nan), "avg place": fmt_num(b.avg_place),
+        "avg pts": fmt_num(b.avg_points, 1), "failures": str(sum(b.failures.values())) if b.failures else "-",
+    }
+
+
+def _bots_table(st: Standings, title: str, columns: list[str], droppable: list[str], width: int) -> Table:
     wld = "W-L-D" if st.table_size == 2 else "pair W-L-D"
-    table = Table(title=title or f"{st.name}: {st.finished}/{st.scheduled} games", title_justify="left")
-    for col in ("#", "bot", "Elo", "±95%", "games", "points", "score %", wld, "1st %", "avg place", "avg pts",
-                "failures"):
-        table.add_column(col, justify="left" if col in ("bot", "failures") else "right")
-    for b in st.bots:
-        table.add_row(str(b.rank), b.name + (f" {b.flag}" if b.flag else ""), _elo(b.elo), _err(b.err95),
-                      str(b.games), f"{b.points:g}", _pct(b.score), f"{b.pair_wins}-{b.pair_losses}-{b.pair_draws}",
-                      _pct(b.wins / b.games if b.games else math.nan), _f(b.avg_place), _f(b.avg_points, 1),
-                      str(sum(b.failures.values())) if b.failures else "-")
-    return table
+
+    def build(shown: list[str]) -> Table:
+        table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+        for col in shown:
+            table.add_column(wld if col == "W-L-D" else col, justify="left" if col in ("bot", "") else "right",
+                             no_wrap=True)
+        for bot in st.bots:
+            cells = _standing_cells(st, bot)
+            table.add_row(*(cells[c] for c in shown))
+        return table
+
+    return fitted(build, columns, droppable, width)
 
 
-def los_table(st: Standings) -> Table | None:
+def standings_table(st: Standings, title: str | None = None, width: int = 80) -> Table:
+    return _bots_table(st, title or f"{st.name}: {st.finished}/{st.scheduled} games", _STANDING_COLUMNS,
+                       _DROP_FIRST, width)
+
+
+def _matrix(st: Standings, title: str, names: list[str], cell: Callable[[str, str], str], width: int) -> Any:
+    """A bots x bots table. Columns are headed by the row number of each bot
+    (names would not fit); past the width it becomes one line per pair."""
+    table = _titled(title)
+    table.add_column("")
+    table.add_column("bot", no_wrap=True)
+    for i, _ in enumerate(names, start=1):
+        table.add_column(str(i), justify="right", no_wrap=True)
+    for i, a in enumerate(names, start=1):
+        table.add_row(str(i), escape(a), *[cell(a, b) for b in names])
+    if table_width(table) <= width:
+        return table
+    lines = [title]
+    for a in names:
+        pairs = ", ".join(f"{escape(b)} {cell(a, b)}" for b in names if b != a and cell(a, b) not in ("", "-"))
+        lines.append(f"  {escape(a)}: {pairs or '-'}")
+    return "\n".join(lines)
+
+
+def los_table(st: Standings, width: int = 80) -> Any:
     r = st.ratings
     if r is None:
         return None
     names = [b.name for b in st.bots if b.name in r.players]
-    table = _titled("LOS: % chance that the row bot is stronger")
-    table.add_column("")
-    for n in names:
-        table.add_column(n, justify="right")
-    for a in names:
-        table.add_row(a, *["" if a == b else _pct(r.los(a, b)) for b in names])
-    return table
+    return _matrix(st, "LOS: % chance that the row bot is stronger than the column bot", names,
+                   lambda a, b: "" if a == b else fmt_pct(r.los(a, b)), width)
 
 
-def crosstable_table(st: Standings) -> Table:
+def crosstable_table(st: Standings, width: int = 80) -> Any:
     names = [b.name for b in st.bots]
     what = "games" if st.table_size == 2 else "pairwise placements"
-    table = _titled(f"Crosstable: row bot's W-L-D ({what})")
-    table.add_column("")
-    for n in names:
-        table.add_column(n, justify="right")
-    for a in names:
-        cells = []
-        for b in names:
-            w = st.crosstable.get(a, {}).get(b)
-            cells.append("" if a == b else "-" if w is None else f"{w[0]}-{w[1]}-{w[2]}")
-        table.add_row(a, *cells)
-    return table
+
+    def cell(a: str, b: str) -> str:
+        w = st.crosstable.get(a, {}).get(b)
+        return "" if a == b else "-" if w is None else f"{w[0]}-{w[1]}-{w[2]}"
+
+    return _matrix(st, f"Crosstable: row bot's W-L-D against the column bot ({what})", names, cell, width)
 
 
 def seats_table(st: Standings) -> Table:
     table = _titled("Per seat: avg place (1st %)")
-    table.add_column("bot")
+    table.add_column("bot", no_wrap=True)
     for s in range(st.table_size):
-        table.add_column(f"seat {s}", justify="right")
+        table.add_column(f"seat {s}", justify="right", no_wrap=True)
     for b in st.bots:
-        table.add_row(b.name, *[f"{_f(x.avg_place)} ({_pct(x.win_rate)})" for x in b.seats[:st.table_size]])
-    table.add_row("all bots", *[f"{_f(x.avg_place)} ({_pct(x.win_rate)})" for x in st.seat_totals], style="bold")
+        table.add_row(escape(b.name), *[f"{fmt_num(x.avg_place)} ({fmt_pct(x.win_rate)})" for x in b.seats[:st.table_size]])
+    table.add_row("all bots", *[f"{fmt_num(x.avg_place)} ({fmt_pct(x.win_rate)})" for x in st.seat_totals], style="bold")
     return table
 
 
-def failures_table(st: Standings) -> Table | None:
-    reasons = sorted({r for b in st.bots for r in b.failures})
-    if not reasons:
+def failures_table(st: Standings) -> Any:
+    """One line per bot and reason code: reason codes are shown whole."""
+    if not any(b.failures for b in st.bots):
         return None
-    table = _titled("Failures by reason")
-    table.add_column("bot")
-    for r in reasons:
-        table.add_column(r, justify="right")
-    table.add_column("total", justify="right")
+    lines = ["Failures by reason"]
     for b in st.bots:
-        table.add_row(b.name, *[str(b.failures.get(r, 0)) for r in reasons], str(sum(b.failures.values())))
-    return table
+        if b.failures:
+            lines.append(f"  {escape(b.name)}: " + ", ".join(f"{k} {v}" for k, v in sorted(b.failures.items())))
+    return "\n".join(lines)
 
 
-def all_tables(st: Standings) -> list[Any]:
-    """Everything `chicago-referee standings` prints, in order."""
-    items: list[Any] = [standings_table(st), st.rating_note or RATINGS_NOTE]
-    for t in (los_table(st), crosstable_table(st), seats_table(st), failures_table(st)):
+def all_tables(st: Standings, width: int = 80) -> list[Any]:
+    """Everything `chicago-referee standings` prints, in order, fitted to `width`."""
+    items: list[Any] = [standings_table(st, width=width), st.rating_note or RATINGS_NOTE]
+    for t in (los_table(st, width), crosstable_table(st, width), seats_table(st), failures_table(st)):
         if t is not None:
             items.append(t)
     items.append(seed_note(st))
     return items
 
 
-def live_table(st: Standings, running: int = 0) -> Table:
+def live_table(st: Standings, running: int = 0, width: int = 80) -> Table:
     """The compact table shown under the progress bar while a tournament runs."""
     title = f"{st.finished}/{st.scheduled} games" + (f", {running} running" if running else "")
-    table = Table(title=title, title_justify="left")
-    for col in ("#", "bot", "Elo", "±95%", "games", "score %", "1st %", "failures"):
-        table.add_column(col, justify="left" if col == "bot" else "right")
-    for b in st.bots:
-        table.add_row(str(b.rank), b.name + (f" {b.flag}" if b.flag else ""), _elo(b.elo), _err(b.err95),
-                      str(b.games), _pct(b.score), _pct(b.wins / b.games if b.games else math.nan),
-                      str(sum(b.failures.values())) if b.failures else "-")
-    return table
+    return _bots_table(st, title, ["#", "bot", "Elo", "", "±95%", "games", "score %", "1st %", "failures"],
+                       ["1st %", "games"], width)
 
 
 # ------------------------------------------------------------------ JSON / CSV
@@ -415,182 +455,3 @@ def to_csv(st: Standings) -> str:
 
 def _csvnum(x: float, digits: int) -> str:
     return "" if not math.isfinite(x) else f"{x:.{digits}f}"
-
-
-# ------------------------------------------------------------------ HTML
-
-
-_CSS = """
-body{font:14px/1.4 system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#222;padding:0 1em}
-h1{font-size:1.5em;margin-bottom:.2em}h2{font-size:1.15em;margin-top:1.6em}
-table{border-collapse:collapse;margin:.5em 0}
-th,td{border:1px solid #ccc;padding:3px 8px;text-align:right;white-space:nowrap}
-th{background:#f2f2f2}td.l,th.l{text-align:left}
-tr:nth-child(even) td{background:#fafafa}
-.note{color:#555;font-size:.9em;max-width:60em}
-svg text{font:12px system-ui,sans-serif}
-.los-hi{background:#d7f0d7!important}.los-lo{background:#f6d7d7!important}
-details{margin:.5em 0}
-"""
-
-
-def _nice_step(span: float) -> float:
-    raw = span / 6 if span > 0 else 50
-    mag = 10 ** math.floor(math.log10(raw))
-    for m in (1, 2, 5, 10):
-        if raw <= m * mag:
-            return m * mag
-    return 10 * mag
-
-
-def elo_chart_svg(st: Standings) -> str:
-    """Inline SVG: each bot's Elo as a dot with its ±95 % bar."""
-    bots = [b for b in st.bots if math.isfinite(b.elo)]
-    if not bots:
-        return "<p class='note'>No ratings yet.</p>"
-    lo = min(b.elo - (b.err95 if math.isfinite(b.err95) else 0) for b in bots)
-    hi = max(b.elo + (b.err95 if math.isfinite(b.err95) else 0) for b in bots)
-    lo, hi = min(lo, 0.0), max(hi, 0.0)
-    step = _nice_step(hi - lo)
-    lo, hi = math.floor(lo / step) * step, math.ceil(hi / step) * step
-    if hi <= lo:
-        hi = lo + step
-    left, right, row, top = 170, 150, 26, 28
-    width = 760
-    plot = width - left - right
-    height = top + row * len(bots) + 10
-
-    def x(v: float) -> float:
-        return left + (v - lo) / (hi - lo) * plot
-
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-             f'viewBox="0 0 {width} {height}" role="img" aria-label="Elo ratings with 95% error bars">']
-    v = lo
-    while v <= hi + 1e-9:
-        xv = x(v)
-        parts.append(f'<line x1="{xv:.1f}" y1="{top - 8}" x2="{xv:.1f}" y2="{height - 6}" '
-                     f'stroke="{"#888" if abs(v) < 1e-9 else "#e3e3e3"}" stroke-width="1"/>')
-        tick = "0" if abs(v) < 1e-9 else f"{v:+.0f}"
-        parts.append(f'<text x="{xv:.1f}" y="{top - 12}" text-anchor="middle" fill="#666">{tick}</text>')
-        v += step
-    for i, b in enumerate(bots):
-        y = top + row * i + row / 2
-        parts.append(f'<text x="{left - 10}" y="{y + 4:.1f}" text-anchor="end">{html.escape(b.name)}</text>')
-        if math.isfinite(b.err95):
-            x1, x2 = x(b.elo - b.err95), x(b.elo + b.err95)
-            parts.append(f'<line x1="{x1:.1f}" y1="{y:.1f}" x2="{x2:.1f}" y2="{y:.1f}" stroke="#3366aa" '
-                         'stroke-width="2"/>')
-            for xe in (x1, x2):
-                parts.append(f'<line x1="{xe:.1f}" y1="{y - 5:.1f}" x2="{xe:.1f}" y2="{y + 5:.1f}" '
-                             'stroke="#3366aa" stroke-width="2"/>')
-        parts.append(f'<circle cx="{x(b.elo):.1f}" cy="{y:.1f}" r="4.5" fill="#aa3333"/>')
-        label = f"{_elo(b.elo)} ± {_err(b.err95)}" + (f" {b.flag}" if b.flag else "")
-        parts.append(f'<text x="{left + plot + 10}" y="{y + 4:.1f}">{html.escape(label)}</text>')
-    parts.append("</svg>")
-    return "".join(parts)
-
-
-def _html_table(head: list[str], rows: list[list[str]], left_cols: int = 1) -> str:
-    out = ["<table><thead><tr>"]
-    out += [f'<th class="{"l" if i < left_cols else ""}">{h}</th>' for i, h in enumerate(head)]
-    out.append("</tr></thead><tbody>")
-    for r in rows:
-        out.append("<tr>" + "".join(
-            c if c.startswith("<td") else f'<td class="{"l" if i < left_cols else ""}">{c}</td>'
-            for i, c in enumerate(r)) + "</tr>")
-    out.append("</tbody></table>")
-    return "".join(out)
-
-
-def to_html(st: Standings, store: Store | None = None, out_path: Path | None = None) -> str:
-    """A self-contained report page (no scripts, no external files)."""
-    e = html.escape
-    names = [b.name for b in st.bots]
-    body: list[str] = [f"<h1>{e(st.name)}</h1>",
-                       f"<p>{e(st.game)}, {e(st.format)}, {st.table_size} seats per table: "
-                       f"{st.finished} of {st.scheduled} scheduled games finished.</p>"]
-    body.append("<h2>Standings</h2>")
-    body.append(elo_chart_svg(st))
-    wld = "W-L-D" if st.table_size == 2 else "pair W-L-D"
-    body.append(_html_table(
-        ["#", "bot", "Elo", "±95%", "games", "points", "score %", wld, "1st %", "avg place", "avg pts", "failures"],
-        [[str(b.rank), e(b.name + (f" {b.flag}" if b.flag else "")), _elo(b.elo), _err(b.err95), str(b.games),
-          f"{b.points:g}", _pct(b.score), f"{b.pair_wins}-{b.pair_losses}-{b.pair_draws}",
-          _pct(b.wins / b.games if b.games else math.nan), _f(b.avg_place), _f(b.avg_points, 1),
-          e(_fails(b.failures))] for b in st.bots], left_cols=2))
-    body.append(f"<p class='note'>{e(st.rating_note or RATINGS_NOTE)}</p>")
-    r = st.ratings
-    if r is not None:
-        rated = [n for n in names if n in r.players]
-        rows = []
-        for a in rated:
-            cells = [e(a)]
-            for b in rated:
-                if a == b:
-                    cells.append("")
-                    continue
-                p = r.los(a, b)
-                cls = "los-hi" if p >= 0.95 else "los-lo" if p <= 0.05 else ""
-                cells.append(f'<td class="{cls}">{_pct(p)}</td>')
-            rows.append(cells)
-        body.append("<h2>Likelihood of superiority</h2><p class='note'>% probability that the row bot is "
-                    "stronger than the column bot.</p>")
-        body.append(_html_table([""] + [e(n) for n in rated], rows))
-    body.append("<h2>Crosstable</h2><p class='note'>W-L-D of the row bot against the column bot"
-                f"{'' if st.table_size == 2 else ' (pairwise placements at shared tables)'}.</p>")
-    rows = []
-    for a in names:
-        cells = [e(a)]
-        for b in names:
-            w = st.crosstable.get(a, {}).get(b)
-            cells.append("" if a == b else "-" if w is None else f"{w[0]}-{w[1]}-{w[2]}")
-        rows.append(cells)
-    body.append(_html_table([""] + [e(n) for n in names], rows))
-    body.append("<h2>Per seat</h2><p class='note'>Average place (1st-place %).</p>")
-    seat_rows = [[e(b.name)] + [f"{_f(x.avg_place)} ({_pct(x.win_rate)})" for x in b.seats[:st.table_size]]
-                 for b in st.bots]
-    seat_rows.append(["<b>all bots</b>"] + [f"{_f(x.avg_place)} ({_pct(x.win_rate)})" for x in st.seat_totals])
-    body.append(_html_table(["bot"] + [f"seat {s}" for s in range(st.table_size)], seat_rows))
-    reasons = sorted({x for b in st.bots for x in b.failures})
-    if reasons:
-        body.append("<h2>Failures by reason</h2>")
-        body.append(_html_table(["bot", *map(e, reasons), "total"],
-                                [[e(b.name), *[str(b.failures.get(x, 0)) for x in reasons],
-                                  str(sum(b.failures.values()))] for b in st.bots]))
-    body.append(f"<h2>Seed</h2><p class='note'>{e(seed_note(st))}</p>")
-    body.append(_games_html(st, store, out_path))
-    return ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
-            f"<title>{e(st.name)}: standings</title><style>{_CSS}</style></head><body>"
-            + "\n".join(body) + "</body></html>\n")
-
-
-def _games_html(st: Standings, store: Store | None, out_path: Path | None) -> str:
-    e = html.escape
-    base = out_path.resolve().parent if out_path is not None else None
-    rows = []
-    replays = 0
-    for g in st.games:
-        links = ""
-        if store is not None and g.log_path:
-            log = store.abs_path(g.log_path)
-            assert log is not None
-            page = log.with_suffix(".html")
-            if page.exists():
-                replays += 1
-                links = f'<a href="{e(_href(page, base))}">replay</a> '
-            links += f'<a href="{e(_href(log, base))}">log</a>'
-        seats = ", ".join(f"{e(n)} {s} ({p})" for n, s, p in zip(g.seats, g.scores, g.placements))
-        fails = ", ".join(f"{e(f.bot)}: {e(f.reason)}" for f in g.failures) or ""
-        rows.append([str(g.game_id), e(g.table_key), str(g.deal_set), seats, e(g.reason), fails, links])
-    table = _html_table(["id", "table", "deal set", "seats: score (place)", "end", "failures", "links"],
-                        [[r[0], f'<td class="l">{r[1]}</td>', r[2], *[f'<td class="l">{c}</td>' for c in r[3:]]]
-                         for r in rows], left_cols=0)
-    return (f"<h2>Games</h2><details{' open' if len(rows) <= 60 else ''}><summary>{len(rows)} games"
-            f"{f', {replays} with replay pages' if replays else ''}</summary>{table}</details>")
-
-
-def _href(target: Path, base: Path | None) -> str:
-    if base is None:
-        return target.resolve().as_uri()
-    rel = os.path.relpath(target.resolve(), base)
-    return "/".join(rel.split(os.sep))

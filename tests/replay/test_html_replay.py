@@ -13,6 +13,7 @@ import os
 import random
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -395,3 +396,41 @@ def test_euchre_replay_in_browser(euchre_log: Path, tmp_path: Path, driver) -> N
     shown = [int(e.text) for e in driver.find_elements(By.CSS_SELECTOR, '#scoreboard [data-role="score"]')]
     assert shown == facts["result"]["scores"]
     assert [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"] == []
+
+
+@pytest.mark.browser
+def test_a_cut_off_log_is_shown_as_far_as_it_goes(game_log: Path, tmp_path: Path, driver) -> None:  # type: ignore[no-untyped-def]
+    """A game the referee never finished (killed mid-write) opens in the viewer, marked as cut off."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    data = game_log.read_bytes()
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes(data[: len(data) // 2])  # ends mid-line, without its result
+    assert not cut.read_bytes().endswith(b"\n")
+    out = tmp_path / "cut.html"
+    write_html(cut, out)
+    driver.get(out.resolve().as_uri())
+    assert "cut off" in driver.find_element(By.ID, "cutoff").text
+    driver.find_element(By.TAG_NAME, "body").send_keys(Keys.END)
+    assert "(the log is cut off here)" in driver.find_element(By.ID, "stepinfo").text
+    steps = driver.execute_script("return replay.steps")
+    whole = tmp_path / "whole.html"
+    write_html(game_log, whole)
+    driver.get(whole.resolve().as_uri())
+    assert driver.find_elements(By.ID, "cutoff") == []
+    assert 0 < steps < driver.execute_script("return replay.steps")
+    assert [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"] == []
+
+
+def test_the_terminal_replay_of_a_cut_off_log_shows_what_there_is(game_log: Path, tmp_path: Path) -> None:
+    data = game_log.read_bytes()
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes(data[: len(data) // 2])
+    done = subprocess.run([sys.executable, "-m", "referee.cli", "replay", str(cut)], capture_output=True,
+                          text=True, timeout=120, env={**os.environ, "NO_COLOR": "1"})
+    assert done.returncode == 0, done.stderr
+    assert "is cut off after line" in " ".join(done.stderr.split()) and "Deal 1" in done.stdout
+    verify = subprocess.run([sys.executable, "-m", "referee.cli", "verify", str(cut)], capture_output=True,
+                            text=True, timeout=120)
+    assert verify.returncode != 0  # verify never accepts a cut-off log

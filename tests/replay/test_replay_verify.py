@@ -333,8 +333,12 @@ def test_unreadable_files_get_one_line_errors(logs: dict[str, Path], tmp_path: P
     errors = [line for line in res.output.splitlines() if line.startswith("error:")]
     assert len(errors) == len(bad) + 2
     assert f"1 verified, {len(bad) + 2} failed" in res.output
+    cut_off = {bad["cut mid-line"], bad["no result"]}  # a game that never finished: replay shows what there is
     for path in [*bad.values(), tmp_path / "missing.jsonl"]:
         res = runner.invoke(app, ["replay", str(path)])
+        if path in cut_off:
+            assert res.exit_code == 0 and "is cut off after line" in " ".join(res.stderr.split()), res.output
+            continue
         assert res.exit_code == 2 and "Traceback" not in res.output
         assert len(res.output.strip().splitlines()) == 1 and res.output.startswith("error:"), res.output
 

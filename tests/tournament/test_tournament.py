@@ -16,6 +16,7 @@ import io
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import sqlite3
@@ -739,7 +740,34 @@ def test_standings_json_csv_text_and_html(ranked: dict[str, Any]) -> None:
         assert word in page
     assert "<script" not in page and "<link" not in page and "src=" not in page  # nothing external
     assert f'href="../results/ranking/logs/{log.with_suffix(".html").name}">replay' in page
-    assert page.count(">replay</a>") == 1 and page.count(">log</a>") == 30
+    # Every game links its replay page, written beside its log (an existing page is kept).
+    assert page.count(">replay</a>") == 30 and page.count(">log</a>") == 30
+    with Store.open(db) as store:
+        pages = [store.abs_path(g.log_path).with_suffix(".html") for g in store.games()]  # type: ignore[union-attr]
+    assert all(p.exists() for p in pages)
+    assert sum("<html>replay</html>" in p.read_text() for p in pages) == 1  # the others are real viewers
+    # What was played and how: the game's name (not its id), the clock, the rules and the seed.
+    about = page.split("<table class='about'>", 1)[1].split("</table>", 1)[0]
+    assert "Swedish Chicago" in about and "time control" in about and "decision=" in about
+    assert "<th>rules</th>" in about and "<th>seed</th>" in about and "<th>played</th>" in about
+    # A bot's name cell is its name alone: flags such as '>' sit beside the Elo.
+    for name in ("greedy", "first-legal", "random"):
+        assert f">{name}</td>" in page
+    assert "random &lt;</td>" not in page and "greedy &gt;</td>" not in page
+
+
+@pytest.mark.slow
+def test_standings_fit_80_columns_and_cut_no_name(ranked: dict[str, Any]) -> None:
+    env = {**os.environ, "COLUMNS": "80", "TERM": "dumb", "NO_COLOR": "1"}
+    done = subprocess.run([sys.executable, "-m", "referee.cli", "standings", str(ranked["db"])],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    long = [line for line in lines if len(line) > 80 and not re.search(r"[0-9a-f]{32}", line)]
+    assert not long, long  # only a line with a hash (kept whole to be copied) may be longer
+    assert "…" not in done.stdout
+    for name in ("greedy", "first-legal", "random"):
+        assert any(name in line.split() for line in lines)
 
 
 async def test_failures_are_counted_by_reason(tmp_path: Path) -> None:
