@@ -125,8 +125,8 @@ class HumanSeat:
             self._asking = scope
             self._nursery.start_soon(self._ask, msg, scope)
         elif isinstance(msg, (GameStart, GameOver, Warning)):
-            if isinstance(msg, Warning):
-                self._stop_asking()  # the referee has played for this seat: the question is over
+            if not isinstance(msg, GameStart):
+                self._stop_asking()  # the referee has played for this seat, or the game is over: no question is open
             self.player.notify(msg)
 
     def _stop_asking(self) -> None:
