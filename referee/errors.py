@@ -65,3 +65,8 @@ class ProtocolViolation(BotError):
 
 class ResultsError(RefereeError):
     """A results database is unreadable or damaged, or changed behind the referee's back."""
+
+
+class SandboxUnavailable(RefereeError):
+    """A sandboxed run was asked for and this machine cannot isolate bots (or
+    a bot cannot be isolated as given); the message says what is missing."""

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import random
+import statistics
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -32,6 +34,7 @@ from referee.play.match import MatchConfig, run_match, unique_names
 from referee.play.runner import FailurePolicy
 from referee.seats.bot_process import resolve_command
 from referee.seats.clock import format_time_control, parse_time_control
+from referee.seats.sandbox import LIMITS_HELP, SandboxLimits, parse_limits
 from referee.stats.ratings import parse_sprt
 
 
@@ -74,6 +77,8 @@ def match(
     log_dir: Annotated[Optional[Path], typer.Option("--log-dir", help="Write one JSONL log per game here.")] = None,
     sprt_text: Annotated[Optional[str], typer.Option("--sprt", help="Stop early by SPRT: elo0,elo1[,alpha,beta] (2 bots).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print a machine-readable summary on stdout.")] = False,
+    sandbox: SandboxOpt = False,
+    sandbox_limits: SandboxLimitsOpt = None,
 ) -> None:
     """Play a match between 2-4 bots in deal sets and print the standings."""
     game, rules_obj = rules_for(game_name, preset, rule)
@@ -91,6 +96,7 @@ def match(
         policy=FailurePolicy(mode=failure_policy, max_strikes=3 if max_strikes is None else max_strikes),  # type: ignore[arg-type]
         deals=load_deals(deals, game) if deals else (), log_dir=log_dir,
         sprt=parse_sprt(sprt_text) if sprt_text else None,
+        sandbox=_sandbox_limits(sandbox, sandbox_limits), hidden=(deals,) if deals else (),
     )
     if sprt_text and len(specs) != 2:
         raise typer.BadParameter("SPRT needs exactly 2 bots", param_hint="--sprt")
@@ -98,7 +104,7 @@ def match(
     err.print(
         f"{game.title} ({preset or game.default_preset}): {' vs '.join(s.name for s in specs)}, "
         f"{plural(total, 'game')} ({plural(config.n_sets, 'deal set')}), seed {seed}, "
-        f"{format_time_control(config.time_control)}",
+        f"{format_time_control(config.time_control)}" + (", sandboxed" if config.sandbox else ""),
         highlight=False, markup=False,
     )
     result = _run_with_progress(config, total)
@@ -115,6 +121,21 @@ def match(
     for line in elo_lines(result):
         out.print(line, highlight=False, markup=False)
     out.print(f"seed {seed}" + (f", logs in {log_dir}" if log_dir else ""), highlight=False)
+
+
+SandboxOpt = Annotated[bool, typer.Option(
+    "--sandbox", help="Run each bot isolated (bubblewrap: own PID/network/user namespaces, private scratch, limits); "
+    "refuses to start if this machine cannot (see `chicago-referee doctor`).")]
+SandboxLimitsOpt = Annotated[Optional[str], typer.Option(
+    "--sandbox-limits", help=f"With --sandbox: {LIMITS_HELP}; unnamed limits keep their defaults.")]
+
+
+def _sandbox_limits(sandbox: bool, limits: str | None) -> SandboxLimits | None:
+    if limits is not None and not sandbox:
+        raise typer.BadParameter("needs --sandbox", param_hint="--sandbox-limits")
+    if not sandbox:
+        return None
+    return parse_limits(limits) if limits else SandboxLimits()
 
 
 def _run_with_progress(config: MatchConfig, total: int) -> Any:
@@ -150,14 +171,23 @@ def check(
     game_name: GameOpt = "chicago",
     time_control: Annotated[str, typer.Option("--time-control", "-t", help="Limits used during the check.")] = "decision=2s,startup=10s",
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable report.")] = False,
+    sandbox: SandboxOpt = False,
+    sandbox_limits: SandboxLimitsOpt = None,
 ) -> None:
-    """Conformance check: handshake, every decision kind, whole games at each seat count."""
+    """Conformance check: handshake, every decision kind, a short game at each seat count."""
     from referee.play.check import check_bot, report_dict
 
     game = get_game(game_name)
     spec = resolve_command(bot)
-    err.print(escape(f"checking {spec.name} ({' '.join(spec.argv)}) on {game.title} ..."), highlight=False)
-    report = trio.run(check_bot, spec, game, parse_time_control(time_control))
+    limits = _sandbox_limits(sandbox, sandbox_limits)
+    where = " in the sandbox" if limits else ""
+    err.print(escape(f"checking {spec.name} ({' '.join(spec.argv)}) on {game.title}{where} ..."), highlight=False)
+
+    def progress(line: str) -> None:
+        err.print(line, highlight=False, markup=False)
+
+    report = trio.run(partial(check_bot, spec, game, parse_time_control(time_control), on_progress=progress,
+                              sandbox=limits))
     if as_json:
         sys.stdout.write(json.dumps(report_dict(report), indent=2) + "\n")
     else:
@@ -168,6 +198,9 @@ def check(
             out.print(f"[yellow]note[/]  {escape(line)}", highlight=False)
         for line in report.problems:
             out.print(f"[red]FAIL[/]  {escape(line)}", highlight=False)
+        for p in report.details:
+            if p.evidence:
+                out.print(f"      {p.reason}, what the bot wrote: {escape(p.evidence)}", highlight=False)
         verdict = "[green]passed[/]" if report.ok else "[red]failed[/]"
         out.print(f"{escape(spec.name)}: {verdict}", highlight=False)
     if not report.ok:
@@ -181,6 +214,9 @@ def bench(
     game_name: GameOpt = "chicago",
     rounds: Annotated[int, typer.Option(help="Interleaved rounds (referee and raw pipe) compared by median.")] = 12,
     games: Annotated[int, typer.Option(help="Games played through the referee per round.")] = 4,
+    sandbox: Annotated[bool, typer.Option(
+        "--sandbox", help="Measure the sandbox instead: decisions/s and start-up with and without it.")] = False,
+    sandbox_limits: SandboxLimitsOpt = None,
 ) -> None:
     """Referee decisions/s against the raw pipe round trip with the same bot processes."""
     from referee.play.bench import run_bench
@@ -188,6 +224,10 @@ def bench(
     if rounds < 1 or games < 1:
         raise ConfigError("--rounds and --games must be at least 1")
     spec = resolve_command(bot)
+    limits = _sandbox_limits(sandbox, sandbox_limits)
+    if limits is not None:
+        _bench_sandbox(spec, get_game(game_name).name, rounds, games, limits)
+        return
     res = trio.run(run_bench, spec, get_game(game_name).name, rounds, games)
     low, high = res.ratio_range
     rows = [
@@ -202,5 +242,24 @@ def bench(
     ]
     out.print(f"{res.decisions} decisions; medians of {len(res.rounds)} interleaved rounds "
               "(trio: send_all/receive_some; direct: the referee's own pipe reads and writes)", highlight=False)
+    for label, value in rows:
+        out.print(f"{label:<32}: {value}", highlight=False)
+
+
+def _bench_sandbox(spec: Any, game: str, rounds: int, games: int, limits: SandboxLimits) -> None:
+    from referee.play.bench import run_sandbox_bench
+
+    res = trio.run(run_sandbox_bench, spec, game, rounds, games, limits)
+    med = statistics.median
+    rows = [
+        ("through the referee, no sandbox", f"{med(res.plain_per_s):8.0f} decisions/s"),
+        ("through the referee, sandboxed", f"{med(res.sandboxed_per_s):8.0f} decisions/s"),
+        ("sandboxed / no sandbox", f"{100 * res.ratio:8.1f} %"),
+        ("start-up to hello, no sandbox", f"{med(res.plain_start_ms):8.1f} ms"),
+        ("start-up to hello, sandboxed", f"{med(res.sandboxed_start_ms):8.1f} ms"),
+        ("added start-up per bot", f"{res.added_start_ms:8.1f} ms"),
+    ]
+    out.print(f"{res.decisions} decisions; medians of {len(res.plain_per_s)} interleaved rounds and "
+              f"{len(res.plain_start_ms)} start-ups of each kind", highlight=False)
     for label, value in rows:
         out.print(f"{label:<32}: {value}", highlight=False)

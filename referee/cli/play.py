@@ -19,6 +19,7 @@ from referee.play.runner import GameRecord
 from referee.play.table import TableConfig, play_table
 from referee.seats.bot_process import BotSpec, resolve_command
 from referee.seats.clock import format_time_control, parse_time_control
+from referee.seats.sandbox import LIMITS_HELP, SandboxLimits, parse_limits
 
 # The strongest sample bot of each game, and what it is: the opponent when none is named.
 DEFAULT_OPPONENTS = {
@@ -67,6 +68,8 @@ def play(
     host: Annotated[str, typer.Option("--host", help="With --web: the address to serve on (127.0.0.1 = this machine only).")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", min=0, max=65535, help="With --web: the port (0 picks a free one).")] = 0,
     no_open: Annotated[bool, typer.Option("--no-open", help="With --web: print the address but open no browser.")] = False,
+    sandbox: Annotated[bool, typer.Option("--sandbox", help="Run the bots isolated, as `match --sandbox` does; refuses to start if this machine cannot (see `chicago-referee doctor`).")] = False,
+    sandbox_limits: Annotated[Optional[str], typer.Option("--sandbox-limits", help=f"With --sandbox: {LIMITS_HELP}.")] = None,
 ) -> None:
     """Play against the computer: you take one seat, 1-3 bots the others."""
     game, rules_obj = rules_for(game_name, preset, rule)
@@ -80,10 +83,12 @@ def play(
         time_control=parse_time_control(time_control),
         human_time=parse_time_control(human_time) if human_time else None,
         deals=load_deals(deals, game) if deals else (), log_dir=log_dir,
+        sandbox=_sandbox(sandbox, sandbox_limits), hidden=(deals,) if deals else (),
     )
     you = f"you ({name}, seat {seat}" + (f", {format_time_control(config.human_time)}" if config.human_time else ", no time limit") + ")"
     err.print(escape(f"{game.title} ({preset or game.default_preset}): {you} against {label}; seed {seed}; "
-                     f"bots {format_time_control(config.time_control)}"), highlight=False)
+                     f"bots {format_time_control(config.time_control)}" + (", sandboxed" if config.sandbox else "")),
+              highlight=False)
     if web:
         from referee.web.table import serve_table
 
@@ -98,6 +103,14 @@ def play(
         _print_end(rec)
     if log_dir is not None:
         out.print(escape(f"seed {seed}, logs in {log_dir}"), highlight=False)
+
+
+def _sandbox(sandbox: bool, limits: str | None) -> SandboxLimits | None:
+    if limits is not None and not sandbox:
+        raise typer.BadParameter("needs --sandbox", param_hint="--sandbox-limits")
+    if not sandbox:
+        return None
+    return parse_limits(limits) if limits else SandboxLimits()
 
 
 def _print_url(url: str) -> None:

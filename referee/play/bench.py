@@ -24,14 +24,19 @@ are not comparable.
 
 from __future__ import annotations
 
+import os
 import statistics
+import sys
+import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 import msgspec
 import trio
 
-from referee.errors import BotStartError
+import protocol
+from referee.errors import BotStartError, SandboxUnavailable
 from referee.games import get_game
 from referee.games.base import PUBLIC
 from referee.games.rules import build_rules
@@ -40,6 +45,7 @@ from referee.play.runner import make_request
 from referee.play.seeding import derive_seed
 from referee.seats.bot_process import BotProcess, BotSpec
 from referee.seats.clock import SeatClock
+from referee.seats.sandbox import SANDBOX_PATH, SandboxLimits, sandbox_python
 
 _encoder = msgspec.json.Encoder()
 
@@ -183,14 +189,15 @@ async def _referee_rate(config: MatchConfig, handles: Sequence[BotHandle], games
 
 
 async def run_bench(spec: BotSpec, game: str = "chicago", rounds: int = 12, games_per_round: int = 4,
-                    seed: int = 1) -> BenchResult:
+                    seed: int = 1, sandbox: SandboxLimits | None = None) -> BenchResult:
     gdef = get_game(game)
     n = 2 if 2 in gdef.seat_counts else min(gdef.seat_counts)
-    bots = [spec] + [BotSpec(name=f"{spec.name}#{i + 1}", argv=spec.argv, cwd=spec.cwd) for i in range(1, n)]
-    config = MatchConfig(game=gdef, rules=build_rules(gdef), games=rounds * games_per_round, seed=seed, bots=bots)
+    bots = [spec] + [replace(spec, name=f"{spec.name}#{i + 1}") for i in range(1, n)]
+    config = MatchConfig(game=gdef, rules=build_rules(gdef), games=rounds * games_per_round, seed=seed, bots=bots,
+                         sandbox=sandbox)
     results: list[Round] = []
     async with trio.open_nursery() as nursery:
-        handles = [BotHandle(b, nursery) for b in config.bots]
+        handles = [BotHandle(b, nursery) for b in config.seat_specs()]
         try:
             for h in handles:
                 err = await h.ensure(config.time_control, [gdef.name])
@@ -223,3 +230,111 @@ async def run_bench(spec: BotSpec, game: str = "chicago", rounds: int = 12, game
                 for h in handles:
                     await h.close()
     return BenchResult(rounds=results)
+
+
+@dataclass(frozen=True)
+class SandboxBench:
+    """The sandbox's cost, measured against no sandbox in one run."""
+
+    plain_per_s: list[float]
+    sandboxed_per_s: list[float]
+    plain_start_ms: list[float]
+    sandboxed_start_ms: list[float]
+    decisions: int
+
+    @property
+    def ratio(self) -> float:
+        """Sandboxed decisions/s over unsandboxed (median of the rounds' ratios)."""
+        return statistics.median(s / p for s, p in zip(self.sandboxed_per_s, self.plain_per_s))
+
+    @property
+    def added_start_ms(self) -> float:
+        """Median start-up (spawn to hello reply) in a sandbox minus without."""
+        return statistics.median(self.sandboxed_start_ms) - statistics.median(self.plain_start_ms)
+
+
+async def _start_ms(handle: BotHandle, config: MatchConfig) -> float:
+    t0 = trio.current_time()
+    err = await handle.ensure(config.time_control, [config.game.name])
+    elapsed = (trio.current_time() - t0) * 1000
+    if err is not None:
+        said = err[2].strip().splitlines()[-1:] if err[2] else []
+        raise BotStartError(f"bot {handle.spec.name!r} did not start: {err[1]}"
+                            + "".join(f"; it said: {line}" for line in said))
+    return elapsed
+
+
+def plain_twin(spec: BotSpec, home: Path) -> BotSpec:
+    """The bot as the sandbox runs it, minus the sandbox: the same interpreter
+    (a sandboxed .py bot gets the system Python) and the same short environment
+    (a host's environment can slow an interpreter's start: node reads the CA
+    files it names), so that a comparison measures the sandbox alone."""
+    argv = list(spec.argv)
+    env = {"PATH": SANDBOX_PATH, "LANG": os.environ.get("LANG", "C.UTF-8"), "HOME": str(home), "TMPDIR": str(home)}
+    if argv[0] == sys.executable:
+        python = sandbox_python()
+        if python is None:
+            raise SandboxUnavailable("bench --sandbox: no system python of the referee's version for .py bots")
+        lib = home / "lib"
+        lib.mkdir(exist_ok=True)
+        for module in (protocol, msgspec):
+            (lib / module.__name__).symlink_to(Path(module.__file__ or "").resolve().parent)
+        argv = [python, "-s", *argv[1:]]
+        env.update(PYTHONPATH=str(lib), PYTHONDONTWRITEBYTECODE="1")
+    return replace(spec, argv=tuple(argv), env=tuple(env.items()))
+
+
+async def run_sandbox_bench(spec: BotSpec, game: str = "chicago", rounds: int = 12, games_per_round: int = 4,
+                            limits: SandboxLimits | None = None, starts: int = 12, seed: int = 1) -> SandboxBench:
+    """Whole games through the referee with and without the sandbox, rounds
+    interleaved in alternating order; and start-ups of each kind, alternating."""
+    with tempfile.TemporaryDirectory() as home:
+        return await _sandbox_bench(plain_twin(spec, Path(home)), spec, game, rounds, games_per_round,
+                                    limits or SandboxLimits(), starts, seed)
+
+
+async def _sandbox_bench(twin: BotSpec, spec: BotSpec, game: str, rounds: int, games_per_round: int,
+                         limits: SandboxLimits, starts: int, seed: int) -> SandboxBench:
+    gdef = get_game(game)
+    n = 2 if 2 in gdef.seat_counts else min(gdef.seat_counts)
+    plain = MatchConfig(game=gdef, rules=build_rules(gdef), games=rounds * games_per_round, seed=seed,
+                        bots=[twin] + [replace(twin, name=f"{twin.name}#{i + 1}") for i in range(1, n)])
+    boxed = replace(plain, sandbox=limits,
+                    bots=[spec] + [replace(spec, name=f"{spec.name}#{i + 1}") for i in range(1, n)])
+    rates: dict[bool, list[float]] = {False: [], True: []}
+    start_ms: dict[bool, list[float]] = {False: [], True: []}
+    decisions = 0
+    async with trio.open_nursery() as nursery:
+        for k in range(starts + 1):  # the first of each warms up and is not counted
+            for sandboxed in (k % 2 == 0, k % 2 == 1):
+                config = boxed if sandboxed else plain
+                handle = BotHandle(config.seat_specs()[0], nursery)
+                try:
+                    ms = await _start_ms(handle, config)
+                finally:
+                    await handle.close()
+                if k:
+                    start_ms[sandboxed].append(ms)
+        sets = {False: [BotHandle(b, nursery) for b in plain.seat_specs()],
+                True: [BotHandle(b, nursery) for b in boxed.seat_specs()]}
+        try:
+            for sandboxed, handles in sets.items():
+                for h in handles:
+                    await _start_ms(h, boxed if sandboxed else plain)
+            for r in range(rounds + 1):
+                games = [(r * games_per_round + g + 1, derive_seed(seed, "bench", r * games_per_round + g))
+                         for g in range(games_per_round)]
+                rotations = [g % n for g in range(games_per_round)]
+                for sandboxed in ((False, True) if r % 2 else (True, False)):
+                    rate, count, _ = await _referee_rate(boxed if sandboxed else plain, sets[sandboxed], games,
+                                                         rotations, r)
+                    if r:
+                        rates[sandboxed].append(rate)
+                        decisions += count
+        finally:
+            with trio.CancelScope(shield=True):
+                for handles in sets.values():
+                    for h in handles:
+                        await h.close()
+    return SandboxBench(plain_per_s=rates[False], sandboxed_per_s=rates[True], plain_start_ms=start_ms[False],
+                        sandboxed_start_ms=start_ms[True], decisions=decisions)

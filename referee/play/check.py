@@ -1,28 +1,54 @@
 """`chicago-referee check BOT`: a conformance check in plain words.
 
-Runs the bot through the handshake and whole games at every seat count the
-game allows (the bot in every seat), with rule presets chosen so that every
-kind of decision comes up, then reports what went wrong and what was never
-exercised. Nothing here is specific to one game: scenarios come from the
-game's definition.
+Runs the bot through the handshake and one game at every seat count the game
+allows (copies of the bot in every seat, so rotating seats would add
+nothing), with rule presets chosen so that every kind of decision comes up.
+Games are kept short (a few deals), so a check of a well-behaved bot takes
+seconds. Each distinct problem is reported once, with how often it happened
+and its evidence (the offending line, or the tail of the bot's stderr). A
+decision kind the bot was never asked, because it always chose the same way
+earlier (say it never bids, so it never names trump), fails the check: that
+part of the bot was never tested. Nothing here is specific to one game:
+scenarios come from the game's definition.
 """
 
 from __future__ import annotations
 
 import tempfile
 from collections import Counter
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import msgspec
+import trio
 
 from protocol.messages import TimeControl
+from referee.errors import RefereeError
 from referee.games.base import GameDef
 from referee.games.rules import build_rules
 from referee.logs.gamelog import read_log
-from referee.play.match import MatchConfig, run_match
-from referee.play.runner import FailurePolicy
+from referee.play.deals import parse_deals
+from referee.play.match import BotHandle, MatchConfig, play_one
+from referee.play.runner import FailurePolicy, GameRecord
 from referee.seats.bot_process import BotSpec
+from referee.seats.sandbox import SandboxLimits
+
+# Deals per check game by seat count: enough for every decision kind, few
+# enough that a bot thinking 100 ms a move is checked in well under a minute.
+CHECK_DEALS = {2: 6, 3: 4, 4: 3}
+EVIDENCE = 300  # characters of evidence shown per problem
+
+
+@dataclass
+class Problem:
+    """One distinct problem: a reason code, where it happened, and its evidence."""
+
+    reason: str
+    message: str
+    where: str
+    evidence: str
+    count: int = 1
 
 
 @dataclass
@@ -31,59 +57,142 @@ class CheckReport:
     passed: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    details: list[Problem] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         return not self.problems
 
 
-async def check_bot(spec: BotSpec, game: GameDef, time_control: TimeControl, seed: int = 1) -> CheckReport:
+Progress = Callable[[str], None]
+
+
+async def check_bot(spec: BotSpec, game: GameDef, time_control: TimeControl, seed: int = 1,
+                    on_progress: Progress | None = None, sandbox: SandboxLimits | None = None) -> CheckReport:
+    """Check `spec` (in a sandbox with these limits, if given: as a competition
+    would run it); `on_progress` hears one line as each phase starts and ends."""
+    say = on_progress or (lambda _line: None)
     report = CheckReport(bot=spec.name)
-    kinds_seen: Counter[str] = Counter()
-    hello_seen = False
-    for n, preset, options in game.extras.get("check_scenarios", [(n, None, {}) for n in game.seat_counts]):
-        rules = build_rules(game, preset, options)
-        bots = [BotSpec(name=f"{spec.name}@{i}", argv=spec.argv, cwd=spec.cwd) for i in range(n)]
+    offered: Counter[str] = Counter()
+    chosen: Counter[str] = Counter()
+    problems: dict[str, Problem] = {}
+    scenarios = game.extras.get("check_scenarios", [(n, None, {}) for n in game.seat_counts])
+    for k, (n, preset, options) in enumerate(scenarios, start=1):
+        limit_key = "max_deals" if "max_deals" in game.rules_type.__struct_fields__ else None
+        short = {limit_key: CHECK_DEALS.get(n, 3)} if limit_key and limit_key not in options else {}
+        rules = build_rules(game, preset, {**options, **short})
+        label = f"{n}-seat game ({preset or game.default_preset})"
+        say(f"[{k}/{len(scenarios)}] {label} ...")
         with tempfile.TemporaryDirectory() as tmp:
-            config = MatchConfig(
-                game=game, rules=rules, bots=bots, games=1, seed=seed, time_control=time_control,
-                policy=FailurePolicy(mode="forfeit"), log_dir=Path(tmp),
-            )
-            result = await run_match(config)
-            label = f"{n}-seat game ({preset or game.default_preset})"
-            fails = [f for r in result.records for f in r.failures]
-            startup = [f for f in fails if f.reason == "startup_failure"]
+            bots = [replace(spec, name=f"{spec.name}@{i}") for i in range(n)]
+            config = MatchConfig(game=game, rules=rules, bots=bots, games=1, seed=seed, time_control=time_control,
+                                 policy=FailurePolicy(mode="forfeit"), log_dir=Path(tmp), sandbox=sandbox)
+            record = await _one_game(config)
+            startup = [f for f in record.failures if f.reason == "startup_failure"]
             if startup:
+                evidence = _evidence(record, startup[0].seat)
                 report.problems.append(f"handshake failed: {startup[0].message}")
+                report.details.append(Problem("startup_failure", startup[0].message, "handshake", evidence))
+                say(f"[{k}/{len(scenarios)}] {label}: the bot did not start; stopping here")
                 return report
-            hello_seen = True
-            for rec in result.records:
-                header, records = read_log(Path(rec.log_path or ""))
-                for _no, r in records:
-                    if r["type"] == "action" and r["source"] == "bot":
-                        kinds_seen[r["action"]["type"]] += 1
-            if fails:
-                for f in fails[:5]:
-                    report.problems.append(f"{label}: seat {f.seat}: {f.reason}: {f.message}")
-                if len(fails) > 5:
-                    report.problems.append(f"{label}: ... and {len(fails) - 5} more failures")
+            _count_decisions(Path(record.log_path or ""), config, offered, chosen)
+            for f in record.failures:
+                seen = problems.get(f.reason)
+                if seen is not None:
+                    seen.count += 1
+                    continue
+                problems[f.reason] = Problem(f.reason, f.message, f"{label}, seat {f.seat}", _evidence(record, f.seat))
+            if record.failures:
+                reasons = ", ".join(sorted({f.reason for f in record.failures}))
+                say(f"[{k}/{len(scenarios)}] {label}: {record.decisions} decisions, failed ({reasons})")
             else:
-                games = len(result.records)
-                decisions = sum(r.decisions for r in result.records)
-                report.passed.append(f"{label}: {games} games, {decisions} decisions, no failures")
-            slow = max((max(r.think_ms) / max(1, r.decisions) for r in result.records), default=0.0)
+                report.passed.append(f"{label}: {record.decisions} decisions, no failures")
+                say(f"[{k}/{len(scenarios)}] {label}: {record.decisions} decisions, ok")
+            slow = sum(record.think_ms) / max(1, record.decisions)  # ms per decision, over every seat
             if slow > time_control.decision_ms * 0.5:
-                report.notes.append(f"{label}: slow: about {slow:.0f} ms per decision")
-    if hello_seen:
-        report.passed.insert(0, "handshake: answered hello with a valid reply")
+                report.notes.append(f"{label}: slow: about {slow:.0f} ms per decision "
+                                    f"(the limit is {time_control.decision_ms} ms)")
+    report.passed.insert(0, "handshake: answered hello with a valid reply")
+    for p in problems.values():
+        times = f" ({p.count} times)" if p.count > 1 else ""
+        report.problems.append(f"{p.reason}{times}: {p.message} [first in the {p.where}]")
+        report.details.append(p)
     for kind in game.extras.get("decision_kinds", []):
-        if kinds_seen[kind]:
-            report.passed.append(f"decision '{kind}': answered {kinds_seen[kind]} times")
-        else:
-            report.notes.append(f"decision '{kind}' never came up for this bot (or it never chose it)")
+        if chosen[kind]:
+            report.passed.append(f"decision '{kind}': answered {chosen[kind]} times")
+        elif offered[kind]:
+            report.notes.append(f"decision '{kind}': offered {offered[kind]} times, never chosen")
+        elif not problems:
+            usual = ", ".join(f"'{a}'" for a, _ in chosen.most_common(2)) or "nothing"
+            report.problems.append(
+                f"decision '{kind}' never came up: the bot always chose the same way before it ({usual}), "
+                f"so its '{kind}' decisions were never tested; a bot must be able to make every decision")
     return report
 
 
+async def _one_game(config: MatchConfig) -> GameRecord:
+    """One game with a fresh process per seat (the match layer's handles)."""
+    async with trio.open_nursery() as nursery:
+        handles = [BotHandle(s, nursery) for s in config.seat_specs()]
+        try:
+            start_failures = {}
+            for seat, h in enumerate(handles):
+                err = await h.ensure(config.time_control, [config.game.name])
+                if err is not None:
+                    start_failures[seat] = err
+            return await play_one(config, 1, 0, config.seed, handles, start_failures)
+        finally:
+            with trio.CancelScope(shield=True):
+                for h in handles:
+                    await h.close()
+
+
+def _evidence(record: GameRecord, seat: int) -> str:
+    """What the log holds about this seat's first failure: the offending line
+    or the tail of its stderr, on one line, shortened."""
+    if not record.log_path:
+        return ""
+    try:
+        _header, records = read_log(Path(record.log_path))
+    except RefereeError:
+        return ""
+    for _no, rec in records:
+        if rec.get("type") == "failure" and rec.get("seat") == seat and rec.get("detail"):
+            text = " | ".join(line.strip() for line in str(rec["detail"]).splitlines() if line.strip())
+            return text if len(text) <= EVIDENCE else "..." + text[-(EVIDENCE - 3):]
+    return ""
+
+
+def _count_decisions(path: Path, config: MatchConfig, offered: Counter[str], chosen: Counter[str]) -> None:
+    """Re-play the log through the engine: which decision kinds the bot was
+    offered (in its legal lists) and which it chose itself."""
+    try:
+        header, records = read_log(path)
+        deals = parse_deals(header.deals, config.game) if header.deals else ()
+    except RefereeError:
+        return
+    state = config.game.new_state(config.rules, len(config.bots), header.seed, deals)
+    for _no, rec in records:
+        if rec.get("type") != "action":
+            continue
+        try:
+            action = msgspec.convert(rec["action"], type=config.game.action_type)
+        except (msgspec.ValidationError, KeyError):
+            return
+        if rec.get("source") == "bot":
+            for kind in {type(a).__struct_config__.tag for a in state.legal_actions()}:
+                offered[str(kind)] += 1
+            chosen[str(type(action).__struct_config__.tag)] += 1
+        try:
+            state.apply_action(action)
+        except RefereeError:
+            return
+
+
 def report_dict(report: CheckReport) -> dict[str, object]:
-    return msgspec.to_builtins({"bot": report.bot, "ok": report.ok, "passed": report.passed,
-                                "problems": report.problems, "notes": report.notes})
+    return msgspec.to_builtins({
+        "bot": report.bot, "ok": report.ok, "passed": report.passed, "problems": report.problems,
+        "notes": report.notes,
+        "details": [{"reason": p.reason, "message": p.message, "where": p.where, "evidence": p.evidence,
+                     "count": p.count} for p in report.details],
+    })

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,13 @@ from referee.play.runner import (
 )
 from referee.play.seeding import derive_seed
 from referee.seats.bot_process import BotProcess, BotSpec, start_bot
+from referee.seats.sandbox import (
+    SandboxLimits,
+    check_bot,
+    describe,
+    forbidden_paths,
+    require_sandbox,
+)
 from referee.stats.ratings import (
     MatchStats,
     Ratings,
@@ -65,7 +72,7 @@ def unique_names(specs: list[BotSpec]) -> list[BotSpec]:
         seen[name] += 1
         if seen[name] > 1:
             name = f"{name}#{seen[name]}"
-        out.append(BotSpec(name=name, argv=spec.argv, cwd=spec.cwd))
+        out.append(replace(spec, name=name))
     return out
 
 
@@ -137,6 +144,8 @@ class MatchConfig:
     deals: tuple[Deal, ...] = ()
     log_dir: Path | None = None
     sprt: tuple[float, float, float, float] | None = None
+    sandbox: SandboxLimits | None = None  # None: bots run as the referee's user, unisolated
+    hidden: tuple[Path, ...] = ()  # more paths no sandboxed bot may see (the deals file)
 
     def __post_init__(self) -> None:
         n = len(self.bots)
@@ -145,6 +154,18 @@ class MatchConfig:
             raise ConfigError(f"{self.game.title} needs {counts} bots, got {n}")
         if self.games < 1:
             raise ConfigError("--games must be at least 1")
+        if self.sandbox is not None:  # fail closed, before any game
+            require_sandbox()
+            hidden = forbidden_paths([*self.hidden, *([self.log_dir] if self.log_dir else [])])
+            for spec in self.bots:
+                check_bot(spec.argv, spec.cwd, spec.name, hidden)
+
+    def seat_specs(self) -> list[BotSpec]:
+        """The bots as they are started: with this match's sandbox, if any."""
+        if self.sandbox is None:
+            return list(self.bots)
+        hidden = tuple(str(p) for p in (*self.hidden, *([self.log_dir] if self.log_dir else [])))
+        return [replace(b, sandbox=self.sandbox, hidden=hidden) for b in self.bots]
 
     @property
     def set_size(self) -> int:
@@ -241,7 +262,7 @@ async def run_match(config: MatchConfig, on_game: Callable[[GameRecord], None] |
 async def _run_match(
     config: MatchConfig, on_game: Callable[[GameRecord], None] | None, nursery: trio.Nursery
 ) -> MatchResult:
-    handles = [BotHandle(spec, nursery) for spec in config.bots]
+    handles = [BotHandle(spec, nursery) for spec in config.seat_specs()]
     records: list[GameRecord] = []
     rotations = seat_rotations(len(handles))
     games = list(GAMES)
@@ -286,9 +307,34 @@ async def play_one(
         game=config.game, rules=config.rules, n_players=len(seats), seed=seed, game_id=game_id,
         time_control=config.time_control, policy=config.policy, deals=config.deals,
         match_seed=config.seed, deal_set=deal_set, request_id_base=request_id_base,
+        isolation=describe(config.sandbox),
     )
     names = [h.spec.name for h in seats]
     players = [PlayerInfo(seat=i, name=h.spec.name, argv=list(h.spec.argv)) for i, h in enumerate(seats)]
-    log = GameLogWriter(log_path_for(config.log_dir, game_id))
-    runner = GameRunner(spec, [None if i in start_failures else h.proc for i, h in enumerate(seats)], names, log)
-    return await runner.run(players, start_failures)
+    log_path = log_path_for(config.log_dir, game_id)
+    log = GameLogWriter(log_path)
+    procs = [None if i in start_failures else h.proc for i, h in enumerate(seats)]
+    for seat, proc in enumerate(procs):
+        if proc is not None:
+            proc.stderr_file = stderr_path(log_path, seat).name if log_path is not None else ""
+    runner = GameRunner(spec, procs, names, log)
+    try:
+        return await runner.run(players, start_failures)
+    finally:
+        if log_path is not None:
+            save_stderr(log_path, [h.proc for h in seats])
+
+
+def stderr_path(log_path: Path, seat: int) -> Path:
+    """`game-00001.jsonl` -> `game-00001.seat0.stderr`, beside the log."""
+    return log_path.with_name(f"{log_path.name.split('.')[0]}.seat{seat}.stderr")
+
+
+def save_stderr(log_path: Path, procs: list[BotProcess | None]) -> None:
+    """Keep each seat's stderr of this game (its last 1 MB) beside the game log."""
+    for seat, proc in enumerate(procs):
+        if proc is not None:
+            data = proc.take_game_stderr()
+            proc.stderr_file = ""
+            if data:
+                stderr_path(log_path, seat).write_bytes(data)

@@ -51,8 +51,8 @@ from referee.play.replies import (
     decode_reply,
 )
 from referee.play.seeding import derive_seed
-from referee.seats.seat import Seat
 from referee.seats.clock import SeatClock
+from referee.seats.seat import Seat
 
 _encoder = msgspec.json.Encoder()
 
@@ -100,6 +100,7 @@ class GameSpec:
     """Request ids of this game are base + 1, base + 2, ...: a match passes the
     ids issued so far, so a bot process never sees an id twice and a late reply
     from an earlier game is recognisably stale."""
+    isolation: dict[str, Any] | None = None  # the sandbox in force, for the log header
 
 
     def seat_time_control(self, seat: int) -> TimeControl:
@@ -264,6 +265,10 @@ class GameRunner:
             self.ended_early = True
 
     def _on_failure(self, seat: int, reason: str, message: str, detail: str, fatal: bool) -> None:
+        breach_of = getattr(self.seats[seat].bot, "limit_breach", None)  # seats without a sandbox lack it
+        breach = breach_of() if breach_of is not None and reason in ("crash", "timeout") else None
+        if breach is not None:  # a sandboxed bot that died or stalled at one of its limits: say which
+            reason, message = breach[0], f"{breach[1]} ({message})"
         self._fail(seat, reason, message, detail)
         s = self.seats[seat]
         if fatal or self.spec.policy.mode == "forfeit":
@@ -451,6 +456,7 @@ class GameRunner:
             match_seed=sp.match_seed,
             deal_set=sp.deal_set,
             request_id_base=sp.request_id_base,
+            isolation=sp.isolation,
         )
 
     async def run(self, players: list[PlayerInfo], start_failures: dict[int, tuple[str, str, str]]) -> GameRecord:

@@ -4,13 +4,14 @@ The person's seat is a `HumanSeat`; the bots are ordinary bot processes
 (started, handshaken and restarted as in a match). Every game goes through
 the same `GameRunner` as a match, so its log verifies and replays like any
 other. The person has no time limit unless one is given; the log's header
-marks their seat as human.
+marks their seat as human. With a sandbox the bots run isolated exactly as in
+a match (the person's seat is the referee itself and needs none).
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,11 +22,12 @@ from referee.errors import ConfigError
 from referee.games import GAMES
 from referee.games.base import Deal, GameDef
 from referee.logs.gamelog import GameLogWriter, PlayerInfo
-from referee.play.match import BotHandle, MatchConfig, MatchResult, summarize
+from referee.play.match import BotHandle, MatchConfig, MatchResult, save_stderr, stderr_path, summarize
 from referee.play.runner import FailurePolicy, GameRecord, GameRunner, GameSpec, log_path_for
 from referee.play.seeding import derive_seed
 from referee.seats.bot_process import BotSpec
 from referee.seats.human import HumanSeat, Player, engine_judge
+from referee.seats.sandbox import SandboxLimits, check_bot, describe, forbidden_paths, require_sandbox
 
 NO_LIMIT_MS = 30 * 24 * 3600 * 1000
 """A person's decision limit when none is asked for: in effect none (30 days)."""
@@ -47,6 +49,8 @@ class TableConfig:
     policy: FailurePolicy = field(default_factory=FailurePolicy)
     deals: tuple[Deal, ...] = ()
     log_dir: Path | None = None
+    sandbox: SandboxLimits | None = None  # the bots' isolation; None: they run as the referee's user
+    hidden: tuple[Path, ...] = ()  # more paths no sandboxed bot may see (the deals file)
 
     def __post_init__(self) -> None:
         n = self.n_players
@@ -57,6 +61,18 @@ class TableConfig:
             raise ConfigError(f"--seat {self.human_seat} is not a seat of this table: choose 0-{n - 1}")
         if self.games < 1:
             raise ConfigError("--games must be at least 1")
+        if self.sandbox is not None:  # fail closed, before any game
+            require_sandbox()
+            hidden = forbidden_paths([*self.hidden, *([self.log_dir] if self.log_dir else [])])
+            for spec in self.bots:
+                check_bot(spec.argv, spec.cwd, spec.name, hidden)
+
+    def bot_specs(self) -> list[BotSpec]:
+        """The bots as they are started: with the table's sandbox, if any."""
+        if self.sandbox is None:
+            return list(self.bots)
+        hidden = tuple(str(p) for p in (*self.hidden, *([self.log_dir] if self.log_dir else [])))
+        return [replace(b, sandbox=self.sandbox, hidden=hidden) for b in self.bots]
 
     @property
     def n_players(self) -> int:
@@ -85,7 +101,7 @@ async def play_table(
     counts every game as a match would."""
     records: list[GameRecord] = []
     async with trio.open_nursery() as nursery:
-        handles = [BotHandle(spec, nursery) for spec in config.bots]
+        handles = [BotHandle(spec, nursery) for spec in config.bot_specs()]
         human = HumanSeat(config.human_name, player, nursery)
         requests = 0
         try:
@@ -120,6 +136,7 @@ async def _play_game(config: TableConfig, k: int, handles: list[BotHandle], huma
         game=config.game, rules=config.rules, n_players=n, seed=seed, game_id=k + 1,
         time_control=config.time_control, policy=config.policy, deals=config.deals,
         match_seed=config.seed, deal_set=k, seat_time_controls=tuple(seat_tcs), request_id_base=request_id_base,
+        isolation=describe(config.sandbox),
     )
     bots = iter(handles)
     seats: list[Any] = []
@@ -136,7 +153,15 @@ async def _play_game(config: TableConfig, k: int, handles: list[BotHandle], huma
             start_failures[seat] = err
         seats.append(None if err is not None else h.proc)
         players.append(PlayerInfo(seat=seat, name=h.spec.name, argv=list(h.spec.argv)))
-    log = GameLogWriter(log_path_for(config.log_dir, k + 1))
-    runner = GameRunner(spec, seats, config.seat_names(), log)
+    log_path = log_path_for(config.log_dir, k + 1)
+    procs = [None if seat == me else proc for seat, proc in enumerate(seats)]
+    for seat, proc in enumerate(procs):
+        if proc is not None:
+            proc.stderr_file = stderr_path(log_path, seat).name if log_path is not None else ""
+    runner = GameRunner(spec, seats, config.seat_names(), GameLogWriter(log_path))
     human.judge_for = engine_judge(runner.state)
-    return await runner.run(players, start_failures)
+    try:
+        return await runner.run(players, start_failures)
+    finally:
+        if log_path is not None:
+            save_stderr(log_path, procs)

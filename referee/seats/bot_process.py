@@ -7,6 +7,10 @@ the end the bot gets `bye`, its stdin is closed, it has a short grace period
 to exit, and then its whole process group is killed. A child that left the
 group (a new session) is found by the tag every bot process carries in its
 environment, which its children inherit, and killed too.
+
+A spec with `sandbox` limits runs in a sandbox instead (`seats/sandbox.py`):
+its own namespaces, identity, files and limits, and a session whose group
+kill takes the whole sandbox down.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import trio
 
 from referee.errors import BotCrashed, BotStartError, ProtocolViolation
 from referee.seats.guardian import GUARDIAN, TAG_VARIABLE
+from referee.seats.sandbox import SandboxedBot, SandboxLimits, forbidden_paths, plan
 
 MAX_LINE = 256 * 1024
 READ_SIZE = 65536
@@ -37,19 +42,27 @@ MAX_READS_WITHOUT_YIELD = 16
 LINES_WITHOUT_YIELD = 4
 STDERR_TAIL = 8 * 1024
 SHUTDOWN_GRACE_S = 0.5
+GAME_STDERR_KEEP = 1 << 20  # the last 1 MB of each game's stderr is kept beside its log
 
 
 @dataclass(frozen=True)
 class BotSpec:
-    """A bot as the user names it: a label and the argv that starts it."""
+    """A bot as the user names it: a label and the argv that starts it; with
+    `sandbox` limits it runs isolated, and `hidden` names paths of the run
+    (logs, config, results) its visible folder must not contain."""
 
     name: str
     argv: tuple[str, ...]
     cwd: str | None = None
+    sandbox: SandboxLimits | None = None
+    hidden: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] | None = None  # unsandboxed: this environment instead of the referee's
 
 
-def resolve_command(command: str | Sequence[str], name: str | None = None, cwd: str | None = None) -> BotSpec:
-    """Split like a shell; run `.py` with this Python and `.js` with node."""
+def resolve_command(command: str | Sequence[str], name: str | None = None, cwd: str | None = None,
+                    sandbox: SandboxLimits | None = None) -> BotSpec:
+    """Split like a shell; run `.py` with this Python (in a sandbox: the system
+    Python of the same version) and `.js` with node."""
     argv = shlex.split(command) if isinstance(command, str) else list(command)
     if not argv:
         raise BotStartError("empty bot command")
@@ -66,7 +79,7 @@ def resolve_command(command: str | Sequence[str], name: str | None = None, cwd: 
     elif path.is_dir():
         raise BotStartError(f"bot {first!r} is a directory; give the program to run")
     label = name or Path(first).stem or first
-    return BotSpec(name=label, argv=tuple(argv), cwd=cwd)
+    return BotSpec(name=label, argv=tuple(argv), cwd=cwd, sandbox=sandbox)
 
 
 def _kill_group(pid: int) -> None:
@@ -113,9 +126,12 @@ def kill_tagged(tag: str) -> int:
     return killed
 
 
-async def _deliver_cancel(proc: trio.Process, tag: str) -> None:
-    _kill_group(proc.pid)
-    kill_tagged(tag)
+async def _deliver_cancel(proc: trio.Process, tag: str, box: SandboxedBot | None = None) -> None:
+    _kill_group(proc.pid)  # a sandbox: its session, so its PID 1 and everything inside
+    if tag:
+        kill_tagged(tag)
+    if box is not None and box.cgroup is not None:
+        box.cgroup.kill_all()
 
 
 def _io_error(exc: OSError) -> trio.ClosedResourceError | trio.BrokenResourceError:
@@ -238,8 +254,11 @@ class BotProcess:
     spec: BotSpec
     proc: trio.Process
     reader: LineReader
-    tag: str = ""  # in the environment of the bot and of every child it starts
+    tag: str = ""  # in the environment of the bot and of every child it starts (not in a sandbox)
+    sandbox: SandboxedBot | None = None
     stderr_tail: bytearray = field(default_factory=bytearray)
+    game_stderr: bytearray = field(default_factory=bytearray)  # since the last `take_game_stderr`
+    stderr_file: str = ""  # where this game's stderr will be kept, named in failure reports
     stderr_bytes: int = 0
     dead: bool = False
     closed: bool = False
@@ -252,7 +271,23 @@ class BotProcess:
         return self.proc.pid
 
     def stderr_text(self, limit: int = 2000) -> str:
-        return bytes(self.stderr_tail[-limit:]).decode("utf-8", "replace")
+        text = bytes(self.stderr_tail[-limit:]).decode("utf-8", "replace")
+        if self.stderr_file and self.game_stderr:  # the file is written at the end of the game
+            text += f"\n[referee: this game's stderr of the bot is kept in {self.stderr_file}]"
+        return text
+
+    def take_game_stderr(self) -> bytes:
+        """The last 1 MB the bot wrote to stderr since the last call."""
+        data = bytes(self.game_stderr[-GAME_STDERR_KEEP:])
+        self.game_stderr.clear()
+        return data
+
+    def limit_breach(self) -> tuple[str, str] | None:
+        """(reason, message) if a sandboxed bot ran into one of its limits."""
+        if self.sandbox is None:
+            return None
+        tail = bytes(self.stderr_tail[-STDERR_TAIL:]).decode("utf-8", "replace")
+        return self.sandbox.limit_breach(self.proc.returncode, tail)
 
     def send_nowait(self, data: bytes) -> bool:
         """Write `data` at once if the pipe has room (it nearly always has):
@@ -348,7 +383,10 @@ class BotProcess:
                 await self.proc.wait()
             _kill_group(self.proc.pid)
             await self.proc.wait()
-            kill_tagged(self.tag)  # children that left the group
+            if self.tag:
+                kill_tagged(self.tag)  # children that left the group
+            if self.sandbox is not None:
+                self.sandbox.sweep()  # its cgroups (empty by now) and its uid
             # Close our ends of stdout/stderr now: frees the fds at once and ends
             # the stderr drain even if a child that left the group holds the pipe.
             for stream in (self.proc.stdout, self.proc.stderr):
@@ -369,6 +407,9 @@ async def _drain(stream: trio.abc.ReceiveStream, bot: BotProcess) -> None:
             bot.stderr_tail += chunk
             if len(bot.stderr_tail) > 2 * STDERR_TAIL:
                 del bot.stderr_tail[:-STDERR_TAIL]
+            bot.game_stderr += chunk
+            if len(bot.game_stderr) > 2 * GAME_STDERR_KEEP:
+                del bot.game_stderr[:-GAME_STDERR_KEEP]
     except (trio.BrokenResourceError, trio.ClosedResourceError):
         return
     finally:
@@ -376,33 +417,45 @@ async def _drain(stream: trio.abc.ReceiveStream, bot: BotProcess) -> None:
 
 
 async def start_bot(nursery: trio.Nursery, spec: BotSpec) -> BotProcess:
-    """Start `spec` in its own process group, owned by `nursery`.
+    """Start `spec` in its own process group (or its sandbox), owned by `nursery`.
 
     The caller must `await bot.close()` (which kills the group); if the
     nursery is cancelled first, the group is killed by `deliver_cancel`.
+    Raises SandboxUnavailable if a sandbox was asked for and cannot be had.
     """
-    tag = uuid.uuid4().hex
+    box = None
+    if spec.sandbox is not None:
+        tag = ""
+        box = plan(spec.argv, spec.cwd, spec.name, spec.sandbox, forbidden_paths([Path(p) for p in spec.hidden]),
+                   uuid.uuid4().hex)
+        argv, options = box.argv, box.spawn_options()
+    else:
+        tag = uuid.uuid4().hex
+        argv = list(spec.argv)
+        env = dict(spec.env) if spec.env is not None else dict(os.environ)
+        options = {"process_group": 0, "cwd": spec.cwd, "env": {**env, TAG_VARIABLE: tag}}
     try:
         proc: trio.Process = await nursery.start(
             partial(
                 trio.run_process,
-                list(spec.argv),
+                argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 check=False,
-                process_group=0,
-                cwd=spec.cwd,
-                env={**os.environ, TAG_VARIABLE: tag},
-                deliver_cancel=partial(_deliver_cancel, tag=tag),
+                deliver_cancel=partial(_deliver_cancel, tag=tag, box=box),
+                **options,
             )
         )
-    except OSError as exc:
-        raise BotStartError(
-            f"cannot start bot {spec.name!r} ({shlex.join(spec.argv)}): {exc.strerror or exc}"
-        ) from exc
+    except (OSError, subprocess.SubprocessError) as exc:
+        if box is not None:
+            box.sweep()
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise BotStartError(f"cannot start bot {spec.name!r} ({shlex.join(spec.argv)}): {why}") from exc
+    if box is not None:
+        box.started()
     GUARDIAN.watch(proc.pid, tag)
     assert proc.stdout is not None and proc.stderr is not None
-    bot = BotProcess(spec=spec, proc=proc, reader=LineReader(proc.stdout), tag=tag)
+    bot = BotProcess(spec=spec, proc=proc, reader=LineReader(proc.stdout), tag=tag, sandbox=box)
     nursery.start_soon(_drain, proc.stderr, bot)
     return bot

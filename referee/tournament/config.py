@@ -28,6 +28,7 @@ from referee.games.rules import build_rules, preset_options
 from referee.play.runner import FailurePolicy
 from referee.seats.bot_process import BotSpec, resolve_command
 from referee.seats.clock import parse_time_control
+from referee.seats.sandbox import SandboxLimits, limits_from_table
 
 FORMATS = ("round-robin", "gauntlet")
 BOT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
@@ -83,6 +84,7 @@ class TournamentFile(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
     time_control: str | TimeControlEntry = DEFAULT_TIME_CONTROL
     failure_policy: Literal["forfeit", "substitute"] | FailurePolicy = "forfeit"
     concurrency: int = 0
+    sandbox: bool | dict[str, Any] = True  # true, false (written out), or a table of limits
 
 
 # Which Struct sits at which key path, for "unknown key" suggestions.
@@ -165,6 +167,7 @@ class Tournament:
     policy: FailurePolicy
     concurrency: int  # 0 = automatic
     seed: int | None  # as configured; None: drawn in secret when the tournament starts
+    sandbox: SandboxLimits | None = None  # None: `sandbox = false`, bots unisolated
 
     @property
     def bot_names(self) -> list[str]:
@@ -264,7 +267,14 @@ def _resolve(cfg: TournamentFile, text: str, base_dir: Path, source: Path | None
         raise ConfigError(f"concurrency: must be 0 (automatic) or more, got {cfg.concurrency}")
     if cfg.name is not None and not BOT_NAME.match(cfg.name):
         raise ConfigError(f"name: {cfg.name!r} must be 1-40 letters, digits, '_', '.' or '-'")
-    bots = tuple(_resolve_bot(i, b, base_dir) for i, b in enumerate(cfg.bots))
+    if isinstance(cfg.sandbox, dict):
+        try:
+            sandbox: SandboxLimits | None = limits_from_table(cfg.sandbox)
+        except ConfigError as exc:
+            raise ConfigError(str(exc).replace("sandbox ", "sandbox.", 1)) from None
+    else:
+        sandbox = SandboxLimits() if cfg.sandbox else None
+    bots = tuple(_resolve_bot(i, b, base_dir, sandbox) for i, b in enumerate(cfg.bots))
     names = [b.name for b in bots]
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
@@ -292,11 +302,11 @@ def _resolve(cfg: TournamentFile, text: str, base_dir: Path, source: Path | None
     return Tournament(
         name=name, path=source, base_dir=base_dir, text=text, game=game, rules=rules, table_size=k,
         format=cfg.format, bots=bots, candidates=tuple(cfg.candidates), deal_sets=cfg.deal_sets,
-        time_control=time_control, policy=policy, concurrency=cfg.concurrency, seed=cfg.seed,
+        time_control=time_control, policy=policy, concurrency=cfg.concurrency, seed=cfg.seed, sandbox=sandbox,
     )
 
 
-def _resolve_bot(i: int, entry: BotEntry, base_dir: Path) -> TournamentBot:
+def _resolve_bot(i: int, entry: BotEntry, base_dir: Path, sandbox: SandboxLimits | None) -> TournamentBot:
     label = f"bots[{i}]"
     if not BOT_NAME.match(entry.name):
         raise ConfigError(f"{label}.name: {entry.name!r} must be 1-40 letters, digits, '_', '.' or '-' "
@@ -309,7 +319,7 @@ def _resolve_bot(i: int, entry: BotEntry, base_dir: Path) -> TournamentBot:
     if isinstance(command, str) and not command.strip() or isinstance(command, list) and not command:
         raise ConfigError(f"{label}.command: must not be empty")
     try:
-        spec = resolve_command(command, name=entry.name, cwd=str(workdir))
+        spec = resolve_command(command, name=entry.name, cwd=str(workdir), sandbox=sandbox)
     except BotStartError as exc:
         raise ConfigError(f"{label}.command: {exc}") from None
     return TournamentBot(entry=entry, spec=spec, workdir=workdir)

@@ -19,6 +19,7 @@ concurrently, each one committed the moment it finishes.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -39,9 +40,10 @@ import trio
 from referee.errors import ConfigError, RefereeError, ResultsError
 from referee.games import GAMES
 from referee.logs.gamelog import GameLogWriter, PlayerInfo
-from referee.play.match import BotHandle
+from referee.play.match import BotHandle, save_stderr, stderr_path
 from referee.play.runner import GameRecord, GameRunner, GameSpec
 from referee.seats.bot_process import BotSpec
+from referee.seats.sandbox import check_bot, describe, forbidden_paths, require_sandbox
 from referee.tournament.audit import file_sha256, result_record, results_digest
 from referee.tournament.config import Tournament
 from referee.tournament.schedule import ScheduledGame, schedule_for
@@ -272,6 +274,12 @@ class TournamentRunner:
         self.on_game = on_game
         self.on_start = on_start
         self.specs: dict[str, BotSpec] = {b.name: b.spec for b in t.bots}
+        if t.sandbox is not None:  # fail closed; no bot may see the config, the results or the logs
+            require_sandbox()
+            hidden = tuple(str(p) for p in (t.path, store.path, log_dir) if p is not None)
+            self.specs = {name: dataclasses.replace(spec, hidden=hidden) for name, spec in self.specs.items()}
+            for spec in self.specs.values():
+                check_bot(spec.argv, spec.cwd, spec.name, forbidden_paths([Path(p) for p in hidden]))
         self.counters = _Counters()
         self._stopping = False
         self._aborted = False
@@ -406,15 +414,21 @@ class TournamentRunner:
             spec = GameSpec(
                 game=t.game, rules=t.rules, n_players=len(g.seats), seed=g.seed, game_id=g.game_id,
                 time_control=t.time_control, policy=t.policy, match_seed=None, deal_set=g.deal_set,
+                isolation=describe(t.sandbox),
             )
             players = [PlayerInfo(seat=i, name=h.spec.name, argv=list(h.spec.argv)) for i, h in enumerate(handles)]
             log = GameLogWriter(part)
-            runner = GameRunner(spec, [None if i in start_failures else h.proc for i, h in enumerate(handles)],
-                                list(g.seats), log)
+            procs = [None if i in start_failures else h.proc for i, h in enumerate(handles)]
+            for seat, proc in enumerate(procs):
+                if proc is not None and final is not None:
+                    proc.stderr_file = stderr_path(final, seat).name
+            runner = GameRunner(spec, procs, list(g.seats), log)
             try:
                 rec = await runner.run(players, start_failures)
             finally:
                 log.close()
+                if final is not None:
+                    save_stderr(final, [h.proc for h in handles])
             digest = None
             if part is not None and final is not None:
                 digest = file_sha256(part)

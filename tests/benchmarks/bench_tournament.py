@@ -40,6 +40,7 @@ def write_config(folder: Path, games: int, table_size: int) -> Path:
     lines = [
         'name = "bench"', "seed = 1", f"table_size = {table_size}", f"deal_sets = {deal_sets}",
         'time_control = "decision=1s,startup=10s"',
+        "sandbox = false  # the referee's own speed; bench --sandbox measures the sandbox",
         # short games: the point is the referee and the processes, not the cards
         "[rules]", "options = { target_score = 30 }",
     ]

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 import trio
 
 from protocol.messages import GameOver, GameStart, Request, TimeControl, Warning
@@ -18,6 +19,7 @@ from referee.logs.gamelog import read_log
 from referee.play.table import TableConfig, play_table
 from referee.seats.bot_process import resolve_command
 from referee.seats.human import Judge
+from referee.seats.sandbox import SandboxLimits, probe_host
 
 BOTS = Path(__file__).resolve().parents[2] / "sample_bots" / "python"
 
@@ -99,3 +101,29 @@ async def test_resignation_forfeits_and_the_person_hears_the_end(tmp_path: Path)
     assert rec.forfeited == [0] and rec.winner == 1 and len(player.asked) == 3
     over = player.messages[-1]
     assert isinstance(over, GameOver) and over.winner == 1
+
+
+@pytest.mark.skipif(bool(probe_host().problems()), reason="cannot sandbox here: " + "; ".join(probe_host().problems()))
+async def test_sandboxed_bots_at_a_table(tmp_path: Path) -> None:
+    """`play --sandbox`: the bots run in the sandbox, the log says so, the person needs none."""
+    player = ScriptedPlayer()
+    cfg = _config(tmp_path, sandbox=SandboxLimits())
+    with trio.fail_after(120):
+        result = await play_table(cfg, player, _no_more)
+    assert result.records[0].failures == []
+    header, _ = read_log(tmp_path / "game-00001.jsonl")
+    assert header.isolation is not None and header.isolation["sandbox"] == "bubblewrap"
+    assert header.players[0].human and not header.players[1].human
+
+
+def test_sandbox_fails_closed_for_a_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A machine that cannot isolate refuses a sandboxed table before any game."""
+    from referee.errors import RefereeError
+    from referee.play import table as table_module
+
+    def refuse() -> None:
+        raise RefereeError("cannot isolate here")
+
+    monkeypatch.setattr(table_module, "require_sandbox", refuse)
+    with pytest.raises(RefereeError, match="cannot isolate here"):
+        _config(tmp_path, sandbox=SandboxLimits())

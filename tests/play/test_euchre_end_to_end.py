@@ -42,7 +42,7 @@ def test_four_bot_round_robin_of_three_seat_tables(tmp_path: Path) -> None:
             "random2": "random_bot.py"}
     config.write_text(
         'name = "e2e"\ngame = "ghost-euchre"\nseed = 3\nformat = "round-robin"\ntable_size = 3\n'
-        'deal_sets = 1\nconcurrency = 2\ntime_control = "decision=2s,startup=10s"\n'
+        'deal_sets = 1\nconcurrency = 2\ntime_control = "decision=2s,startup=10s"\nsandbox = false\n'
         '[rules]\noptions = { max_hands = 6 }\n'
         + "".join(f'[[bots]]\nname = "{n}"\ncommand = "{BOTS / f}"\n' for n, f in bots.items())
     )

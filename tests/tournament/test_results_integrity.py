@@ -40,7 +40,8 @@ cli = CliRunner()
 
 
 def write_config(folder: Path, bots: list[tuple[str, str]], **top: Any) -> Path:
-    top = {"time_control": "decision=2s,startup=10s", "deal_sets": 1, **top}
+    # Unsandboxed on purpose: these bots must be able to reach the database, to show tampering is caught.
+    top = {"time_control": "decision=2s,startup=10s", "deal_sets": 1, "sandbox": False, **top}
     lines = [f"{k} = {json.dumps(v)}" for k, v in top.items()]
     lines.append("[rules]\noptions = { target_score = 12 }")
     for name, command in bots:

@@ -110,7 +110,7 @@ def det_bot(folder: Path) -> Path:
 def write_config(folder: Path, bots: list[tuple[str, str]], *, filename: str = "t.toml", extra: str = "",
                  **top: Any) -> Path:
     """A config file: top-level keys, raw `extra` TOML (tables), then the bots."""
-    top = {"seed": 7, "time_control": "decision=2s,startup=10s", **top}
+    top = {"seed": 7, "time_control": "decision=2s,startup=10s", "sandbox": False, **top}
     lines = [f"{k} = {json.dumps(v)}" for k, v in top.items()]
     lines.append(extra or "[rules]\noptions = { target_score = 20 }")
     for name, command in bots:

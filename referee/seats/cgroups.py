@@ -1,0 +1,261 @@
+"""Per-bot control groups: memory, process and CPU accounting for a sandbox.
+
+rlimits count per process; a cgroup counts the whole sandbox, every process
+the bot starts included, and says afterwards what happened (an OOM kill, a
+refused fork, CPU used). Both layouts are handled: cgroup v1 (one hierarchy
+per controller) and v2 (one unified hierarchy), and the hybrid of the two,
+taking each controller where it is mounted. A bot joins its groups itself,
+before its sandbox starts, through file descriptors the referee opened:
+the kernel checks a move against the opener's credentials, so the bot may
+already run under its own uid when it writes.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+CONTROLLERS = ("memory", "pids", "cpuacct")
+GROUP_PREFIX = "chicago-referee"
+
+
+@dataclass(frozen=True)
+class CgroupHost:
+    """Where this machine lets the referee make groups, per controller."""
+
+    version: str  # "v1", "v2", "hybrid" or "none"
+    parents: dict[str, Path] = field(default_factory=dict)  # controller -> a folder we may create groups in
+    v2_parent: Path | None = None  # the unified folder when memory/pids come from v2
+    notes: tuple[str, ...] = ()
+
+    @property
+    def usable(self) -> tuple[str, ...]:
+        return tuple(c for c in CONTROLLERS if c in self.parents)
+
+
+def _mounts() -> list[tuple[str, str, set[str]]]:
+    found = []
+    try:
+        lines = Path("/proc/self/mounts").read_text().splitlines()
+    except OSError:
+        return found
+    for line in lines:
+        parts = line.split()
+        if len(parts) >= 4 and parts[2] in ("cgroup", "cgroup2"):
+            found.append((parts[2], parts[1], set(parts[3].split(","))))
+    return found
+
+
+def _own_paths() -> dict[str, str]:
+    """Controller (or "" for v2) -> this process's group path."""
+    paths: dict[str, str] = {}
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return paths
+    for line in lines:
+        _id, controllers, path = line.split(":", 2)
+        for name in controllers.split(",") if controllers else [""]:
+            paths[name] = path
+    return paths
+
+
+def _writable_dir(path: Path) -> bool:
+    return path.is_dir() and os.access(path, os.W_OK | os.X_OK)
+
+
+def find_cgroups() -> CgroupHost:
+    """Which controllers this process can put bots under (root usually can)."""
+    mounts = _mounts()
+    own = _own_paths()
+    parents: dict[str, Path] = {}
+    notes: list[str] = []
+    v1 = [m for m in mounts if m[0] == "cgroup"]
+    v2 = [m for m in mounts if m[0] == "cgroup2"]
+    for _kind, where, options in v1:
+        for name in CONTROLLERS:
+            if name in options and name in own:
+                parent = Path(where) / own[name].lstrip("/")
+                if _writable_dir(parent):
+                    parents[name] = parent
+                else:
+                    notes.append(f"cgroup v1 {name}: {parent} is not writable")
+    v2_parent = None
+    if v2 and "" in own:
+        parent = Path(v2[0][1]) / own[""].lstrip("/")
+        try:
+            available = set((parent / "cgroup.controllers").read_text().split())
+        except OSError:
+            available = set()
+        wanted = {"memory": "memory", "pids": "pids", "cpuacct": "cpu"}
+        missing = [c for c in CONTROLLERS if c not in parents and wanted[c] in available]
+        if missing and _writable_dir(parent):
+            try:
+                (parent / "cgroup.subtree_control").write_text(" ".join(f"+{wanted[c]}" for c in missing))
+                v2_parent = parent
+                for c in missing:
+                    parents[c] = parent
+            except OSError as exc:
+                notes.append(f"cgroup v2: cannot enable {', '.join(missing)} below {parent}: {exc.strerror or exc}")
+        elif missing:
+            notes.append(f"cgroup v2: {parent} is not writable")
+    version = "hybrid" if v1 and v2 else "v1" if v1 else "v2" if v2 else "none"
+    return CgroupHost(version=version, parents=parents, v2_parent=v2_parent, notes=tuple(notes))
+
+
+def remove_stale(host: CgroupHost) -> int:
+    """Remove the empty groups a referee left when it was killed (named by its
+    pid, which no longer runs). Returns how many were removed."""
+    removed = 0
+    for parent in set(host.parents.values()):
+        for path in parent.glob(f"{GROUP_PREFIX}-*"):
+            pid = path.name.removeprefix(f"{GROUP_PREFIX}-").split("-")[0]
+            if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+                try:
+                    path.rmdir()  # fails, harmlessly, while a process is still inside
+                    removed += 1
+                except OSError:
+                    pass
+    return removed
+
+
+class BotCgroup:
+    """The groups of one bot: created with limits, joined by the bot, read, removed."""
+
+    def __init__(self, host: CgroupHost, name: str, memory_bytes: int, processes: int) -> None:
+        self.dirs: dict[str, Path] = {}
+        self._v2 = host.v2_parent
+        self._fds: list[int] = []
+        try:
+            for controller, parent in host.parents.items():
+                path = parent / f"{GROUP_PREFIX}-{name}"
+                if path not in self.dirs.values():
+                    path.mkdir()
+                self.dirs[controller] = path
+            v2 = {c for c, p in host.parents.items() if p == host.v2_parent}
+            if "memory" in self.dirs:
+                if "memory" in v2:
+                    self._write("memory", "memory.max", memory_bytes)
+                    self._write("memory", "memory.swap.max", 0, optional=True)
+                else:
+                    self._write("memory", "memory.limit_in_bytes", memory_bytes)
+                    self._write("memory", "memory.memsw.limit_in_bytes", memory_bytes, optional=True)
+            if "pids" in self.dirs:
+                self._write("pids", "pids.max", processes)
+            for path in sorted(set(self.dirs.values())):
+                self._fds.append(os.open(path / "cgroup.procs", os.O_WRONLY))
+        except OSError:
+            self.remove()
+            raise
+
+    def _write(self, controller: str, file: str, value: int, optional: bool = False) -> None:
+        try:
+            (self.dirs[controller] / file).write_text(str(value))
+        except OSError:
+            if not optional:
+                raise
+
+    def _read(self, controller: str, file: str) -> str:
+        path = self.dirs.get(controller)
+        if path is None:
+            return ""
+        try:
+            return (path / file).read_text()
+        except OSError:
+            return ""
+
+    def join(self) -> None:
+        """Run in the child before exec: move this process into every group."""
+        for fd in self._fds:
+            os.write(fd, b"0")
+
+    def close_fds(self) -> None:
+        for fd in self._fds:
+            os.close(fd)
+        self._fds = []
+
+    @staticmethod
+    def _counter(text: str, key: str) -> int:
+        for line in text.splitlines():
+            words = line.split()
+            if len(words) == 2 and words[0] == key:
+                return int(words[1])
+        return 0
+
+    def oom_kills(self) -> int:
+        """Processes the kernel killed for going over the memory limit."""
+        if "memory" not in self.dirs:
+            return 0
+        if self.dirs["memory"] == self._v2:
+            return self._counter(self._read("memory", "memory.events"), "oom_kill")
+        return self._counter(self._read("memory", "memory.oom_control"), "oom_kill")
+
+    def memory_limit_hits(self) -> int:
+        """How often usage reached the memory limit (the kernel then reclaims, slowly)."""
+        if "memory" not in self.dirs:
+            return 0
+        if self.dirs["memory"] == self._v2:
+            return self._counter(self._read("memory", "memory.events"), "max")
+        text = self._read("memory", "memory.failcnt").strip()
+        return int(text) if text.isdigit() else 0
+
+    def forks_refused(self) -> int:
+        """Forks (or threads) refused because the process limit was reached."""
+        return self._counter(self._read("pids", "pids.events"), "max")
+
+    def cpu_seconds(self) -> float:
+        if "cpuacct" not in self.dirs:
+            return 0.0
+        if self.dirs["cpuacct"] == self._v2:
+            return self._counter(self._read("cpuacct", "cpu.stat"), "usage_usec") / 1e6
+        text = self._read("cpuacct", "cpuacct.usage").strip()
+        return int(text) / 1e9 if text.isdigit() else 0.0
+
+    def pids(self) -> list[int]:
+        found: set[int] = set()
+        for path in set(self.dirs.values()):
+            try:
+                found.update(int(p) for p in (path / "cgroup.procs").read_text().split())
+            except (OSError, ValueError):
+                pass
+        return sorted(found)
+
+    def kill_all(self) -> int:
+        """SIGKILL every process still in the groups; returns how many were left."""
+        left = 0
+        if self._v2 is not None and self._v2 in self.dirs.values():
+            for path in set(self.dirs.values()):
+                if (path / "cgroup.kill").exists():
+                    try:
+                        (path / "cgroup.kill").write_text("1")
+                    except OSError:
+                        pass
+        for _ in range(20):
+            pids = self.pids()
+            if not pids:
+                break
+            left = max(left, len(pids))
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            time.sleep(0.005)
+        return left
+
+    def remove(self) -> None:
+        """Remove the groups (once empty; an exiting process may linger briefly)."""
+        self.close_fds()
+        for path in sorted(set(self.dirs.values()), reverse=True):
+            for _ in range(50):
+                try:
+                    path.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.01)
+        self.dirs = {}

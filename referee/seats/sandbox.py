@@ -1,0 +1,506 @@
+"""The sandbox for untrusted bots: what each bot gets, what the host provides.
+
+Each sandboxed bot runs under bubblewrap in namespaces of its own (PID,
+network, mount, user, IPC, UTS, cgroup): it sees only its own processes, has
+no network (not even the host's loopback), sees the system read-only, its own
+folder read-only at `/bot` and a private size-limited tmpfs at `/scratch`
+(its working directory, HOME and TMPDIR), and nothing else of the host. It
+gets a short allowlisted environment. As root each running seat gets a uid
+of its own (bwrap is started as that uid; no account needs to exist); as
+another user the user namespace maps it to that user. No capabilities, no
+new privileges (bwrap sets both), no further user namespaces.
+
+Limits: rlimits (CPU seconds, file size, open files, processes, and memory
+when no memory cgroup is usable) and, where the machine lets the referee make
+them, cgroups (memory and processes for the whole sandbox, CPU accounting),
+which also tell afterwards which limit a dead bot ran into. The sandbox runs
+in a session of its own: killing that session's group kills the sandbox's
+PID 1, and with it every process inside, whatever it did to its session,
+environment or pid. bwrap's `--die-with-parent` is not used: trio forks
+children from worker threads, and that parent-death signal fires when the
+thread exits; the guardian kills the group if the referee dies.
+
+It fails closed: `require_sandbox` refuses with what is missing and how to
+get it; nothing runs with less isolation than asked for.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import resource
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+import protocol
+import referee
+from referee.errors import ConfigError, SandboxUnavailable
+from referee.seats.cgroups import BotCgroup, CgroupHost, find_cgroups, remove_stale
+
+SCRATCH = "/scratch"
+BOT_DIR = "/bot"
+LIB_DIR = "/sandbox-lib"  # protocol/ and msgspec, for Python bots using the SDK
+SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
+SEAT_UID_BASE = 2_100_000_000  # far above any account; one uid per running seat
+SEAT_UIDS_PER_REFEREE = 256
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime",
+                "/etc/alternatives", "/etc/nsswitch.conf", "/etc/passwd", "/etc/group", "/etc/ssl")
+NAMESPACES = ("cgroup", "ipc", "mount", "network", "pid", "user", "uts")
+BWRAP_INSTALL = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap)"
+MiB = 1 << 20
+
+
+@dataclass(frozen=True)
+class SandboxLimits:
+    """What one sandboxed bot may use. Sizes in MiB, CPU in seconds per process."""
+
+    memory_mb: int = 1024
+    processes: int = 64  # processes and threads together
+    cpu_s: int = 600  # a match's bots live for the whole match
+    file_size_mb: int = 16
+    open_files: int = 256
+    scratch_mb: int = 64
+    env: tuple[str, ...] = ()  # names passed on from the referee's environment
+
+    def as_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["env"] = list(self.env)
+        return d
+
+
+_KEYS = {"memory": "memory_mb", "processes": "processes", "cpu": "cpu_s", "file_size": "file_size_mb",
+         "open_files": "open_files", "scratch": "scratch_mb", "env": "env"}
+_SIZE = re.compile(r"^(\d+)\s*(m|mb|mib|g|gb|gib)?$", re.IGNORECASE)
+_TIME = re.compile(r"^(\d+)\s*(s|m|min|h)?$", re.IGNORECASE)
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+LIMITS_HELP = ("memory=SIZE,processes=N,cpu=SECONDS,file_size=SIZE,open_files=N,scratch=SIZE,env=NAME:NAME "
+               "(sizes like 512M or 2G, times like 90s or 10m)")
+
+
+def _limit_value(key: str, value: object) -> Any:
+    field_name = _KEYS[key]
+    if key == "env":
+        names = value.split(":") if isinstance(value, str) else value
+        if not isinstance(names, list | tuple) or not all(isinstance(n, str) and _ENV_NAME.match(n) for n in names):
+            raise ConfigError(f"sandbox {key}: give variable names (NAME:NAME, or a list in a config)")
+        return tuple(n for n in names if n)
+    text = str(value).strip() if not isinstance(value, bool) else ""
+    if field_name.endswith("_mb"):
+        m = _SIZE.match(text)
+        number = int(m.group(1)) * (1024 if m and (m.group(2) or "m")[0].lower() == "g" else 1) if m else 0
+    elif key == "cpu":
+        m = _TIME.match(text)
+        scale = {"s": 1, "m": 60, "min": 60, "h": 3600}[(m.group(2) or "s").lower()] if m else 0
+        number = int(m.group(1)) * scale if m else 0
+    else:
+        number = int(text) if text.isdigit() else 0
+    if number < 1:
+        raise ConfigError(f"sandbox {key}: {value!r} is not a positive {'size' if field_name.endswith('_mb') else 'number'}")
+    return number
+
+
+def limits_from_table(table: dict[str, object], base: SandboxLimits | None = None) -> SandboxLimits:
+    """A config's `sandbox` table (or parsed option text) -> limits."""
+    values: dict[str, Any] = {}
+    for key, value in table.items():
+        if key not in _KEYS:
+            raise ConfigError(f"sandbox: unknown limit {key!r}; limits: {', '.join(_KEYS)}")
+        values[_KEYS[key]] = _limit_value(key, value)
+    base = base or SandboxLimits()
+    return SandboxLimits(**{**asdict(base), **values})
+
+
+def parse_limits(text: str) -> SandboxLimits:
+    """`memory=256M,processes=32,cpu=60s,env=API_KEY` -> limits (the rest default)."""
+    table: dict[str, object] = {}
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        key, sep, value = part.partition("=")
+        if not sep:
+            raise ConfigError(f"--sandbox-limits: {part!r} is not KEY=VALUE; use {LIMITS_HELP}")
+        table[key.strip()] = value.strip()
+    return limits_from_table(table)
+
+
+# ------------------------------------------------------------------ the host
+
+
+@dataclass(frozen=True)
+class HostReport:
+    """What this machine provides for sandboxing, in plain facts."""
+
+    bwrap: str | None
+    bwrap_version: str
+    works: bool  # a trial sandbox ran
+    trial_error: str
+    root: bool
+    userns: str  # "enabled", "disabled" or "unknown"
+    cgroups: CgroupHost
+    prlimit: str | None
+    python: str | None  # the interpreter sandboxed .py bots run with
+    load: tuple[float, float, float]
+    cores: int
+    swap_mb: int
+    memory_mb: int = 0
+
+    def problems(self) -> list[str]:
+        """Why sandboxing is impossible here (empty: it is possible)."""
+        out = []
+        if self.bwrap is None:
+            out.append(f"bubblewrap (bwrap) is not installed: {BWRAP_INSTALL}")
+        elif not self.works:
+            hint = ("enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, "
+                    "user.max_user_namespaces > 0), or run in a container that allows them")
+            out.append(f"bubblewrap cannot create a sandbox here ({self.trial_error}); {hint}")
+        if self.prlimit is None:
+            out.append("prlimit (util-linux) is not installed: apt-get install util-linux")
+        return out
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "bwrap": self.bwrap, "bwrap_version": self.bwrap_version, "sandbox_works": self.works,
+            "trial_error": self.trial_error, "root": self.root, "user_namespaces": self.userns,
+            "cgroup_version": self.cgroups.version, "cgroup_controllers": list(self.cgroups.usable),
+            "cgroup_notes": list(self.cgroups.notes), "prlimit": self.prlimit, "python": self.python,
+            "load": list(self.load), "cores": self.cores, "swap_mb": self.swap_mb, "memory_mb": self.memory_mb,
+            "problems": self.problems(),
+        }
+
+
+def _userns_state() -> str:
+    try:
+        if Path("/proc/sys/user/max_user_namespaces").read_text().strip() == "0":
+            return "disabled"
+        clone = Path("/proc/sys/kernel/unprivileged_userns_clone")
+        if clone.exists() and clone.read_text().strip() == "0":
+            return "disabled"
+        return "enabled"
+    except OSError:
+        return "unknown"
+
+
+def _meminfo_mb(key: str) -> int:
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith(f"{key}:"):
+                return int(line.split()[1]) // 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def sandbox_python() -> str | None:
+    """The system interpreter of the referee's Python version (its ABI matches
+    the msgspec the SDK needs); a virtualenv's or a user's interpreter lives
+    outside what the sandbox shows."""
+    name = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    for folder in ("/usr/bin", "/usr/local/bin"):
+        if os.access(f"{folder}/{name}", os.X_OK):
+            return f"{folder}/{name}"
+    return None
+
+
+@functools.cache
+def probe_host() -> HostReport:
+    """Look at the machine once per process, including one trial sandbox."""
+    bwrap = shutil.which("bwrap") or next((p for p in ("/usr/bin/bwrap", "/usr/local/bin/bwrap")
+                                           if os.access(p, os.X_OK)), None)
+    cgroups = find_cgroups() if os.geteuid() == 0 else CgroupHost(
+        version=find_cgroups().version, notes=("cgroups are used only when the referee runs as root",))
+    remove_stale(cgroups)
+    version, works, error = "", False, "not installed"
+    if bwrap is not None:
+        try:
+            version = subprocess.run([bwrap, "--version"], capture_output=True, text=True,
+                                     timeout=10).stdout.strip().removeprefix("bubblewrap ").strip()
+            uid = SEAT_UID_BASE + SEAT_UIDS_PER_REFEREE * 4096 if os.geteuid() == 0 else None
+            trial = subprocess.run(
+                [bwrap, *_namespace_args(), *_system_args(), "--size", str(MiB), "--tmpfs", SCRATCH,
+                 "--chdir", SCRATCH, "--", "/bin/true"],
+                capture_output=True, text=True, timeout=20, env={"PATH": SANDBOX_PATH},
+                user=uid, group=uid, extra_groups=[] if uid is not None else None, cwd="/",
+            )
+            works = trial.returncode == 0
+            error = "" if works else (trial.stderr.strip().splitlines() or [f"exit code {trial.returncode}"])[-1]
+        except (OSError, subprocess.SubprocessError) as exc:
+            error = str(exc)
+    return HostReport(
+        bwrap=bwrap, bwrap_version=version, works=works, trial_error=error, root=os.geteuid() == 0,
+        userns=_userns_state(), cgroups=cgroups,
+        prlimit=shutil.which("prlimit") or ("/usr/bin/prlimit" if os.access("/usr/bin/prlimit", os.X_OK) else None),
+        python=sandbox_python(), load=os.getloadavg(), cores=os.cpu_count() or 1, swap_mb=_meminfo_mb("SwapTotal"),
+        memory_mb=_meminfo_mb("MemTotal"),
+    )
+
+
+def require_sandbox() -> HostReport:
+    """The host report, or SandboxUnavailable naming what is missing."""
+    host = probe_host()
+    problems = host.problems()
+    if problems:
+        raise SandboxUnavailable("cannot sandbox bots on this machine: " + "; ".join(problems)
+                                 + " (see `chicago-referee doctor`)")
+    return host
+
+
+def describe(limits: SandboxLimits | None) -> dict[str, Any]:
+    """The isolation in force, for each game log's header (no pids or uids:
+    logs of the same seed stay identical)."""
+    if limits is None:
+        return {"sandbox": "none"}
+    host = probe_host()
+    return {
+        "sandbox": "bubblewrap", "bwrap_version": host.bwrap_version, "namespaces": list(NAMESPACES),
+        "identity": "a uid per seat" if host.root else "user namespace",
+        "cgroups": list(host.cgroups.usable), "limits": limits.as_dict(),
+    }
+
+
+# ------------------------------------------------------------------ one bot
+
+
+class _SeatUids:
+    """uids for running seats: distinct within this referee, and, by the
+    referee's pid, most likely from other referees on the machine too."""
+
+    def __init__(self) -> None:
+        self.in_use: set[int] = set()
+
+    def acquire(self) -> int:
+        block = SEAT_UID_BASE + SEAT_UIDS_PER_REFEREE * (os.getpid() % 4096)
+        for uid in range(block, block + SEAT_UIDS_PER_REFEREE):
+            if uid not in self.in_use:
+                self.in_use.add(uid)
+                return uid
+        raise SandboxUnavailable(f"more than {SEAT_UIDS_PER_REFEREE} sandboxed bots at once")
+
+    def release(self, uid: int) -> None:
+        self.in_use.discard(uid)
+
+
+SEAT_UIDS = _SeatUids()
+
+
+def _namespace_args() -> list[str]:
+    return ["--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL",
+            "--hostname", "sandbox"]
+
+
+def _system_args() -> list[str]:
+    args: list[str] = []
+    for path in SYSTEM_DIRS:
+        if os.path.islink(path):
+            args += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            args += ["--ro-bind", path, path]
+    for path in SYSTEM_FILES:
+        args += ["--ro-bind-try", path, path]
+    return args + ["--proc", "/proc", "--dev", "/dev"]
+
+
+def _under(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def _is_system(path: Path) -> bool:
+    return any(_under(path, Path(d)) for d in SYSTEM_DIRS)
+
+
+def bot_program(argv: tuple[str, ...], cwd: str | None) -> tuple[int, Path] | None:
+    """(index in argv, resolved path) of the bot's own program file: the
+    script after an interpreter, or the executable itself; None for a command
+    that only uses the system (`sh -c ...`)."""
+    base = Path(cwd) if cwd else Path.cwd()
+    for i, arg in enumerate(argv):
+        if arg.startswith("-") or (i == 0 and "/" not in arg) or (i == 0 and arg == sys.executable):
+            continue
+        path = Path(arg) if os.path.isabs(arg) else base / arg
+        if path.is_file():
+            resolved = path.resolve()
+            if not _is_system(resolved):
+                return i, resolved
+    return None
+
+
+def forbidden_paths(extra: list[Path] | tuple[Path, ...] = ()) -> list[Path]:
+    """What no bot's folder may contain: the referee's source and virtualenv,
+    and the run's logs, config and results."""
+    found = [Path(referee.__file__).resolve().parent, Path(sys.prefix).resolve()]
+    return found + [Path(p).resolve() for p in extra]
+
+
+def _readable_by_others(path: Path) -> str:
+    """'' if a uid of no group can reach `path`, else the first folder that stops it."""
+    for folder in [*reversed(path.parents), path]:
+        try:
+            mode = folder.stat().st_mode
+        except OSError:
+            return str(folder)
+        if folder == path:
+            need = stat.S_IROTH | (stat.S_IXOTH if stat.S_ISDIR(mode) else 0)
+        else:
+            need = stat.S_IXOTH
+        if mode & need != need:
+            return str(folder)
+    return ""
+
+
+@dataclass
+class SandboxedBot:
+    """How to start one bot in its sandbox, and its resources while it runs."""
+
+    argv: list[str]
+    env: dict[str, str]
+    limits: SandboxLimits
+    uid: int | None
+    cgroup: BotCgroup | None
+    rlimits: list[tuple[int, int, int]] = field(default_factory=list)  # (resource, soft, hard)
+
+    def preexec(self) -> None:
+        """In the child, before bwrap runs: join the cgroups, lower the rlimits."""
+        if self.cgroup is not None:
+            self.cgroup.join()
+        for which, soft, hard in self.rlimits:
+            resource.setrlimit(which, (soft, hard))
+
+    def spawn_options(self) -> dict[str, Any]:
+        opts: dict[str, Any] = {"env": self.env, "cwd": "/", "preexec_fn": self.preexec, "start_new_session": True}
+        if self.uid is not None:
+            opts.update(user=self.uid, group=self.uid, extra_groups=[])
+        return opts
+
+    def started(self) -> None:
+        if self.cgroup is not None:
+            self.cgroup.close_fds()
+
+    def limit_breach(self, returncode: int | None, stderr_tail: str) -> tuple[str, str] | None:
+        """(reason code, plain message) if the bot ran into one of its limits."""
+        lim = self.limits
+        cg = self.cgroup
+        if cg is not None and cg.oom_kills():
+            return "memory_limit", f"went over its memory limit of {lim.memory_mb} MiB and was killed"
+        if cg is not None and returncode is None and cg.memory_limit_hits():
+            # Still running (a timeout): held at the limit, the kernel reclaiming before it kills.
+            return "memory_limit", f"was held at its memory limit of {lim.memory_mb} MiB"
+        if cg is not None and cg.forks_refused():
+            return "process_limit", f"reached its limit of {lim.processes} processes and threads"
+        if returncode in (128 + signal.SIGXCPU, -signal.SIGXCPU) or (
+                cg is not None and cg.cpu_seconds() >= lim.cpu_s):
+            return "cpu_limit", f"used up its {lim.cpu_s} s of CPU time"
+        if returncode in (128 + signal.SIGXFSZ, -signal.SIGXFSZ) or "File too large" in stderr_tail:
+            return "file_size_limit", f"wrote a file over its limit of {lim.file_size_mb} MiB"
+        # Without cgroups, only the bot's own last words tell (a bot can fake them, but only about itself).
+        if (cg is None or "memory" not in cg.dirs) and re.search(
+                r"MemoryError|Cannot allocate memory|bad_alloc|out of memory|allocation failed", stderr_tail):
+            return "memory_limit", f"could not get more memory than its limit of {lim.memory_mb} MiB"
+        if (cg is None or "pids" not in cg.dirs) and re.search(
+                r"Resource temporarily unavailable|BlockingIOError|fork: retry|can't fork", stderr_tail):
+            return "process_limit", f"could not start more than {lim.processes} processes and threads"
+        if "Too many open files" in stderr_tail:
+            return "open_files_limit", f"opened more than {lim.open_files} files"
+        return None
+
+    def sweep(self) -> int:
+        """After the sandbox's PID 1 is dead: kill anything left in its cgroups
+        (nothing should be), free them and the uid. Returns how many were left."""
+        left = 0
+        if self.cgroup is not None:
+            left = self.cgroup.kill_all()
+            self.cgroup.remove()
+        if self.uid is not None:
+            SEAT_UIDS.release(self.uid)
+            self.uid = None
+        return left
+
+
+def check_bot(argv: tuple[str, ...], cwd: str | None, name: str, forbidden: list[Path]) -> None:
+    """Refuse (SandboxUnavailable) a bot whose folder would expose what must stay hidden."""
+    found = bot_program(argv, cwd)
+    if found is None:
+        return
+    folder = found[1].parent
+    for hidden in forbidden:
+        if _under(hidden, folder):
+            raise SandboxUnavailable(
+                f"bot {name!r}: its folder {folder} would be visible to it and holds {hidden}; "
+                "put the bot in a folder of its own")
+    if os.geteuid() == 0:
+        blocked = _readable_by_others(found[1]) or _readable_by_others(folder)
+        if blocked:
+            raise SandboxUnavailable(
+                f"bot {name!r}: {blocked} cannot be read by other users, and a sandboxed bot runs as a uid of "
+                "its own; make the bot's folder readable by all (chmod o+rx) or copy the bot elsewhere")
+
+
+def plan(argv: tuple[str, ...], cwd: str | None, name: str, limits: SandboxLimits, forbidden: list[Path],
+         tag: str) -> SandboxedBot:
+    """The bwrap command, environment, identity and limits for one bot start."""
+    host = require_sandbox()
+    check_bot(argv, cwd, name, forbidden)
+    args = list(argv)
+    binds: list[str] = []
+    found = bot_program(argv, cwd)
+    if found is not None:
+        index, program = found
+        binds += ["--ro-bind", str(program.parent), BOT_DIR]
+        args[index] = f"{BOT_DIR}/{program.name}"
+    is_python = args[0] == sys.executable or (found is not None and program.suffix == ".py")
+    if args[0] == sys.executable:
+        if host.python is None:
+            version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+            raise SandboxUnavailable(f"bot {name!r}: sandboxed Python bots run with the system's {version}, "
+                                     f"which is not installed (Debian: apt-get install {version})")
+        args = [host.python, "-s", *args[1:]]
+    env = {"PATH": SANDBOX_PATH, "LANG": os.environ.get("LANG", "C.UTF-8"), "HOME": SCRATCH, "TMPDIR": SCRATCH}
+    if is_python:
+        env.update(PYTHONPATH=LIB_DIR, PYTHONDONTWRITEBYTECODE="1")
+        for module in (protocol, msgspec):
+            folder = Path(module.__file__ or "").resolve().parent
+            blocked = _readable_by_others(folder) if host.root else ""
+            if blocked:
+                raise SandboxUnavailable(
+                    f"bot {name!r}: {blocked} cannot be read by other users, so the {module.__name__} package "
+                    f"({folder}) cannot be shown to a sandboxed Python bot; install the referee where every "
+                    "user can read it (chmod o+rx)")
+            binds += ["--ro-bind", str(folder), f"{LIB_DIR}/{module.__name__}"]
+    for var in limits.env:
+        if var in os.environ:
+            env[var] = os.environ[var]
+    cgroup = None
+    if host.cgroups.usable:
+        try:
+            cgroup = BotCgroup(host.cgroups, f"{os.getpid()}-{tag[:12]}", limits.memory_mb * MiB, limits.processes + 2)
+        except OSError as exc:
+            raise SandboxUnavailable(f"cannot make the cgroups of bot {name!r}: {exc.strerror or exc}") from exc
+    # CPU: SIGXCPU at the limit (a bot that ignores it gets SIGKILL a second later).
+    rlimits = [(resource.RLIMIT_CPU, limits.cpu_s, limits.cpu_s + 1),
+               (resource.RLIMIT_FSIZE, limits.file_size_mb * MiB, limits.file_size_mb * MiB),
+               (resource.RLIMIT_NOFILE, limits.open_files, limits.open_files)]
+    if cgroup is None or "memory" not in cgroup.dirs:
+        rlimits.append((resource.RLIMIT_DATA, limits.memory_mb * MiB, limits.memory_mb * MiB))
+    assert host.bwrap is not None and host.prlimit is not None
+    # RLIMIT_NPROC is set inside the sandbox: there it counts the bot's own
+    # processes; set before bwrap it would count every process of the uid.
+    # With a pids cgroup it is only a backstop, so the cgroup refuses first
+    # and records that it did.
+    nproc = limits.processes + (16 if cgroup is not None and "pids" in cgroup.dirs else 1)
+    command = [host.bwrap, *_namespace_args(), *_system_args(), "--size", str(limits.scratch_mb * MiB),
+               "--tmpfs", SCRATCH, "--symlink", SCRATCH, "/tmp", *binds,
+               # The sandbox's own / and /dev are tmpfs without a size: read-only,
+               # so the scratch folder is the only place a bot can write.
+               "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", SCRATCH, "--",
+               host.prlimit, f"--nproc={nproc}", "--", *args]
+    uid = SEAT_UIDS.acquire() if host.root else None
+    return SandboxedBot(argv=command, env=env, limits=limits, uid=uid, cgroup=cgroup, rlimits=rlimits)
+
