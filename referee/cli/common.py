@@ -89,6 +89,13 @@ def _expected(exc: BaseException) -> list[BaseException] | None:
     return None
 
 
+def is_interrupt(exc: BaseException) -> bool:
+    """Ctrl-C, also when a trio nursery delivers it wrapped in a group."""
+    if isinstance(exc, KeyboardInterrupt):
+        return True
+    return isinstance(exc, BaseExceptionGroup) and any(is_interrupt(e) for e in exc.exceptions)
+
+
 def describe_os_error(exc: OSError) -> str:
     where = f"{exc.filename}: " if exc.filename else ""
     return f"{where}{_FILE_ERRORS.get(exc.errno, exc.strerror or str(exc))}"
@@ -102,10 +109,10 @@ def expected_errors(fn: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
-        except KeyboardInterrupt:
-            err.print("[bold red]interrupted[/] (Ctrl-C)", highlight=False)
-            raise typer.Exit(EXIT_INTERRUPTED) from None
-        except (RefereeError, OSError, BaseExceptionGroup) as exc:
+        except (KeyboardInterrupt, RefereeError, OSError, BaseExceptionGroup) as exc:
+            if is_interrupt(exc):
+                err.print("[bold red]interrupted[/] (Ctrl-C)", highlight=False)
+                raise typer.Exit(EXIT_INTERRUPTED) from None
             errors = _expected(exc)
             if errors is None:
                 raise

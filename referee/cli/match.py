@@ -15,13 +15,16 @@ import trio
 import typer
 from rich.markup import escape
 
+import referee
 from referee.cli.common import (
+    EXIT_INTERRUPTED,
     GameOpt,
     RuleOpt,
     RulesOpt,
     app,
     err,
     expected_errors,
+    is_interrupt,
     out,
     rules_for,
 )
@@ -30,9 +33,9 @@ from referee.errors import ConfigError
 from referee.games import GAMES, get_game
 from referee.games.rules import preset_options
 from referee.play.deals import load_deals
-from referee.play.match import MatchConfig, run_match, unique_names
+from referee.play.match import MatchConfig, run_match, summarize, unique_names
 from referee.play.runner import FailurePolicy
-from referee.seats.bot_process import resolve_command
+from referee.seats.bot_process import check_runnable, resolve_command
 from referee.seats.clock import format_time_control, parse_time_control
 from referee.seats.sandbox import LIMITS_HELP, SandboxLimits, parse_limits
 from referee.stats.ratings import parse_sprt
@@ -90,6 +93,8 @@ def match(
         raise ConfigError("--max-strikes counts the defaults played for a bot under --failure-policy substitute; "
                           "add --failure-policy substitute, or drop --max-strikes")
     specs = unique_names([resolve_command(b) for b in bots])
+    for spec in specs:
+        check_runnable(spec)
     config = MatchConfig(
         game=game, rules=rules_obj, bots=specs, games=games, seed=seed,
         time_control=parse_time_control(time_control),
@@ -107,11 +112,13 @@ def match(
         f"{format_time_control(config.time_control)}" + (", sandboxed" if config.sandbox else ""),
         highlight=False, markup=False,
     )
-    result = _run_with_progress(config, total)
+    result, interrupted = _run_with_progress(config, total)
     if as_json:
         from referee.cli.output import match_dict
 
         sys.stdout.write(json.dumps(match_dict(result), indent=2) + "\n")
+        if interrupted:
+            raise typer.Exit(EXIT_INTERRUPTED)
         return
     from referee.cli.output import elo_lines, failure_lines, match_table
 
@@ -120,7 +127,9 @@ def match(
         out.print(line, highlight=False, markup=False)
     for line in elo_lines(result):
         out.print(line, highlight=False, markup=False)
-    out.print(f"seed {seed}" + (f", logs in {log_dir}" if log_dir else ""), highlight=False)
+    out.print(f"seed {seed}" + (f", logs in {log_dir}" if log_dir else ""), highlight=False, markup=False)
+    if interrupted:
+        raise typer.Exit(EXIT_INTERRUPTED)
 
 
 SandboxOpt = Annotated[bool, typer.Option(
@@ -138,30 +147,43 @@ def _sandbox_limits(sandbox: bool, limits: str | None) -> SandboxLimits | None:
     return parse_limits(limits) if limits else SandboxLimits()
 
 
-def _run_with_progress(config: MatchConfig, total: int) -> Any:
-    if not err.is_terminal:
-        return trio.run(run_match, config)
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeRemainingColumn,
-    )
+def _run_with_progress(config: MatchConfig, total: int) -> tuple[Any, bool]:
+    """(result, interrupted): on Ctrl-C the games finished so far are summed up."""
+    finished: list[Any] = []
+    progress: Any = None
+    wins: dict[str, int] = {}
 
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                  console=err, transient=True) as progress:
-        task = progress.add_task("games", total=total)
-        wins: dict[str, int] = {}
+    def on_game(rec: Any) -> None:
+        finished.append(rec)
+        if progress is None:
+            return
+        if rec.winner is not None:
+            name = rec.seat_names[rec.winner]
+            wins[name] = wins.get(name, 0) + 1
+        desc = "  ".join(f"{n} {w}" for n, w in sorted(wins.items()))
+        progress.update(task, advance=1, description=escape(f"games [{desc}]"))
 
-        def on_game(rec: Any) -> None:
-            if rec.winner is not None:
-                name = rec.seat_names[rec.winner]
-                wins[name] = wins.get(name, 0) + 1
-            desc = "  ".join(f"{n} {w}" for n, w in sorted(wins.items()))
-            progress.update(task, advance=1, description=escape(f"games [{desc}]"))
+    try:
+        if not err.is_terminal:
+            return trio.run(run_match, config, on_game), False
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+        )
 
-        return trio.run(run_match, config, on_game)
+        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                      console=err, transient=True) as progress:
+            task = progress.add_task("games", total=total)
+            return trio.run(run_match, config, on_game), False
+    except (KeyboardInterrupt, BaseExceptionGroup) as exc:
+        if not is_interrupt(exc):
+            raise
+        result = summarize(config, finished)
+        result.stopped = f"interrupted (Ctrl-C) after {plural(len(finished), 'game')} of {total}"
+        return result, True
 
 
 @app.command()
@@ -178,7 +200,8 @@ def check(
     from referee.play.check import check_bot, report_dict
 
     game = get_game(game_name)
-    spec = resolve_command(bot)
+    spec = resolve_command(bot or _sample_bot("first_legal_bot.py"))
+    check_runnable(spec)
     limits = _sandbox_limits(sandbox, sandbox_limits)
     where = " in the sandbox" if limits else ""
     err.print(escape(f"checking {spec.name} ({' '.join(spec.argv)}) on {game.title}{where} ..."), highlight=False)
@@ -210,7 +233,7 @@ def check(
 @app.command()
 @expected_errors
 def bench(
-    bot: Annotated[str, typer.Argument(help="Bot used for both measurements.")] = "sample_bots/python/first_legal_bot.py",
+    bot: Annotated[Optional[str], typer.Argument(metavar="[BOT]", help="Bot used for both measurements (default: the first-legal sample bot of this checkout).")] = None,
     game_name: GameOpt = "chicago",
     rounds: Annotated[int, typer.Option(help="Interleaved rounds (referee and raw pipe) compared by median.")] = 12,
     games: Annotated[int, typer.Option(help="Games played through the referee per round.")] = 4,
@@ -223,7 +246,8 @@ def bench(
 
     if rounds < 1 or games < 1:
         raise ConfigError("--rounds and --games must be at least 1")
-    spec = resolve_command(bot)
+    spec = resolve_command(bot or _sample_bot("first_legal_bot.py"))
+    check_runnable(spec)
     limits = _sandbox_limits(sandbox, sandbox_limits)
     if limits is not None:
         _bench_sandbox(spec, get_game(game_name).name, rounds, games, limits)
@@ -263,3 +287,12 @@ def _bench_sandbox(spec: Any, game: str, rounds: int, games: int, limits: Sandbo
               f"{len(res.plain_start_ms)} start-ups of each kind", highlight=False)
     for label, value in rows:
         out.print(f"{label:<32}: {value}", highlight=False)
+
+
+def _sample_bot(name: str) -> str:
+    """A sample bot of this checkout, wherever the command is run from."""
+    path = Path(referee.__file__).resolve().parents[1] / "sample_bots" / "python" / name
+    if not path.exists():
+        raise ConfigError(f"no sample bot {name} next to this installation: give the bot to measure, "
+                          "e.g. chicago-referee bench mybot.py")
+    return str(path)

@@ -162,6 +162,29 @@ class ChicagoState(EngineState):
         dealer = self._explicit[0].dealer if self._explicit else self._choose_first_dealer()
         self._start_deal(dealer)
 
+    @classmethod
+    def restored(cls, rules: ChicagoRules, n_players: int, seed: int, deals: Sequence[Deal],
+                 fields: dict[str, object]) -> ChicagoState:
+        """A state resumed in the middle of a deal from fields that
+        `referee.games.restore` has checked: no events yet, and only the decks
+        of deals dealt from here on."""
+        self = cls.__new__(cls)
+        self.rules = rules
+        self.n_players = n_players
+        self.seed = seed
+        self._explicit = list(deals)
+        self._decks = []
+        self.events = []
+        self._points = dict(rules.hand_points)
+        self._winner = None
+        self._end_reason = ""
+        self._over = False
+        self._explicit_used = False
+        self._deal_closed = False
+        self._pending_discards = []
+        self.__dict__.update(fields)
+        return self
+
     # ------------------------------------------------------------ public API
 
     def legal_actions(self) -> list[msgspec.Struct]:

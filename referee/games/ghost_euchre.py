@@ -129,6 +129,25 @@ class GhostEuchreState(EngineState):
         dealer = self._explicit[0].dealer if self._explicit else self._rng.randrange(N_PLAYERS)
         self._start_deal(dealer)
 
+    @classmethod
+    def restored(cls, rules: EuchreRules, seed: int, deals: Sequence[Deal],
+                 fields: dict[str, object]) -> GhostEuchreState:
+        """A state resumed in the middle of a hand from fields that
+        `referee.games.restore` has checked: no events yet, and only the decks
+        of deals dealt from here on."""
+        self = cls.__new__(cls)
+        self.rules = rules
+        self.n_players = N_PLAYERS
+        self.seed = seed
+        self._explicit = list(deals)
+        self._decks = []
+        self.events = []
+        self._winner = None
+        self._end_reason = ""
+        self._over = False
+        self.__dict__.update(fields)
+        return self
+
     # ------------------------------------------------------------ public API
 
     def legal_actions(self) -> list[msgspec.Struct]:

@@ -99,6 +99,11 @@ class BotHandle:
             return ("startup_failure", str(exc), "")
         proc = self.proc
         hello = Hello(referee=f"chicago-referee {__version__}", games=games)
+        spawned = trio.current_time()  # the startup clock runs from the process, not from a queue
+
+        def took() -> str:
+            return f"{trio.current_time() - spawned:.2f} s after the process started"
+
         try:
             with trio.fail_after(tc.startup_ms / 1000):
                 await proc.send(msgspec.json.encode(hello) + b"\n")
@@ -107,19 +112,19 @@ class BotHandle:
         except trio.TooSlowError:
             detail = proc.stderr_text()
             await self.close()
-            return ("startup_failure", f"no hello reply within {tc.startup_ms} ms", detail)
+            return ("startup_failure", f"no hello reply within the {tc.startup_ms} ms startup limit ({took()})", detail)
         except ProtocolViolation as exc:  # an over-long line, or a line that is no hello
             detail = exc.detail
             note = proc.exit_note()
             await self.close()
             if exc.reason == "line_too_long":
-                return ("startup_failure", f"{exc}{note} during the handshake", detail or proc.stderr_text())
-            return ("startup_failure", f"{exc} ({exc.reason})", detail)
+                return ("startup_failure", f"{exc}{note} during the handshake ({took()})", detail or proc.stderr_text())
+            return ("startup_failure", f"{exc} ({exc.reason}, {took()})", detail)
         except BotError as exc:
             detail = exc.detail or proc.stderr_text()
             note = proc.exit_note()
             await self.close()
-            return ("startup_failure", f"{exc}{note} during the handshake", detail)
+            return ("startup_failure", f"{exc}{note} during the handshake ({took()})", detail)
         if reply.protocol != PROTOCOL_VERSION:
             await self.close()
             return ("startup_failure", f"bot speaks protocol {reply.protocol}, referee speaks {PROTOCOL_VERSION}", "")
@@ -130,6 +135,19 @@ class BotHandle:
         if self.proc is not None:
             proc, self.proc = self.proc, None
             await proc.close(_BYE)
+
+
+def check_log_dir(log_dir: Path) -> None:
+    """A log folder must be a folder, and must not hold an earlier match's
+    logs: the new games would overwrite some of them and mix with the rest."""
+    if log_dir.exists() and not log_dir.is_dir():
+        raise ConfigError(f"--log-dir {log_dir}: that is a file, not a folder; give a folder for the game logs")
+    if log_dir.is_dir():
+        earlier = sorted(p.name for p in log_dir.glob("game-*.jsonl"))
+        if earlier:
+            raise ConfigError(
+                f"--log-dir {log_dir} already holds {len(earlier)} game logs of an earlier match ({earlier[0]}, ...): "
+                "choose a new or empty folder (nothing was overwritten)")
 
 
 @dataclass(frozen=True)
@@ -154,6 +172,8 @@ class MatchConfig:
             raise ConfigError(f"{self.game.title} needs {counts} bots, got {n}")
         if self.games < 1:
             raise ConfigError("--games must be at least 1")
+        if self.log_dir is not None:
+            check_log_dir(self.log_dir)
         if self.sandbox is not None:  # fail closed, before any game
             require_sandbox()
             hidden = forbidden_paths([*self.hidden, *([self.log_dir] if self.log_dir else [])])

@@ -63,7 +63,11 @@ def resolve_command(command: str | Sequence[str], name: str | None = None, cwd: 
                     sandbox: SandboxLimits | None = None) -> BotSpec:
     """Split like a shell; run `.py` with this Python (in a sandbox: the system
     Python of the same version) and `.js` with node."""
-    argv = shlex.split(command) if isinstance(command, str) else list(command)
+    try:
+        argv = shlex.split(command) if isinstance(command, str) else list(command)
+    except ValueError as exc:  # an unbalanced quote
+        raise BotStartError(f"bot command {command!r} cannot be split into words: {exc}; "
+                            "check its quotes") from None
     if not argv:
         raise BotStartError("empty bot command")
     first = argv[0]
@@ -80,6 +84,35 @@ def resolve_command(command: str | Sequence[str], name: str | None = None, cwd: 
         raise BotStartError(f"bot {first!r} is a directory; give the program to run")
     label = name or Path(first).stem or first
     return BotSpec(name=label, argv=tuple(argv), cwd=cwd, sandbox=sandbox)
+
+
+def check_runnable(spec: BotSpec, label: str | None = None) -> None:
+    """Fail before the first game, naming the bot, when its program cannot run:
+    a missing script or program, a file without its exec bit, a folder.
+    (A typo would otherwise lose every game of the match.)"""
+    who = label or spec.name
+    argv, cwd = list(spec.argv), Path(spec.cwd) if spec.cwd else Path.cwd()
+    script = True
+    if len(argv) > 2 and argv[1] == "-u" and argv[2].endswith(".py") and "python" in Path(argv[0]).name:
+        target = argv[2]  # a .py script run with a Python
+    elif len(argv) > 1 and Path(argv[0]).name.startswith("node") and argv[1].endswith(".js"):
+        target = argv[1]
+    else:
+        target, script = argv[0], False
+    if not script and "/" not in target:
+        if shutil.which(target) is None:
+            raise BotStartError(f"{who}: {target!r} is not a program on the PATH")
+        return
+    path = Path(target) if Path(target).is_absolute() else cwd / target
+    if not path.exists():
+        near = [p.name for p in (path.with_suffix(s) for s in (".py", ".js")) if p.exists() and p != path]
+        hint = f" (did you mean {near[0]}?)" if near else ""
+        raise BotStartError(f"{who}: {target} does not exist{hint} (looked in {path.parent})")
+    if path.is_dir():
+        raise BotStartError(f"{who}: {target} is a folder; give the program to run")
+    if not script and not os.access(path, os.X_OK):
+        raise BotStartError(f"{who}: {target} is not executable: chmod +x {target}, or name its interpreter "
+                            f"(e.g. \"python3 {target}\")")
 
 
 def _kill_group(pid: int) -> None:

@@ -24,13 +24,11 @@ import hashlib
 import json
 import os
 import secrets
-import shutil
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -42,7 +40,7 @@ from referee.games import GAMES
 from referee.logs.gamelog import GameLogWriter, PlayerInfo
 from referee.play.match import BotHandle, save_stderr, stderr_path
 from referee.play.runner import GameRecord, GameRunner, GameSpec
-from referee.seats.bot_process import BotSpec
+from referee.seats.bot_process import BotSpec, check_runnable
 from referee.seats.sandbox import check_bot, describe, forbidden_paths, require_sandbox
 from referee.tournament.audit import file_sha256, result_record, results_digest
 from referee.tournament.config import Tournament
@@ -200,20 +198,7 @@ def check_commands(t: Tournament) -> None:
     """Fail fast, naming the bot, when a bot's program or script is missing
     (after the builds), instead of forfeiting every one of its games."""
     for i, b in enumerate(t.bots):
-        argv, cwd = list(b.spec.argv), b.workdir
-        script = True
-        if argv[0] == sys.executable and len(argv) > 2 and argv[1] == "-u" and argv[2].endswith(".py"):
-            target = argv[2]  # a .py script run with this Python
-        elif Path(argv[0]).name.startswith("node") and len(argv) > 1 and argv[1].endswith(".js"):
-            target = argv[1]
-        else:
-            target, script = argv[0], False
-        if script or "/" in target:
-            path = Path(target) if Path(target).is_absolute() else cwd / target
-            if not path.exists():
-                raise RefereeError(f"bots[{i}] ({b.name}).command: {target} does not exist (looked in {cwd})")
-        elif shutil.which(target) is None:
-            raise RefereeError(f"bots[{i}] ({b.name}).command: {target!r} is not a program on the PATH")
+        check_runnable(replace(b.spec, cwd=str(b.workdir)), f"bots[{i}] ({b.name}).command")
 
 
 # ------------------------------------------------------------------ running

@@ -82,17 +82,16 @@ def test_wrong_number_of_bots_is_a_clear_error() -> None:
     assert "needs 2 or 3 or 4 bots" in res.output
 
 
-def test_missing_bot_program_is_a_startup_failure_not_a_crash() -> None:
-    d = run_json("/nonexistent/bot-program", FIRST, "--games", "2", "--seed", "1")
-    fails = [f for r in d["results"] for f in r["failures"]]
-    assert fails and all(f["reason"] == "startup_failure" for f in fails)
-    assert all(r["winner"] == "first_legal_bot" for r in d["results"])
+def test_missing_bot_program_is_refused_before_any_game() -> None:
+    res = runner.invoke(app, ["match", "/nonexistent/bot-program", FIRST, "--games", "2", "--seed", "1", "--json"])
+    assert res.exit_code == 2 and res.stdout == ""
+    assert "bot-program: /nonexistent/bot-program does not exist" in " ".join(res.output.split())
 
 
 def test_bench_with_a_broken_bot_is_a_one_line_error(tmp_path: Path) -> None:
     res = runner.invoke(app, ["bench", "/nonexistent/bot.py", "--rounds", "1", "--games", "1"])
     assert res.exit_code == 2 and "Traceback" not in res.output
-    assert "bot 'bot' did not start" in res.output and "/nonexistent/bot.py" in res.output  # its stderr
+    assert "bot: /nonexistent/bot.py does not exist" in " ".join(res.output.split())
     hello_only = tmp_path / "hello_only.py"
     hello_only.write_text("import sys\nfor line in sys.stdin:\n"
                           "    print('{\"type\":\"hello\",\"name\":\"h\",\"version\":\"1\"}', flush=True)\n")
@@ -144,4 +143,4 @@ def test_check_reports_a_broken_bot_in_plain_words(tmp_path: Path) -> None:
     bot.write_text("import sys\nfor line in sys.stdin:\n    pass\n")
     res = runner.invoke(app, ["check", str(bot), "--time-control", "decision=200ms,startup=500ms"])
     assert res.exit_code == 1
-    assert "handshake failed" in res.stdout and "no hello reply within 500 ms" in res.stdout
+    assert "handshake failed" in res.stdout and "no hello reply within the 500 ms startup limit" in " ".join(res.stdout.split())

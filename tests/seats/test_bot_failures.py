@@ -186,7 +186,10 @@ async def test_bot_that_never_answers_hello(tmp_path: Path) -> None:
     played = await play([bot("silent", m, f"pidfile={pids}"), random_bot(m)], m, tc=tc)
     for rec in played.records:
         assert_forfeit_2(rec, "silent", "startup_failure")
-        assert "no hello reply within 800 ms" in rec.failures[0].message
+        assert "no hello reply within the 800 ms startup limit (" in rec.failures[0].message
+        assert "s after the process started)" in rec.failures[0].message
+        waited = float(rec.failures[0].message.split("limit (", 1)[1].split(" s after", 1)[0])
+        assert waited >= 0.8  # how long it really waited, from the process's start
     assert len(read_pids(pids)) == 2
     assert played.elapsed < 2 * 0.8 + 2 * 0.5 + 5  # two startup limits, two grace periods, slack
 
