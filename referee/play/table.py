@@ -22,7 +22,15 @@ from referee.errors import ConfigError
 from referee.games import GAMES
 from referee.games.base import Deal, GameDef
 from referee.logs.gamelog import GameLogWriter, PlayerInfo
-from referee.play.match import BotHandle, MatchConfig, MatchResult, save_stderr, stderr_path, summarize
+from referee.play.match import (
+    BotHandle,
+    MatchConfig,
+    MatchResult,
+    check_log_dir,
+    save_stderr,
+    stderr_path,
+    summarize,
+)
 from referee.play.runner import FailurePolicy, GameRecord, GameRunner, GameSpec, log_path_for
 from referee.play.seeding import derive_seed
 from referee.seats.bot_process import BotSpec
@@ -61,6 +69,8 @@ class TableConfig:
             raise ConfigError(f"--seat {self.human_seat} is not a seat of this table: choose 0-{n - 1}")
         if self.games < 1:
             raise ConfigError("--games must be at least 1")
+        if self.log_dir is not None:
+            check_log_dir(self.log_dir)
         if self.sandbox is not None:  # fail closed, before any game
             require_sandbox()
             hidden = forbidden_paths([*self.hidden, *([self.log_dir] if self.log_dir else [])])
@@ -88,7 +98,7 @@ class TableConfig:
         specs = list(self.bots)
         specs.insert(self.human_seat, BotSpec(name=self.human_name, argv=()))
         return MatchConfig(game=self.game, rules=self.rules, bots=specs, games=self.games, seed=self.seed,
-                           time_control=self.time_control, policy=self.policy, deals=self.deals, log_dir=self.log_dir)
+                           time_control=self.time_control, policy=self.policy, deals=self.deals)
 
 
 async def play_table(

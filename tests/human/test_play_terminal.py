@@ -175,3 +175,16 @@ def test_terminal_session_through_a_pty(terminal: object, tmp_path: Path) -> Non
     check = subprocess.run([*CLI, "verify", str(logs / "game-00001.jsonl")], cwd=REPO, capture_output=True, text=True,
                            timeout=120)
     assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_two_games_end_with_the_match_table_and_a_used_log_dir_is_refused(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    args = [*CLI, "play", "sample_bots/python/first_legal_bot.py", "--seed", "2", "--games", "2",
+            "--rule", "target_score=8", "--log-dir", str(logs)]
+    run = subprocess.run(args, cwd=REPO, input="1\n" * 2000, capture_output=True, text=True, timeout=180)
+    assert run.returncode == 0, run.stderr
+    assert "game 2: you are seat 0" in run.stdout and "human" in run.stdout.split("game 2:")[-1]
+    assert sorted(p.name for p in logs.glob("game-*.jsonl")) == ["game-00001.jsonl", "game-00002.jsonl"]
+    assert "first_legal_bot" in run.stdout.split("play again?")[-1]  # the match table names both seats
+    again = subprocess.run(args, cwd=REPO, input="", capture_output=True, text=True, timeout=60)
+    assert again.returncode == 2 and "already holds 2 game logs" in again.stderr and "Traceback" not in again.stderr
