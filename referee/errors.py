@@ -46,6 +46,12 @@ class BotTimeout(BotError):
     reason = "timeout"
 
 
+class Resigned(BotError):
+    """A person at the table gave up the game; the seat forfeits under any policy."""
+
+    reason = "resigned"
+
+
 class ProtocolViolation(BotError):
     """Malformed JSON, schema violation, over-long line or stale request id."""
 

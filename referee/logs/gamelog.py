@@ -26,10 +26,12 @@ MAX_LOGGED_LINE = 4096
 _encoder = msgspec.json.Encoder(order="deterministic")
 
 
-class PlayerInfo(msgspec.Struct, frozen=True, kw_only=True):
+class PlayerInfo(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     seat: int
     name: str
     argv: list[str]
+    human: bool = False
+    """A person played this seat (`chicago-referee play`): left out of ratings by default."""
 
 
 class LogHeader(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="header"):

@@ -51,8 +51,8 @@ from referee.play.replies import (
     decode_reply,
 )
 from referee.play.seeding import derive_seed
-from referee.seats.bot_process import BotProcess
 from referee.seats.clock import SeatClock
+from referee.seats.seat import Seat
 
 _encoder = msgspec.json.Encoder()
 
@@ -61,7 +61,7 @@ REENCODE_OVER = 1024
 its compact re-encoding: a bot cannot pad the log through its answers."""
 
 
-_FATAL_REASONS = frozenset({"line_too_long", "unsolicited_flood"})  # the line stream is broken
+_FATAL_REASONS = frozenset({"line_too_long", "unsolicited_flood", "resigned"})  # the line stream is broken, or a person gave up
 
 
 class FailurePolicy(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -93,11 +93,19 @@ class GameSpec:
     deals: tuple[Deal, ...] = ()
     match_seed: int | None = None
     deal_set: int | None = None
+    seat_time_controls: tuple[TimeControl | None, ...] = ()
+    """Per-seat clocks that differ from `time_control` (a person with no limit);
+    None or a missing entry means the game's time control."""
     request_id_base: int = 0
     """Request ids of this game are base + 1, base + 2, ...: a match passes the
     ids issued so far, so a bot process never sees an id twice and a late reply
     from an earlier game is recognisably stale."""
     isolation: dict[str, Any] | None = None  # the sandbox in force, for the log header
+
+
+    def seat_time_control(self, seat: int) -> TimeControl:
+        own = self.seat_time_controls[seat] if seat < len(self.seat_time_controls) else None
+        return self.time_control if own is None else own
 
 
 @dataclass
@@ -154,7 +162,7 @@ class _InFlight:
 
 @dataclass
 class _Seat:
-    bot: BotProcess | None
+    bot: Seat | None
     clock: SeatClock
     cursor: int = 0
     strikes: int = 0
@@ -163,12 +171,12 @@ class _Seat:
 
 
 class GameRunner:
-    def __init__(self, spec: GameSpec, bots: list[BotProcess | None], names: list[str], log: GameLogWriter) -> None:
+    def __init__(self, spec: GameSpec, bots: list[Seat | None], names: list[str], log: GameLogWriter) -> None:
         self.spec = spec
         self.names = names
         self.log = log
         self.state: GameState = spec.game.new_state(spec.rules, spec.n_players, spec.seed, spec.deals)
-        self.seats = [_Seat(bot=b, clock=SeatClock(spec.time_control)) for b in bots]
+        self.seats = [_Seat(bot=b, clock=SeatClock(spec.seat_time_control(i))) for i, b in enumerate(bots)]
         self.failures: list[SeatFailure] = []
         self.evidence: list[str] = []  # per failure: the offending line and the bot's stderr tail
         self.forfeited: list[int] = []
@@ -359,7 +367,7 @@ class GameRunner:
                 return
         await self._play_default(seat, p.legal, p.rid, elapsed)
 
-    async def _reply(self, seat: int, s: _Seat, bot: BotProcess, p: _InFlight) -> None:
+    async def _reply(self, seat: int, s: _Seat, bot: Seat, p: _InFlight) -> None:
         """Read lines until the answer to request `p.rid` (its outcome); earlier ids are dropped."""
         rid = p.rid
         while True:
@@ -399,7 +407,7 @@ class GameRunner:
             self._log_recv(seat, line, unsolicited=True)
         check_unsolicited(p.unsolicited, p.unsolicited_bytes, p.rid, line)
 
-    def _bot_error(self, seat: int, bot: BotProcess, exc: BotError) -> None:
+    def _bot_error(self, seat: int, bot: Seat, exc: BotError) -> None:
         fatal = isinstance(exc, BotCrashed) or exc.reason in _FATAL_REASONS
         if fatal:
             bot.dead = True

@@ -29,7 +29,10 @@ ALLOWED: dict[str, set[str]] = {
     "play": {"protocol", "core", "games", "stats", "seats", "logs", "play"},
     "replay": {"protocol", "core", "games", "stats", "logs", "play", "replay"},
     "tournament": {"protocol", "core", "games", "stats", "seats", "logs", "play", "replay", "tournament"},
-    "cli": {"protocol", "core", "games", "stats", "seats", "logs", "play", "replay", "tournament", "cli"},
+    "human": {"protocol", "core", "games", "seats", "logs", "play", "replay", "human"},
+    "web": {"protocol", "core", "games", "stats", "seats", "logs", "play", "web"},
+    "cli": {"protocol", "core", "games", "stats", "seats", "logs", "play", "replay", "tournament", "human", "web",
+            "cli"},
 }
 # Libraries that mean I/O, concurrency or a terminal: never in a rules engine.
 IMPURE = {"trio", "typer", "rich", "subprocess", "sqlite3", "socket", "asyncio", "threading", "signal"}

@@ -1,0 +1,140 @@
+"""`chicago-referee play`: a person against 1-3 bots, in the terminal or the browser."""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import trio
+import typer
+from rich.markup import escape
+
+from referee.cli.common import GameOpt, RuleOpt, RulesOpt, app, err, expected_errors, out, rules_for
+from referee.errors import ConfigError
+from referee.play.deals import load_deals
+from referee.play.match import unique_names
+from referee.play.runner import GameRecord
+from referee.play.table import TableConfig, play_table
+from referee.seats.bot_process import BotSpec, resolve_command
+from referee.seats.clock import format_time_control, parse_time_control
+from referee.seats.sandbox import LIMITS_HELP, SandboxLimits, parse_limits
+
+# The strongest sample bot of each game, and what it is: the opponent when none is named.
+DEFAULT_OPPONENTS = {
+    "chicago": ("greedy_bot.py", 1, "greedy, the strongest sample bot for Chicago (hand-value heuristics, "
+                "an exact endgame search over sampled hands)"),
+    "ghost_euchre": ("euchre_bot.py", 2, "two euchre_bots, the sample bot for Ghost Hand Euchre (bids on "
+                     "counted trump and side aces, plays the usual euchre heuristics)"),
+}
+
+
+def _sample_bot(file: str) -> Path:
+    for base in (Path(__file__).resolve().parents[2], Path.cwd()):
+        path = base / "sample_bots" / "python" / file
+        if path.is_file():
+            return path
+    raise ConfigError(f"the default opponent sample_bots/python/{file} is not here: name a bot to play against, "
+                      "e.g. chicago-referee play mybot.py")
+
+
+def opponents(game_name: str, bots: list[str]) -> tuple[list[BotSpec], str]:
+    """The bots at the table and how the intro line names them."""
+    if bots:
+        specs = unique_names([resolve_command(b) for b in bots])
+        return specs, " and ".join(s.name for s in specs)
+    file, count, label = DEFAULT_OPPONENTS[game_name]
+    path = _sample_bot(file)
+    return unique_names([resolve_command(str(path)) for _ in range(count)]), label
+
+
+@app.command()
+@expected_errors
+def play(
+    bots: Annotated[Optional[list[str]], typer.Argument(metavar="BOT", help="0-3 bot commands to play against (none: the strongest sample bot).")] = None,
+    game_name: GameOpt = "chicago",
+    seat: Annotated[int, typer.Option("--seat", help="Your seat, 0 = first.")] = 0,
+    seed: Annotated[Optional[int], typer.Option("--seed", "-s", help="Seed of the deals (random if not given; always printed).")] = None,
+    preset: RulesOpt = None,
+    rule: RuleOpt = None,
+    deals: Annotated[Optional[Path], typer.Option("--deals", help="JSON file of explicit deals (as for `match`).")] = None,
+    games: Annotated[int, typer.Option("--games", "-n", min=1, help="Games to play before asking 'play again?'.")] = 1,
+    time_control: Annotated[str, typer.Option("--time-control", "-t", help="The bots' limits, e.g. 1s or decision=500ms,bank=60s.")] = "decision=1s,startup=10s",
+    human_time: Annotated[Optional[str], typer.Option("--human-time", help="Your limit (none by default), e.g. 60s or decision=30s,bank=300s; out of time forfeits.")] = None,
+    log_dir: Annotated[Optional[Path], typer.Option("--log-dir", help="Write one JSONL log per game here.")] = None,
+    name: Annotated[str, typer.Option("--name", help="Your name at the table and in the log.")] = "human",
+    web: Annotated[bool, typer.Option("--web", help="Play in the browser instead of the terminal.")] = False,
+    host: Annotated[str, typer.Option("--host", help="With --web: the address to serve on (127.0.0.1 = this machine only).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="With --web: the port (0 picks a free one).")] = 0,
+    no_open: Annotated[bool, typer.Option("--no-open", help="With --web: print the address but open no browser.")] = False,
+    sandbox: Annotated[bool, typer.Option("--sandbox", help="Run the bots isolated, as `match --sandbox` does; refuses to start if this machine cannot (see `chicago-referee doctor`).")] = False,
+    sandbox_limits: Annotated[Optional[str], typer.Option("--sandbox-limits", help=f"With --sandbox: {LIMITS_HELP}.")] = None,
+) -> None:
+    """Play against the computer: you take one seat, 1-3 bots the others."""
+    game, rules_obj = rules_for(game_name, preset, rule)
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**31)
+    specs, label = opponents(game.name, list(bots or []))
+    if any(s.name == name for s in specs):
+        raise ConfigError(f"a bot is already called {name!r}: choose another --name")
+    config = TableConfig(
+        game=game, rules=rules_obj, bots=specs, seed=seed, human_seat=seat, human_name=name, games=games,
+        time_control=parse_time_control(time_control),
+        human_time=parse_time_control(human_time) if human_time else None,
+        deals=load_deals(deals, game) if deals else (), log_dir=log_dir,
+        sandbox=_sandbox(sandbox, sandbox_limits), hidden=(deals,) if deals else (),
+    )
+    you = f"you ({name}, seat {seat}" + (f", {format_time_control(config.human_time)}" if config.human_time else ", no time limit") + ")"
+    err.print(escape(f"{game.title} ({preset or game.default_preset}): {you} against {label}; seed {seed}; "
+                     f"bots {format_time_control(config.time_control)}" + (", sandboxed" if config.sandbox else "")),
+              highlight=False)
+    if web:
+        from referee.web.table import serve_table
+
+        result = trio.run(serve_table, config, host, port, not no_open, _print_url)
+    else:
+        result = _play_in_terminal(config)
+    if len(result.records) > 1:
+        from referee.cli.output import match_table
+
+        out.print(match_table(result, out.width))
+    for rec in result.records[-1:] if len(result.records) == 1 else []:
+        _print_end(rec)
+    if log_dir is not None:
+        out.print(escape(f"seed {seed}, logs in {log_dir}"), highlight=False)
+
+
+def _sandbox(sandbox: bool, limits: str | None) -> SandboxLimits | None:
+    if limits is not None and not sandbox:
+        raise typer.BadParameter("needs --sandbox", param_hint="--sandbox-limits")
+    if not sandbox:
+        return None
+    return parse_limits(limits) if limits else SandboxLimits()
+
+
+def _print_url(url: str) -> None:
+    out.print(f"open {url}", highlight=False, markup=False, soft_wrap=True)
+    sys.stdout.flush()
+
+
+def _print_end(rec: GameRecord) -> None:
+    scores = ", ".join(f"{n} {s}" for n, s in zip(rec.seat_names, rec.scores, strict=True))
+    who = "nobody" if rec.winner is None else rec.seat_names[rec.winner]
+    out.print(escape(f"winner: {who}; final scores: {scores}" + (f"; log {rec.log_path}" if rec.log_path else "")),
+              highlight=False, soft_wrap=True)
+
+
+def _play_in_terminal(config: TableConfig) -> Any:
+    from referee.human.terminal import LineSource, TerminalPlayer
+
+    async def main() -> Any:
+        lines = LineSource()
+        player = TerminalPlayer(out, lines)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(lines.pump)
+            result = await play_table(config, player, player.again)
+            nursery.cancel_scope.cancel()
+        return result
+
+    return trio.run(main)

@@ -1,0 +1,43 @@
+"""The seat interface: what the runner needs from whoever sits at the table.
+
+A bot process (`bot_process.BotProcess`) and a person (`human.HumanSeat`)
+both speak the line protocol through these few methods, so every game goes
+through the same runner, the same legality checks and the same log.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+
+class Seat(Protocol):
+    """Line-protocol endpoint of one seat. Lines in and out carry no newline
+    on the way in (`receive_line`) and one newline on the way out (`send`)."""
+
+    dead: bool  # set by the runner when the seat cannot play on
+    late_id: int  # the last request that timed out unanswered
+
+    @property
+    def pid(self) -> int: ...
+
+    def send_nowait(self, data: bytes) -> bool:
+        """Write at once if possible: True; else queue the rest for `flush`."""
+        ...
+
+    async def send(self, data: bytes) -> None: ...
+
+    async def flush(self) -> None: ...
+
+    def ready_lines(self, max_bytes: int, max_lines: int) -> list[bytes]:
+        """Lines written before now, taken without waiting."""
+        ...
+
+    async def receive_line(self) -> bytes:
+        """The next line; raises a `BotError` when the seat cannot answer."""
+        ...
+
+    async def close(self, farewell: bytes | None = None) -> None: ...
+
+    def stderr_text(self, limit: int = 2000) -> str: ...
+
+    def exit_note(self) -> str: ...

@@ -1,0 +1,121 @@
+"""A whole Chicago game played by clicking, in headless Chromium (Debian's
+chromium and chromium-driver through Selenium, as the replay test does),
+against the real `play --web` command: only the person's cards are face up,
+and the final scores on the page are the log's."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from referee.logs.gamelog import read_log
+
+REPO = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+GAME_LIMIT_S = 300
+
+
+def _artifacts_dir() -> Path:
+    env = os.environ.get("ARTIFACTS_DIR")
+    path = Path(env) if env else REPO / "artifacts"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@pytest.fixture(scope="module")
+def driver() -> Iterator[Any]:
+    if not CHROMIUM.exists() or not CHROMEDRIVER.exists():
+        pytest.skip(f"needs Debian's chromium and chromium-driver ({CHROMIUM}, {CHROMEDRIVER})")
+    webdriver = pytest.importorskip("selenium.webdriver", reason="needs selenium (pip install selenium)")
+    from selenium.webdriver.chrome.service import Service
+
+    home = Path(tempfile.mkdtemp(prefix="play-web-"))
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = str(CHROMIUM)
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--no-first-run", "--window-size=1400,950"):
+        opts.add_argument(arg)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HOME", str(home))
+        mp.setenv("TMPDIR", str(home))
+        drv = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=opts)
+    try:
+        yield drv
+    finally:
+        drv.quit()
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def _only_my_cards_face_up(driver: Any) -> list[str]:
+    """The face-up cards of the seats: all in my hand; every other hand is backs."""
+    from selenium.webdriver.common.by import By
+
+    others = driver.find_elements(By.CSS_SELECTOR, ".seat:not(.viewer) .hand .card")
+    assert all("back" in c.get_attribute("class") for c in others)
+    assert not driver.find_elements(By.CSS_SELECTOR, ".seat:not(.viewer) [data-card]")
+    mine = driver.find_elements(By.CSS_SELECTOR, ".seat.viewer .hand .card")
+    assert all(c.get_attribute("data-card") for c in mine)
+    return [c.get_attribute("data-card") for c in mine]
+
+
+@pytest.mark.browser
+def test_a_whole_game_by_clicking(web_table: Any, driver: Any) -> None:
+    from selenium.webdriver.common.by import By
+
+    table = web_table("sample_bots/python/random_bot.py", "--seed", "11", "--rule", "target_score=15")
+    driver.get(table.url)
+    body = driver.find_element(By.TAG_NAME, "body")
+    deadline = time.monotonic() + GAME_LIMIT_S
+    done: set[str] = set()
+    clicks = exchanges = plays = 0
+    shot = False
+    while time.monotonic() < deadline:
+        rid = body.get_attribute("data-request") or ""
+        if body.get_attribute("data-phase") == "over":
+            break
+        if not rid or rid in done:
+            time.sleep(0.05)
+            continue
+        hand = _only_my_cards_face_up(driver)
+        assert len(hand) == 5 or body.get_attribute("data-phase") == "trick"
+        if driver.find_elements(By.ID, "exchange"):
+            cards = driver.find_elements(By.CSS_SELECTOR, ".seat.viewer .hand .card.playable")
+            cards[-1].click()  # discard the last card shown
+            picked = driver.find_elements(By.CSS_SELECTOR, ".seat.viewer .hand .card.picked")
+            assert len(picked) == 1 and "Exchange 1 card" in driver.find_element(By.ID, "exchange").text
+            driver.find_element(By.ID, "exchange").click()
+            exchanges += 1
+        elif playable := driver.find_elements(By.CSS_SELECTOR, ".seat.viewer .hand .card.playable"):
+            if not shot and driver.find_elements(By.CSS_SELECTOR, "#trick .card"):
+                driver.save_screenshot(str(_artifacts_dir() / "play-web-trick.png"))
+                shot = True
+            playable[0].click()
+            plays += 1
+        else:
+            driver.find_elements(By.CSS_SELECTOR, "#actions button.choice")[-1].click()  # e.g. no Chicago
+        done.add(rid)
+        clicks += 1
+    else:
+        pytest.fail(f"the game did not end within {GAME_LIMIT_S} s ({clicks} choices)")
+    final = driver.find_element(By.ID, "final")
+    page_scores = [int(x) for x in final.get_attribute("data-scores").strip("[]").split(",")]
+    driver.save_screenshot(str(_artifacts_dir() / "play-web.png"))
+    driver.find_element(By.ID, "leave").click()
+    out = table.finish()
+    assert table.proc.returncode == 0, out
+    header, records = read_log(table.log_dir / "game-00001.jsonl")
+    result = next(r for _, r in records if r["type"] == "result")
+    assert page_scores == result["scores"]
+    assert header.players[0].human
+    assert exchanges >= 1 and plays >= 5
+    sources = {r["source"] for _, r in records if r["type"] == "action" and r["seat"] == 0}
+    assert sources == {"bot"}  # every one of the person's actions came through the seat, none was a default
