@@ -11,7 +11,16 @@ import trio
 import typer
 from rich.markup import escape
 
-from referee.cli.common import GameOpt, RuleOpt, RulesOpt, app, err, expected_errors, out, rules_for
+from referee.cli.common import (
+    GameOpt,
+    RuleOpt,
+    RulesOpt,
+    app,
+    err,
+    expected_errors,
+    out,
+    rules_for,
+)
 from referee.errors import ConfigError
 from referee.play.deals import load_deals
 from referee.play.match import unique_names

@@ -9,7 +9,7 @@ Bot processes live for the whole match and are restarted after a crash.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -137,6 +137,27 @@ class BotHandle:
             await proc.close(_BYE)
 
 
+def check_isolation(bots: Sequence[BotSpec], sandbox: SandboxLimits | None, hidden: Sequence[Path],
+                    log_dir: Path | None) -> None:
+    """With a sandbox: fail closed, before any game, if the machine cannot
+    isolate or a bot's folder would show what no bot may see."""
+    if sandbox is None:
+        return
+    require_sandbox()
+    forbidden = forbidden_paths([*hidden, *([log_dir] if log_dir else [])])
+    for spec in bots:
+        check_bot(spec.argv, spec.cwd, spec.name, forbidden)
+
+
+def sandboxed(bots: Sequence[BotSpec], sandbox: SandboxLimits | None, hidden: Sequence[Path],
+              log_dir: Path | None) -> list[BotSpec]:
+    """The bots as they are started: with the sandbox, if any, and what it must hide."""
+    if sandbox is None:
+        return list(bots)
+    paths = tuple(str(p) for p in (*hidden, *([log_dir] if log_dir else [])))
+    return [replace(b, sandbox=sandbox, hidden=paths) for b in bots]
+
+
 def check_log_dir(log_dir: Path) -> None:
     """A log folder must be a folder, and must not hold an earlier match's
     logs: the new games would overwrite some of them and mix with the rest."""
@@ -174,18 +195,11 @@ class MatchConfig:
             raise ConfigError("--games must be at least 1")
         if self.log_dir is not None:
             check_log_dir(self.log_dir)
-        if self.sandbox is not None:  # fail closed, before any game
-            require_sandbox()
-            hidden = forbidden_paths([*self.hidden, *([self.log_dir] if self.log_dir else [])])
-            for spec in self.bots:
-                check_bot(spec.argv, spec.cwd, spec.name, hidden)
+        check_isolation(self.bots, self.sandbox, self.hidden, self.log_dir)
 
     def seat_specs(self) -> list[BotSpec]:
         """The bots as they are started: with this match's sandbox, if any."""
-        if self.sandbox is None:
-            return list(self.bots)
-        hidden = tuple(str(p) for p in (*self.hidden, *([self.log_dir] if self.log_dir else [])))
-        return [replace(b, sandbox=self.sandbox, hidden=hidden) for b in self.bots]
+        return sandboxed(self.bots, self.sandbox, self.hidden, self.log_dir)
 
     @property
     def set_size(self) -> int:

@@ -11,7 +11,7 @@ a match (the person's seat is the referee itself and needs none).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,16 +26,27 @@ from referee.play.match import (
     BotHandle,
     MatchConfig,
     MatchResult,
+    check_isolation,
     check_log_dir,
+    sandboxed,
     save_stderr,
     stderr_path,
     summarize,
 )
-from referee.play.runner import FailurePolicy, GameRecord, GameRunner, GameSpec, log_path_for
+from referee.play.runner import (
+    FailurePolicy,
+    GameRecord,
+    GameRunner,
+    GameSpec,
+    log_path_for,
+)
 from referee.play.seeding import derive_seed
 from referee.seats.bot_process import BotSpec
 from referee.seats.human import HumanSeat, Player, engine_judge
-from referee.seats.sandbox import SandboxLimits, check_bot, describe, forbidden_paths, require_sandbox
+from referee.seats.sandbox import (
+    SandboxLimits,
+    describe,
+)
 
 NO_LIMIT_MS = 30 * 24 * 3600 * 1000
 """A person's decision limit when none is asked for: in effect none (30 days)."""
@@ -71,18 +82,11 @@ class TableConfig:
             raise ConfigError("--games must be at least 1")
         if self.log_dir is not None:
             check_log_dir(self.log_dir)
-        if self.sandbox is not None:  # fail closed, before any game
-            require_sandbox()
-            hidden = forbidden_paths([*self.hidden, *([self.log_dir] if self.log_dir else [])])
-            for spec in self.bots:
-                check_bot(spec.argv, spec.cwd, spec.name, hidden)
+        check_isolation(self.bots, self.sandbox, self.hidden, self.log_dir)
 
     def bot_specs(self) -> list[BotSpec]:
         """The bots as they are started: with the table's sandbox, if any."""
-        if self.sandbox is None:
-            return list(self.bots)
-        hidden = tuple(str(p) for p in (*self.hidden, *([self.log_dir] if self.log_dir else [])))
-        return [replace(b, sandbox=self.sandbox, hidden=hidden) for b in self.bots]
+        return sandboxed(self.bots, self.sandbox, self.hidden, self.log_dir)
 
     @property
     def n_players(self) -> int:

@@ -10,9 +10,15 @@ import random
 from collections import Counter
 
 import pytest
-
 from positions_helpers import TABLES, random_positions
-from referee.games import PUBLIC, determinize, position_of, seat_knowledge, state_from_position
+
+from referee.games import (
+    PUBLIC,
+    determinize,
+    position_of,
+    seat_knowledge,
+    state_from_position,
+)
 from referee.games.cards import CARD_INT
 
 

@@ -9,9 +9,9 @@ import itertools
 import random
 
 import pytest
+from positions_helpers import TABLES, random_positions
 
 from referee.games import PUBLIC, new_game, position_of, state_from_position
-from positions_helpers import TABLES, random_positions
 
 
 def play_in_lockstep(original, rebuilt, rng: random.Random, max_steps: int | None = None) -> int:

@@ -9,8 +9,8 @@ import itertools
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from positions_helpers import TABLES, random_positions
+
 from referee.games import (
     NotationError,
     format_position,

@@ -12,16 +12,16 @@ import json
 import os
 import random
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import trio
+from browser import chromium
 
 from referee.errors import ConfigError, CorruptLog
 from referee.games import get_game
@@ -39,8 +39,6 @@ from referee.seats.bot_process import BotSpec
 
 REPO = Path(__file__).resolve().parents[2]
 BOTS = REPO / "sample_bots" / "python"
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
 DATA_RE = re.compile(r'<script type="application/json" id="replay-data">(.*?)</script>', re.S)
 
 
@@ -226,32 +224,9 @@ def _artifacts_dir() -> Path:
 
 
 @pytest.fixture(scope="module")
-def driver():  # type: ignore[no-untyped-def]
-    if not CHROMIUM.exists() or not CHROMEDRIVER.exists():
-        pytest.skip(f"needs Debian's chromium and chromium-driver ({CHROMIUM}, {CHROMEDRIVER}): "
-                    "apt-get install chromium chromium-driver")
-    webdriver = pytest.importorskip("selenium.webdriver", reason="needs selenium (pip install selenium)")
-    from selenium.webdriver.chrome.service import Service
-
-    # Chromium writes ~/.config and leaves $TMPDIR litter: both go to a throwaway dir, with a short
-    # path (pytest's tmp_path can be too long for Chromium's singleton socket, which then won't start).
-    home = Path(tempfile.mkdtemp(prefix="html-replay-"))
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = str(CHROMIUM)
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--no-first-run", "--window-size=1400,950"):
-        opts.add_argument(arg)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("HOME", str(home))
-        mp.setenv("TMPDIR", str(home))
-        # The explicit driver path keeps Selenium Manager from going online.
-        drv = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=opts)
-    try:
+def driver() -> Iterator[Any]:
+    with chromium("html-replay-") as drv:
         yield drv
-    finally:
-        drv.quit()
-        shutil.rmtree(home, ignore_errors=True)
 
 
 @pytest.mark.browser

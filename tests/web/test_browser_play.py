@@ -6,20 +6,17 @@ and the final scores on the page are the log's."""
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from browser import chromium
 
 from referee.logs.gamelog import read_log
 
 REPO = Path(__file__).resolve().parents[2]
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
 GAME_LIMIT_S = 300
 
 
@@ -32,27 +29,8 @@ def _artifacts_dir() -> Path:
 
 @pytest.fixture(scope="module")
 def driver() -> Iterator[Any]:
-    if not CHROMIUM.exists() or not CHROMEDRIVER.exists():
-        pytest.skip(f"needs Debian's chromium and chromium-driver ({CHROMIUM}, {CHROMEDRIVER})")
-    webdriver = pytest.importorskip("selenium.webdriver", reason="needs selenium (pip install selenium)")
-    from selenium.webdriver.chrome.service import Service
-
-    home = Path(tempfile.mkdtemp(prefix="play-web-"))
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = str(CHROMIUM)
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--no-first-run", "--window-size=1400,950"):
-        opts.add_argument(arg)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("HOME", str(home))
-        mp.setenv("TMPDIR", str(home))
-        drv = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=opts)
-    try:
+    with chromium("play-web-") as drv:
         yield drv
-    finally:
-        drv.quit()
-        shutil.rmtree(home, ignore_errors=True)
 
 
 def _only_my_cards_face_up(driver: Any) -> list[str]:
