@@ -3,6 +3,7 @@ chromium-driver, no network, HOME and TMPDIR in a throwaway folder."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -14,6 +15,15 @@ import pytest
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
+REPO = Path(__file__).resolve().parents[1]
+
+
+def artifacts_dir() -> Path:
+    """Where screenshots go for people to look at ($ARTIFACTS_DIR, else artifacts/)."""
+    env = os.environ.get("ARTIFACTS_DIR")
+    path = Path(env) if env else REPO / "artifacts"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
 
 
 @contextmanager

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 import trio
-from browser import chromium
+from browser import artifacts_dir, chromium
 
 from referee.errors import ConfigError, CorruptLog
 from referee.games import get_game
@@ -216,13 +216,6 @@ return out;
 """
 
 
-def _artifacts_dir() -> Path:
-    env = os.environ.get("ARTIFACTS_DIR")
-    path = Path(env) if env else REPO / "artifacts"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
 @pytest.fixture(scope="module")
 def driver() -> Iterator[Any]:
     with chromium("html-replay-") as drv:
@@ -340,7 +333,7 @@ def test_replay_page_in_browser(game_log: Path, tmp_path: Path, driver) -> None:
     # --- A screenshot in the middle of a trick, for people.
     trick_step = next(w["step"] for w in walk_all if w["type"] == "card_played")
     driver.execute_script("replay.go(arguments[0] + 1)", trick_step)
-    shot = _artifacts_dir() / "html_replay.png"
+    shot = artifacts_dir() / "html_replay.png"
     assert driver.save_screenshot(str(shot))
     assert shot.stat().st_size > 10_000
 

@@ -5,26 +5,18 @@ and the final scores on the page are the log's."""
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from browser import chromium
+from browser import artifacts_dir, chromium
 
 from referee.logs.gamelog import read_log
 
 REPO = Path(__file__).resolve().parents[2]
 GAME_LIMIT_S = 300
-
-
-def _artifacts_dir() -> Path:
-    env = os.environ.get("ARTIFACTS_DIR")
-    path = Path(env) if env else REPO / "artifacts"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +66,7 @@ def test_a_whole_game_by_clicking(web_table: Any, driver: Any) -> None:
             exchanges += 1
         elif playable := driver.find_elements(By.CSS_SELECTOR, ".seat.viewer .hand .card.playable"):
             if not shot and driver.find_elements(By.CSS_SELECTOR, "#trick .card"):
-                driver.save_screenshot(str(_artifacts_dir() / "play-web-trick.png"))
+                driver.save_screenshot(str(artifacts_dir() / "play-web-trick.png"))
                 shot = True
             playable[0].click()
             plays += 1
@@ -86,7 +78,7 @@ def test_a_whole_game_by_clicking(web_table: Any, driver: Any) -> None:
         pytest.fail(f"the game did not end within {GAME_LIMIT_S} s ({clicks} choices)")
     final = driver.find_element(By.ID, "final")
     page_scores = [int(x) for x in final.get_attribute("data-scores").strip("[]").split(",")]
-    driver.save_screenshot(str(_artifacts_dir() / "play-web.png"))
+    driver.save_screenshot(str(artifacts_dir() / "play-web.png"))
     driver.find_element(By.ID, "leave").click()
     out = table.finish()
     assert table.proc.returncode == 0, out
