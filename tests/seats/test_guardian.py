@@ -131,8 +131,11 @@ def test_a_bot_cannot_make_the_guardian_kill_an_unrelated_group(tmp_path: Path) 
         assert "guardian stdin via /proc: ENXIO" in attempts or "guardian stdin via /proc: EACCES" in attempts, \
             attempts
         assert "via /proc: ok" not in attempts, attempts
-        bots = [p for p in procs_with(marker) if p not in (referee.pid, victim.pid)]
-        assert len(bots) == 2, attempts
+        def bots_now() -> list[int]:
+            return [p for p in procs_with(marker) if p not in (referee.pid, victim.pid)]
+
+        assert wait_until(lambda: len(bots_now()) == 2, within=20), attempts  # both bots are running
+        bots = bots_now()
         time.sleep(0.3)  # mid-match; the guardian has read whatever got through
         referee.send_signal(signal.SIGKILL)
         referee.wait(5)
