@@ -109,6 +109,25 @@ function apply(st, it) {
     break;
   case 'hand_dealt': case 'ghost_hand_taken':
     setHand(st, it, s, it.cards || []); break;
+  case '@start':  // a game started from a position: the table as it was (the seats' hands follow)
+    st.deal = it.deal; st.dealer = it.dealer; st.active = it.active; st.tiebreak = !!it.tiebreak;
+    st.scores = (it.scores || zeros()).slice(); st.phase = it.phase || '';
+    st.stock = typeof it.stock === 'number' ? it.stock : null; st.round = it.round || 0;
+    st.trick = (it.trick || []).slice(); st.trickNo = it.trick_no || 0;
+    st.tricksWon = (it.tricks_won || zeros()).slice();
+    st.declarer = it.declarer === undefined ? null : it.declarer; st.contract = it.contract; st.trump = it.trump;
+    st.bids = (it.bids || []).slice(); st.swapped = it.swapped === undefined ? null : it.swapped; st.open = it.open || null;
+    st.shown = [];
+    (it.shown || []).forEach(function (x) { st.shown[x.seat] = {cards: x.cards || [], reason: x.reason}; });
+    break;
+  case '@hand':  // seen by its seat only; others know just the cards it has shown
+    var held = (it.cards || []).slice();
+    st.hands[s] = held;
+    for (v = 0; v < N; v++) {
+      st.known[v][s] = sees(it, v) ? held.slice() :
+        (st.shown[s] ? st.shown[s].cards.filter(function (c) { return held.indexOf(c) >= 0; }) : []);
+    }
+    break;
   case 'drew':
     var cards = it.cards || [];
     st.hands[s] = st.hands[s].concat(cards);
@@ -203,15 +222,16 @@ function apply(st, it) {
 var DEALS = [];      // {deal, step, dealer, scores (after), tiebreak}
 var CHECK = {};      // step index of a deal_started -> what carries over into it
 var FINAL = null;
-var CARRY = {score: 1, deal_ended: 1, game_ended: 1, hand_scored: 1, '@result': 1, '@failure': 1, '@action:exchange': 1};
+var CARRY = {'@start': 1, score: 1, deal_ended: 1, game_ended: 1, hand_scored: 1, '@result': 1, '@failure': 1, '@action:exchange': 1};
 (function () {
   var st = fresh(), cur = null;
   for (var k = 0; k < STEPS.length; k++) {
     var main = STEPS[k].main;
-    if (main >= 0 && typeName(main) === 'deal_started') {
+    if (main >= 0 && (typeName(main) === 'deal_started' || typeName(main) === '@start')) {
       CHECK[k] = {scores: st.scores.slice(), failed: st.failed.slice(), pending: clone(st.pending)};
       var m = item(main);
-      cur = {deal: m.deal, step: k, dealer: m.dealer, scores: st.scores.slice(), tiebreak: !!m.tiebreak};
+      cur = {deal: m.deal, step: k, dealer: m.dealer, scores: st.scores.slice(), tiebreak: !!m.tiebreak,
+        start: typeName(main) === '@start' ? (m.scores || []).slice() : null};
       DEALS.push(cur);
     }
     for (var i = STEPS[k].a; i < STEPS[k].b; i++) {
@@ -255,7 +275,7 @@ function genericText(it) {
   return '<span class="ctx">' + esc(it.type) + '</span> ' + parts.join(' ');
 }
 
-var PRIVATE_SHOWN = {hand_dealt: 1, drew: 1, ghost_hand_taken: 1};  // described with the public event before them
+var PRIVATE_SHOWN = {hand_dealt: 1, drew: 1, ghost_hand_taken: 1, '@hand': 1};  // described with the public event before them
 function describe(k, st, view) {
   var step = STEPS[k], m = item(step.main);
   if (!m) return 'no events in this log';
@@ -286,6 +306,11 @@ function describe(k, st, view) {
     break;
   case 'hand_dealt': case 'ghost_hand_taken':
     t = P(s) + (m.type === 'hand_dealt' ? ' is dealt ' : ' holds the ghost hand ') + CS(m.cards); break;
+  case '@start':
+    t = '<b>Deal ' + m.deal + '</b>: ' + P(m.dealer) + ' deals — the game starts here, from a position (' +
+      esc(m.phase) + '); scores ' + (m.scores || []).map(function (x, j) { return P(j) + ' ' + x; }).join(' · ');
+    if (view >= 0) t += '; you hold ' + CS(sortCards(st.hands[view]));
+    break;
   case 'exchanged':
     t = '<span class="ctx">exchange ' + m.round + '</span> ' + P(s) + (m.count ? ' discards ' + m.count : ' stands pat');
     if (m.count && (view < 0 || view === s) && st.lastDisc[s].length) t += ' (' + CS(st.lastDisc[s]) + ')';
@@ -368,7 +393,7 @@ function describe(k, st, view) {
 function actorOf(m) {
   if (!m) return null;
   if (typeof m.seat === 'number' && m.type !== 'stock_reshuffled') return m.seat;
-  if (m.type === 'deal_started') return m.dealer;
+  if (m.type === 'deal_started' || m.type === '@start') return m.dealer;
   if (m.type === 'first_dealer_cut') return m.dealer;
   if (m.type === 'showdown' && m.winners && m.winners.length) return m.winners[0];
   if ((m.type === 'game_ended' || m.type === '@result') && typeof m.winner === 'number') return m.winner;
@@ -442,7 +467,7 @@ function build() {
 // ------------------------------------------------------------ chart
 var CH = {w: 320, h: 170, l: 34, r: 8, t: 8, b: 20};
 function buildChart() {
-  var pts = [zeros()];
+  var pts = [DEALS.length && DEALS[0].start ? DEALS[0].start : zeros()];  // a start position has its own scores
   DEALS.forEach(function (d) { pts.push(d.scores || pts[pts.length - 1]); });
   var fin = FINAL && FINAL.scores;
   if (fin && pts.length > 1 && pts[pts.length - 1].join() !== fin.join()) pts[pts.length - 1] = fin.slice();

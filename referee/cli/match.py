@@ -35,6 +35,7 @@ from referee.games.rules import preset_options
 from referee.play.deals import load_deals
 from referee.play.match import MatchConfig, run_match, summarize, unique_names
 from referee.play.runner import FailurePolicy
+from referee.play.start import read_start
 from referee.seats.bot_process import check_runnable, resolve_command
 from referee.seats.clock import format_time_control, parse_time_control
 from referee.seats.sandbox import LIMITS_HELP, SandboxLimits, parse_limits
@@ -82,6 +83,7 @@ def match(
     as_json: Annotated[bool, typer.Option("--json", help="Print a machine-readable summary on stdout.")] = False,
     sandbox: SandboxOpt = False,
     sandbox_limits: SandboxLimitsOpt = None,
+    start: StartOpt = None,
 ) -> None:
     """Play a match between 2-4 bots in deal sets and print the standings."""
     game, rules_obj = rules_for(game_name, preset, rule)
@@ -102,6 +104,7 @@ def match(
         deals=load_deals(deals, game) if deals else (), log_dir=log_dir,
         sprt=parse_sprt(sprt_text) if sprt_text else None,
         sandbox=_sandbox_limits(sandbox, sandbox_limits), hidden=(deals,) if deals else (),
+        start=read_start(start) if start is not None else None,
     )
     if sprt_text and len(specs) != 2:
         raise typer.BadParameter("SPRT needs exactly 2 bots", param_hint="--sprt")
@@ -109,7 +112,8 @@ def match(
     err.print(
         f"{game.title} ({preset or game.default_preset}): {' vs '.join(s.name for s in specs)}, "
         f"{plural(total, 'game')} ({plural(config.n_sets, 'deal set')}), seed {seed}, "
-        f"{format_time_control(config.time_control)}" + (", sandboxed" if config.sandbox else ""),
+        f"{format_time_control(config.time_control)}" + (", sandboxed" if config.sandbox else "")
+        + (", every game from the --start position" if config.start else ""),
         highlight=False, markup=False,
     )
     result, interrupted = _run_with_progress(config, total)
@@ -135,6 +139,9 @@ def match(
 SandboxOpt = Annotated[bool, typer.Option(
     "--sandbox", help="Run each bot isolated (bubblewrap: own PID/network/user namespaces, private scratch, limits); "
     "refuses to start if this machine cannot (see `chicago-referee doctor`).")]
+StartOpt = Annotated[Optional[str], typer.Option(
+    "--start", metavar="POSITION", help="Play every game from this position (the text form of docs/positions.md, "
+    "or @FILE holding it); the seatings rotate the bots through its seats and later deals follow the seed.")]
 SandboxLimitsOpt = Annotated[Optional[str], typer.Option(
     "--sandbox-limits", help=f"With --sandbox: {LIMITS_HELP}; unnamed limits keep their defaults.")]
 

@@ -25,6 +25,7 @@ from referee.errors import ConfigError
 from referee.play.deals import load_deals
 from referee.play.match import unique_names
 from referee.play.runner import GameRecord
+from referee.play.start import read_start
 from referee.play.table import TableConfig, play_table
 from referee.seats.bot_process import BotSpec, resolve_command
 from referee.seats.clock import format_time_control, parse_time_control
@@ -79,6 +80,7 @@ def play(
     no_open: Annotated[bool, typer.Option("--no-open", help="With --web: print the address but open no browser.")] = False,
     sandbox: Annotated[bool, typer.Option("--sandbox", help="Run the bots isolated, as `match --sandbox` does; refuses to start if this machine cannot (see `chicago-referee doctor`).")] = False,
     sandbox_limits: Annotated[Optional[str], typer.Option("--sandbox-limits", help=f"With --sandbox: {LIMITS_HELP}.")] = None,
+    start: Annotated[Optional[str], typer.Option("--start", metavar="POSITION", help="Play from this position (as for `match`: the text form of docs/positions.md, or @FILE).")] = None,
 ) -> None:
     """Play against the computer: you take one seat, 1-3 bots the others."""
     game, rules_obj = rules_for(game_name, preset, rule)
@@ -93,6 +95,7 @@ def play(
         human_time=parse_time_control(human_time) if human_time else None,
         deals=load_deals(deals, game) if deals else (), log_dir=log_dir,
         sandbox=_sandbox(sandbox, sandbox_limits), hidden=(deals,) if deals else (),
+        start=read_start(start) if start is not None else None,
     )
     you = f"you ({name}, seat {seat}" + (f", {format_time_control(config.human_time)}" if config.human_time else ", no time limit") + ")"
     err.print(escape(f"{game.title} ({preset or game.default_preset}): {you} against {label}; seed {seed}; "

@@ -55,7 +55,12 @@ def replay(
     if seat is not None and seat >= log.n_players:
         raise ConfigError(f"--seat {seat}: this game has seats 0-{log.n_players - 1}")
     deals = log.deal_count
-    if deal > deals:
+    if log.start is not None:  # started from a position: its deal, then the logged ones
+        first, last = log.deals_before, log.deals_before + deals
+        if deal != 1 and not first <= deal <= last:  # 1, the default, is its first deal
+            raise ConfigError(f"--deal {deal}: the game in {log_path} started from a position in deal {first} "
+                              f"and played deals {first}-{last}")
+    elif deal > deals:
         raise ConfigError(f"--deal {deal}: the game in {log_path} has {deals} deal{'s' if deals != 1 else ''}")
     viewer = Viewer.for_seat(seat) if seat is not None else Viewer.public() if public else Viewer.everything()
     console = out if width is None else Console(width=width, highlight=False)

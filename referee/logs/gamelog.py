@@ -1,7 +1,8 @@
 """Game logs: one JSONL file per game, byte-stable apart from timings.
 
 Line 1 is the header (versions, game, rules, seed, explicit deals, bots with
-argv, time control, failure policy, isolation). Then, in order: `deal` records (dealer
+argv, time control, failure policy, isolation, and the start position of a
+game that began from one). Then, in order: `deal` records (dealer
 and the full deck order of every deal), every message `send`/`recv` per seat
 with its time in ms since the game started, every engine `event` with its
 audience, every applied `action` (its source: the bot, or the referee's
@@ -52,6 +53,9 @@ class LogHeader(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag
     """This game's first request id is request_id_base + 1 (ids run on through a match)."""
     isolation: dict[str, Any] | None = None
     """The sandbox the bots ran in (`{"sandbox": "none"}` without one); absent in older logs."""
+    start: str | msgspec.UnsetType = msgspec.UNSET
+    """The position the game began from, in the text form of docs/positions.md
+    (`match --start`); absent for a game dealt from the start."""
 
 
 class LogResult(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="result"):

@@ -32,6 +32,7 @@ from referee.play.runner import (
     log_path_for,
 )
 from referee.play.seeding import derive_seed
+from referee.play.start import check_start
 from referee.seats.bot_process import BotProcess, BotSpec, start_bot
 from referee.seats.sandbox import (
     SandboxLimits,
@@ -185,6 +186,7 @@ class MatchConfig:
     sprt: tuple[float, float, float, float] | None = None
     sandbox: SandboxLimits | None = None  # None: bots run as the referee's user, unisolated
     hidden: tuple[Path, ...] = ()  # more paths no sandboxed bot may see (the deals file)
+    start: str | None = None  # a position every game begins from (play/start.py); checked here, kept canonical
 
     def __post_init__(self) -> None:
         n = len(self.bots)
@@ -193,6 +195,8 @@ class MatchConfig:
             raise ConfigError(f"{self.game.title} needs {counts} bots, got {n}")
         if self.games < 1:
             raise ConfigError("--games must be at least 1")
+        if self.start is not None:
+            object.__setattr__(self, "start", check_start(self.start, self.game, n, self.rules, self.deals))
         if self.log_dir is not None:
             check_log_dir(self.log_dir)
         check_isolation(self.bots, self.sandbox, self.hidden, self.log_dir)
@@ -341,7 +345,7 @@ async def play_one(
         game=config.game, rules=config.rules, n_players=len(seats), seed=seed, game_id=game_id,
         time_control=config.time_control, policy=config.policy, deals=config.deals,
         match_seed=config.seed, deal_set=deal_set, request_id_base=request_id_base,
-        isolation=describe(config.sandbox),
+        isolation=describe(config.sandbox), start=config.start,
     )
     names = [h.spec.name for h in seats]
     players = [PlayerInfo(seat=i, name=h.spec.name, argv=list(h.spec.argv)) for i, h in enumerate(seats)]

@@ -51,6 +51,7 @@ from referee.play.replies import (
     decode_reply,
 )
 from referee.play.seeding import derive_seed
+from referee.play.start import deals_before, game_start_text, initial_state
 from referee.seats.clock import SeatClock
 from referee.seats.seat import Seat
 
@@ -101,6 +102,9 @@ class GameSpec:
     ids issued so far, so a bot process never sees an id twice and a late reply
     from an earlier game is recognisably stale."""
     isolation: dict[str, Any] | None = None  # the sandbox in force, for the log header
+    start: str | None = None
+    """A position to begin from (canonical text, see `play/start.py`); its seed
+    is replaced by `seed`, so the deals after it follow the game's own shuffles."""
 
 
     def seat_time_control(self, seat: int) -> TimeControl:
@@ -175,7 +179,8 @@ class GameRunner:
         self.spec = spec
         self.names = names
         self.log = log
-        self.state: GameState = spec.game.new_state(spec.rules, spec.n_players, spec.seed, spec.deals)
+        self.state: GameState = initial_state(spec.game, spec.rules, spec.n_players, spec.seed, spec.deals, spec.start)
+        self.deals_before = deals_before(spec.start)  # deal records are numbered on from a start position's deal
         self.seats = [_Seat(bot=b, clock=SeatClock(spec.seat_time_control(i))) for i, b in enumerate(bots)]
         self.failures: list[SeatFailure] = []
         self.evidence: list[str] = []  # per failure: the offending line and the bot's stderr tail
@@ -212,7 +217,7 @@ class GameRunner:
             d = decks[self.logged_deals]
             self.logged_deals += 1
             self.log.write(
-                {"type": "deal", "deal": self.logged_deals, "dealer": d.dealer, "deck": [CARD_STR[c] for c in d.deck]}
+                {"type": "deal", "deal": self.deals_before + self.logged_deals, "dealer": d.dealer, "deck": [CARD_STR[c] for c in d.deck]}
             )
         events = self.state.events
         while self.logged_events < len(events):
@@ -465,6 +470,7 @@ class GameRunner:
             deal_set=sp.deal_set,
             request_id_base=sp.request_id_base,
             isolation=sp.isolation,
+            start=msgspec.UNSET if sp.start is None else game_start_text(sp.start, sp.seed),
         )
 
     async def run(self, players: list[PlayerInfo], start_failures: dict[int, tuple[str, str, str]]) -> GameRecord:

@@ -41,6 +41,7 @@ from referee.play.runner import (
     log_path_for,
 )
 from referee.play.seeding import derive_seed
+from referee.play.start import check_start
 from referee.seats.bot_process import BotSpec
 from referee.seats.human import HumanSeat, Player, engine_judge
 from referee.seats.sandbox import (
@@ -70,12 +71,15 @@ class TableConfig:
     log_dir: Path | None = None
     sandbox: SandboxLimits | None = None  # the bots' isolation; None: they run as the referee's user
     hidden: tuple[Path, ...] = ()  # more paths no sandboxed bot may see (the deals file)
+    start: str | None = None  # a position every game begins from (play/start.py); checked here, kept canonical
 
     def __post_init__(self) -> None:
         n = self.n_players
         if n not in self.game.seat_counts:
             counts = " or ".join(str(c - 1) for c in self.game.seat_counts)
             raise ConfigError(f"{self.game.title} with you at the table needs {counts} bots, got {len(self.bots)}")
+        if self.start is not None:
+            object.__setattr__(self, "start", check_start(self.start, self.game, n, self.rules, self.deals))
         if not 0 <= self.human_seat < n:
             raise ConfigError(f"--seat {self.human_seat} is not a seat of this table: choose 0-{n - 1}")
         if self.games < 1:
@@ -150,7 +154,7 @@ async def _play_game(config: TableConfig, k: int, handles: list[BotHandle], huma
         game=config.game, rules=config.rules, n_players=n, seed=seed, game_id=k + 1,
         time_control=config.time_control, policy=config.policy, deals=config.deals,
         match_seed=config.seed, deal_set=k, seat_time_controls=tuple(seat_tcs), request_id_base=request_id_base,
-        isolation=describe(config.sandbox),
+        isolation=describe(config.sandbox), start=config.start,
     )
     bots = iter(handles)
     seats: list[Any] = []

@@ -14,7 +14,8 @@ discards, the referee's default actions; not the bots' plays, which repeat
 `[type index, field values...]` (public) or `[~type index, seat, field
 values...]` (seen by that seat only) against a table of type names with their
 field names; an action is the pseudo type `@action:<its type>` whose audience
-is the acting seat; every list of cards is one string `"~AsKd9h"`. A typical
+is the acting seat; every list of cards is one string `"~AsKd9h"`. A game
+started from a position begins with the table at its start (`start_html.py`). A typical
 Chicago game to 52 gives a 50-70 kB page (about 45 kB of it the page itself);
 a 500-deal game (the `max_deals` cap, 4 players) about 0.7 MB. The page builds
 its step list in one light pass and renders a step by replaying its deal, so
@@ -37,6 +38,7 @@ from typing import Any
 import msgspec
 
 from referee.logs.gamelog import read_log
+from referee.replay.start_html import start_records
 
 DATA_VERSION = 1
 CARD_LIST_MARK = "~"
@@ -64,7 +66,7 @@ def _pack(value: Any) -> Any:
 def build_replay_data(log_path: Path) -> dict[str, Any]:
     """The compact JSON-able replay of one log (raises CorruptLog for bad files)."""
     header, records = read_log(log_path, cut_ok=True)  # a cut-off game is shown as far as it goes
-    rows: list[tuple[str, int, dict[str, Any]]] = []
+    rows = start_records(header, str(log_path))  # a game started from a position: the table at its start
     result: dict[str, Any] | None = None
     for _no, rec in records:
         kind = rec.get("type")

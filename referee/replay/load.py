@@ -15,6 +15,7 @@ naming the file and line; a file that is not a readable log raises
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +30,7 @@ from referee.games.base import PUBLIC, Deal, GameDef, GameState
 from referee.logs.gamelog import LogHeader, LogResult, read_log
 from referee.play.deals import parse_deals
 from referee.play.outcome import final_outcome
+from referee.play.start import check_logged_start, deals_before, initial_state
 
 _canon_encoder = msgspec.json.Encoder(order="deterministic")
 _plain_encoder = msgspec.json.Encoder()
@@ -124,6 +126,17 @@ class GameLog:
     def deal_count(self) -> int:
         return sum(1 for _, rec in self.records if rec.get("type") == "deal")
 
+    @property
+    def start(self) -> str | None:
+        """The position the game began from (`match --start`), or None."""
+        start = self.header.start
+        return None if start is msgspec.UNSET else start
+
+    @functools.cached_property
+    def deals_before(self) -> int:
+        """Deals before the first `deal` record: a start position's deal and those before it."""
+        return deals_before(self.start)
+
 
 def load_log(path: Path | str, *, require_result: bool = True, cut_ok: bool = False) -> GameLog:
     """Read a game log and decode its header into the game's own types.
@@ -152,6 +165,11 @@ def load_log(path: Path | str, *, require_result: bool = True, cut_ok: bool = Fa
         deals = parse_deals(header.deals, game, where="header deals") if header.deals else ()
     except RefereeError as exc:
         raise CorruptLog(f"{path}:1: {exc}") from None
+    if header.start is not msgspec.UNSET:
+        try:
+            check_logged_start(header.start, game, header.n_players, header.seed)
+        except RefereeError as exc:
+            raise LogMismatch(path, 1, str(exc)) from None
     result: LogResult | None = None
     result_line = 0
     for i, (no, rec) in enumerate(records):
@@ -181,7 +199,7 @@ class Simulation:
         self.log = log
         h = log.header
         try:
-            self.state: GameState = log.game.new_state(log.rules, h.n_players, h.seed, log.deals)
+            self.state: GameState = initial_state(log.game, log.rules, h.n_players, h.seed, log.deals, log.start)
         except Exception as exc:  # noqa: BLE001 - the engine refused the header: say so, no traceback
             raise LogMismatch(log.path, 1, f"the header does not start a game: {exc}") from None
         self.actions = 0

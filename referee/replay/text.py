@@ -18,7 +18,7 @@ new game replays (plainly) before it gets a renderer of its own.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,47 +27,13 @@ from rich.console import Console
 from rich.text import Text
 
 from referee.games.base import PUBLIC
-from referee.games.cards import (
-    CARD_STR,
-    SUIT_SYMBOLS,
-    SUITS,
-    parse_card,
-    parse_cards,
-    sort_hand,
-)
+from referee.games.cards import SUIT_SYMBOLS, SUITS, parse_cards
 from referee.games.poker import CATEGORY_CODES, CATEGORY_NAMES, describe, evaluate
 from referee.games.rules import build_rules, rules_diff
 from referee.logs.gamelog import evidence_text
+from referee.replay.cardtext import RED_SUITS, backs_text, card_text, cards_text
 from referee.replay.load import Frame, GameLog, frames
-
-BACK = "░░"
-RED_SUITS = frozenset("hd")
-
-
-# ------------------------------------------------------------------ cards
-
-
-def card_text(card: str) -> Text:
-    """`"Th"` -> `10♥` in red; an unknown string is shown as it is."""
-    if len(card) != 2 or card[1] not in SUITS:
-        return Text(card)
-    rank = "10" if card[0] == "T" else card[0]
-    return Text(rank + SUIT_SYMBOLS[SUITS.index(card[1])], style="red" if card[1] in RED_SUITS else "")
-
-
-def cards_text(cards: Iterable[str], *, sort: bool = False) -> Text:
-    items = list(cards)
-    if sort:
-        try:
-            items = [CARD_STR[c] for c in sort_hand(parse_card(c) for c in items)]
-        except Exception:  # noqa: BLE001 - a foreign card notation: keep the order given
-            pass
-    return Text(" ").join(card_text(c) for c in items)
-
-
-def backs_text(count: int) -> Text:
-    return Text(" ".join([BACK] * count), style="dim")
-
+from referee.replay.start_text import render_start, start_header
 
 # ------------------------------------------------------------------ who is looking
 
@@ -148,7 +114,8 @@ class Renderer:
         self.names = log.names
         self.width = max(len(n) for n in self.names)
         self.n = log.n_players
-        self.muted = start_deal > 1
+        self.first_deal = max(1, log.deals_before)  # a game started from a position begins in its deal
+        self.muted = start_deal > self.first_deal
         self.deal = 0
         self.counts = [0] * self.n  # cards in each hand (for card backs)
         self.trick = 0
@@ -198,7 +165,9 @@ class Renderer:
             Text(f"seats: {seats}"),
             Text(f"showing: {self.viewer.describe(self.names)}", style="dim"),
         ]
-        if self.start_deal > 1:
+        if self.log.start is not None:
+            lines.append(start_header(self))
+        if self.start_deal > self.first_deal:
             lines.append(Text(f"starting at deal {self.start_deal}", style="dim"))
         return lines
 
@@ -219,6 +188,8 @@ class Renderer:
         """The lines for one frame (read the frame's state now: it is live)."""
         self.lines = []
         self.frame = frame
+        if frame.kind == "start" and self.log.start is not None:
+            render_start(self, frame.state)  # no deal events before a start position: show the position
         for i, failure in enumerate(frame.failures):
             self.on_failure(failure, frame)
             if i < len(frame.evidence) and frame.evidence[i] and self.viewer.sees_hand(failure.seat):
@@ -256,7 +227,8 @@ class Renderer:
         if self.muted and ev.deal >= self.start_deal:
             self.muted = False
             scores = self.frame.state.scores() if self.frame is not None else []
-            skipped = "deal 1" if ev.deal == 2 else f"deals 1-{ev.deal - 1}"
+            first = self.first_deal
+            skipped = f"deal {first}" if ev.deal == first + 1 else f"deals {first}-{ev.deal - 1}"
             self.emit(f"({skipped} skipped; scores: {self.scores_text(scores)})", style="dim")
         self.counts = [0] * self.n
         self.trick = 0

@@ -176,8 +176,9 @@ class _Checker:
         """Every deal and event the engine produced so far is already in the log."""
         decks = self.state.dealt_decks()
         if self.deals_logged < len(decks):
-            raise self.fail(f"deal {self.deals_logged + 1} was never logged before {before}: "
-                            f"expected {show(_deal_dict(self.deals_logged + 1, decks[self.deals_logged]))}")
+            number = self.log.deals_before + self.deals_logged + 1
+            raise self.fail(f"deal {number} was never logged before {before}: "
+                            f"expected {show(_deal_dict(number, decks[self.deals_logged]))}")
         events = self.state.events
         if self.events_logged < len(events):
             aud, ev = events[self.events_logged]
@@ -190,7 +191,7 @@ class _Checker:
         k = self.deals_logged
         if k >= len(decks):
             raise self.fail(f"deal record {show(rec.get('deal'))} but the game has dealt only {len(decks)} deal(s) so far")
-        expected = _deal_dict(k + 1, decks[k])
+        expected = _deal_dict(self.log.deals_before + k + 1, decks[k])
         found = {key: rec.get(key) for key in ("deal", "dealer", "deck")}
         if not same(expected, found):
             raise self.fail(_deal_difference(expected, found))
