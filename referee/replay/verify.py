@@ -16,7 +16,9 @@ and walks the records in order, checking each against the simulation:
   `forfeit` policy every failure forfeits), the decision count, winner,
   scores, placements and reason;
 - the header: the game seed derives from `match_seed` and `deal_set`, the
-  rules and failure policy decode, every `game_start` matches it.
+  rules and failure policy decode, every `game_start` matches it; a start
+  position (`match --start`) is of this game, seat count and seed, and the
+  game is re-simulated from it.
 
 Timings (`t`, `ms`, `referee_overhead_us`, the clock values in requests) are
 not checked, nor are record fields verify does not know. The first mismatch
