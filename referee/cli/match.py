@@ -35,7 +35,7 @@ from referee.games.rules import preset_options
 from referee.play.deals import load_deals
 from referee.play.match import MatchConfig, run_match, summarize, unique_names
 from referee.play.runner import FailurePolicy
-from referee.play.start import read_start
+from referee.play.start import read_start, start_file
 from referee.seats.bot_process import check_runnable, resolve_command
 from referee.seats.clock import format_time_control, parse_time_control
 from referee.seats.sandbox import LIMITS_HELP, SandboxLimits, parse_limits
@@ -103,7 +103,7 @@ def match(
         policy=FailurePolicy(mode=failure_policy, max_strikes=3 if max_strikes is None else max_strikes),  # type: ignore[arg-type]
         deals=load_deals(deals, game) if deals else (), log_dir=log_dir,
         sprt=parse_sprt(sprt_text) if sprt_text else None,
-        sandbox=_sandbox_limits(sandbox, sandbox_limits), hidden=(deals,) if deals else (),
+        sandbox=_sandbox_limits(sandbox, sandbox_limits), hidden=tuple(p for p in (deals, start_file(start)) if p is not None),
         start=read_start(start) if start is not None else None,
     )
     if sprt_text and len(specs) != 2:

@@ -25,7 +25,7 @@ from referee.errors import ConfigError
 from referee.play.deals import load_deals
 from referee.play.match import unique_names
 from referee.play.runner import GameRecord
-from referee.play.start import read_start
+from referee.play.start import read_start, start_file
 from referee.play.table import TableConfig, play_table
 from referee.seats.bot_process import BotSpec, resolve_command
 from referee.seats.clock import format_time_control, parse_time_control
@@ -94,7 +94,7 @@ def play(
         time_control=parse_time_control(time_control),
         human_time=parse_time_control(human_time) if human_time else None,
         deals=load_deals(deals, game) if deals else (), log_dir=log_dir,
-        sandbox=_sandbox(sandbox, sandbox_limits), hidden=(deals,) if deals else (),
+        sandbox=_sandbox(sandbox, sandbox_limits), hidden=tuple(p for p in (deals, start_file(start)) if p is not None),
         start=read_start(start) if start is not None else None,
     )
     you = f"you ({name}, seat {seat}" + (f", {format_time_control(config.human_time)}" if config.human_time else ", no time limit") + ")"

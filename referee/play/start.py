@@ -54,6 +54,11 @@ def read_start(value: str, option: str = "--start") -> str:
     return lines[0]
 
 
+def start_file(value: str | None) -> Path | None:
+    """The file a `--start @FILE` names: it holds every hand, so no sandboxed bot may see it."""
+    return Path(value[1:]) if value is not None and value.startswith("@") else None
+
+
 def check_start(text: str, game: GameDef, n_players: int, rules: Any, deals: Sequence[Deal] = (),
                 option: str = "--start") -> str:
     """Check a position for this game, seat count and rules; returns its canonical text.

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -369,3 +370,22 @@ def test_play_table_starts_from_the_position(chicago_start: Position, tmp_path: 
     log = Path(result.records[0].log_path)
     assert verify_file(log).status == OK
     assert read_log(log)[0].start is not None
+
+
+def test_a_sandboxed_bot_may_not_see_the_position_file(chicago_start: Position, tmp_path: Path) -> None:
+    """The file holds every hand: like a deals file, it must lie outside every sandboxed bot's folder."""
+    from referee.seats.sandbox import probe_host
+
+    problems = probe_host().problems()
+    if problems:
+        pytest.skip("cannot sandbox here: " + "; ".join(problems))
+    folder = tmp_path / "bots"
+    folder.mkdir()
+    bot = folder / "random_bot.py"
+    shutil.copy(BOTS / "random_bot.py", bot)
+    puzzle = folder / "puzzle.pos"
+    puzzle.write_text(format_position(chicago_start) + "\n")
+    res = runner.invoke(app, ["match", str(bot), str(BOTS / "first_legal_bot.py"), "-n", "2", "--sandbox",
+                              "--start", f"@{puzzle}"])
+    assert res.exit_code == 2, res.output
+    assert f"holds {puzzle}" in res.output and "Traceback" not in res.output
