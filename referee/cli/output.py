@@ -152,6 +152,7 @@ def match_dict(result: MatchResult) -> dict[str, Any]:
         "deal_sets": len({r.deal_set for r in result.records}),
         "time_control": msgspec.to_builtins(cfg.time_control),
         "failure_policy": msgspec.to_builtins(cfg.policy),
+        "start": cfg.start,
         "bots": [b.as_dict() for b in result.bots],
         "elo": None,
         "sprt": None,

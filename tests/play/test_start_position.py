@@ -318,7 +318,9 @@ def test_start_from_a_file(chicago_start: Position, tmp_path: Path) -> None:
     res = runner.invoke(app, ["match", str(BOTS / "first_legal_bot.py"), str(BOTS / "random_bot.py"), "-n", "2",
                               "-s", "4", "--start", f"@{path}", "--json", "--log-dir", str(tmp_path / "logs")])
     assert res.exit_code == 0, res.output
-    results = json.loads(res.stdout)["results"]
+    summary = json.loads(res.stdout)
+    assert summary["start"] == format_position(chicago_start)
+    results = summary["results"]
     assert len(results) == 2
     for r in results:
         header, _ = read_log(Path(r["log"]))
