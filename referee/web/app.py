@@ -130,12 +130,17 @@ class SeatApp:
             seen = -1
             while True:
                 player = self.player
+                # Taken before the version is read: a change made while a snapshot is being
+                # sent sets this event, so it is never missed (waiting on the event that
+                # replaced it would hold the new state back until the next keep-alive).
+                changed = player.changed
                 if player.version != seen:
                     seen = player.version
                     data = msgspec.json.encode(player.snapshot())
                     await send({"type": "http.response.body", "body": b"event: state\ndata: " + data + b"\n\n",
                                 "more_body": True})
+                    continue
                 with trio.move_on_after(KEEPALIVE_S):
-                    await player.changed.wait()
+                    await changed.wait()
                     continue
                 await send({"type": "http.response.body", "body": b": keep-alive\n\n", "more_body": True})
