@@ -82,6 +82,7 @@ def match(
     as_json: Annotated[bool, typer.Option("--json", help="Print a machine-readable summary on stdout.")] = False,
     sandbox: SandboxOpt = False,
     sandbox_limits: SandboxLimitsOpt = None,
+    concurrency: Annotated[int, typer.Option("--concurrency", "-j", min=1, help="Deal sets played at once, each with its own bot processes; results are the same as one at a time.")] = 1,
 ) -> None:
     """Play a match between 2-4 bots in deal sets and print the standings."""
     game, rules_obj = rules_for(game_name, preset, rule)
@@ -102,6 +103,7 @@ def match(
         deals=load_deals(deals, game) if deals else (), log_dir=log_dir,
         sprt=parse_sprt(sprt_text) if sprt_text else None,
         sandbox=_sandbox_limits(sandbox, sandbox_limits), hidden=(deals,) if deals else (),
+        concurrency=concurrency,
     )
     if sprt_text and len(specs) != 2:
         raise typer.BadParameter("SPRT needs exactly 2 bots", param_hint="--sprt")
@@ -109,7 +111,8 @@ def match(
     err.print(
         f"{game.title} ({preset or game.default_preset}): {' vs '.join(s.name for s in specs)}, "
         f"{plural(total, 'game')} ({plural(config.n_sets, 'deal set')}), seed {seed}, "
-        f"{format_time_control(config.time_control)}" + (", sandboxed" if config.sandbox else ""),
+        f"{format_time_control(config.time_control)}" + (", sandboxed" if config.sandbox else "")
+        + (f", concurrency {concurrency}" if concurrency > 1 else ""),
         highlight=False, markup=False,
     )
     result, interrupted = _run_with_progress(config, total)
