@@ -52,6 +52,8 @@ class LogHeader(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag
     """This game's first request id is request_id_base + 1 (ids run on through a match)."""
     isolation: dict[str, Any] | None = None
     """The sandbox the bots ran in (`{"sandbox": "none"}` without one); absent in older logs."""
+    worker: dict[str, Any] | None = None
+    """Where a tournament game was played (`name`, `cpus`, `load_1m`, `load_5m`): its clocks were judged there."""
 
 
 class LogResult(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="result"):

@@ -101,6 +101,7 @@ class GameSpec:
     ids issued so far, so a bot process never sees an id twice and a late reply
     from an earlier game is recognisably stale."""
     isolation: dict[str, Any] | None = None  # the sandbox in force, for the log header
+    worker: dict[str, Any] | None = None  # where the game was played and that machine's load, for the log header
 
 
     def seat_time_control(self, seat: int) -> TimeControl:
@@ -465,6 +466,7 @@ class GameRunner:
             deal_set=sp.deal_set,
             request_id_base=sp.request_id_base,
             isolation=sp.isolation,
+            worker=sp.worker,
         )
 
     async def run(self, players: list[PlayerInfo], start_failures: dict[int, tuple[str, str, str]]) -> GameRecord:
