@@ -18,21 +18,21 @@ from collections.abc import Callable
 from typing import Generic, TypeVar
 
 REQUEST_ID_STRIDE = 10_000
-"""Game g's request ids are g * 10,000 + 1, + 2, ...: the same whatever the
+"""Game g's request ids are (g - 1) * 10,000 + 1, + 2, ...: the same whatever the
 concurrency, and larger than every id of an earlier game on the same bot
 process (a game that issued more requests than the stride is followed by a
 fresh process), so a late reply from an earlier game is recognisably stale."""
 
 INT32_MAX = 2**31 - 1
-MAX_MATCH_GAMES = (INT32_MAX + 1 - 2**24) // REQUEST_ID_STRIDE
+MAX_MATCH_GAMES = (INT32_MAX + 1 - 2**24) // REQUEST_ID_STRIDE + 1
 """Keeps every request id inside int32, with 16 million ids spare for the last game."""
 
 R = TypeVar("R")
 
 
 def request_id_base(game_id: int) -> int:
-    """The id before game `game_id`'s first request."""
-    return game_id * REQUEST_ID_STRIDE
+    """The id before game `game_id`'s first request (game 1's ids start at 1)."""
+    return (game_id - 1) * REQUEST_ID_STRIDE
 
 
 class InOrder(Generic[R]):

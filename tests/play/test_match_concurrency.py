@@ -68,7 +68,7 @@ async def test_request_ids_follow_the_game_id_not_the_processes_history(tmp_path
     for path in sorted(tmp_path.glob("game-*.jsonl")):
         lines = [json.loads(line) for line in path.read_text().splitlines()]
         header = lines[0]
-        base = header["game_id"] * REQUEST_ID_STRIDE
+        base = (header["game_id"] - 1) * REQUEST_ID_STRIDE
         assert header["request_id_base"] == base
         ids = [x["msg"]["id"] for x in lines if x.get("type") == "send" and x["msg"]["type"] == "request"]
         assert ids == list(range(base + 1, base + 1 + len(ids)))

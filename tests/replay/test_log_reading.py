@@ -74,8 +74,8 @@ def test_request_ids_follow_the_game_id_and_grow_from_game_to_game(match_logs: l
     first, second = (read_log(p) for p in match_logs)
     ids = [[r["msg"]["id"] for _, r in recs if r["type"] == "send" and r["msg"]["type"] == "request"]
            for _, recs in (first, second)]
-    assert first[0].request_id_base == first[0].game_id * REQUEST_ID_STRIDE and ids[0][0] == first[0].request_id_base + 1
-    assert second[0].request_id_base == second[0].game_id * REQUEST_ID_STRIDE > ids[0][-1]  # later ids stay larger
+    assert first[0].request_id_base == (first[0].game_id - 1) * REQUEST_ID_STRIDE and ids[0][0] == first[0].request_id_base + 1
+    assert second[0].request_id_base == (second[0].game_id - 1) * REQUEST_ID_STRIDE > ids[0][-1]  # later ids stay larger
     assert ids[1] == list(range(second[0].request_id_base + 1, second[0].request_id_base + 1 + len(ids[1])))
     for p in match_logs:
         assert verify_file(p).ok
