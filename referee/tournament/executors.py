@@ -116,7 +116,8 @@ class DaskExecutor:
             played: PlayedGame = await trio.to_thread.run_sync(_result, future, job.key, abandon_on_cancel=True,
                                                                limiter=self._waiters)
         finally:
-            future.cancel()  # a no-op once finished; drops the task when the run is aborted
+            # Never blocks; the scheduler forgets the task (one not started yet never runs).
+            future.release()
         if part is not None:
             played.write_into(part)
         return played
@@ -144,10 +145,10 @@ def _result(future: Any, key: str) -> PlayedGame:
         raise
     except distributed.client.FutureCancelledError as exc:
         raise ClusterError(f"game {key} was cancelled by the Dask scheduler: {exc}") from exc
+    except distributed.KilledWorker as exc:
+        raise ClusterError(f"game {key} was running on {MAX_LOSSES} workers that died; it was given up "
+                           "(a bot that kills its worker? see the workers' logs)") from exc
     except Exception as exc:
-        if type(exc).__name__ == "KilledWorker":
-            raise ClusterError(f"game {key} was running on {MAX_LOSSES} workers that died; it was given up "
-                               "(a bot that kills its worker? see the workers' logs)") from exc
         raise ClusterError(f"game {key} failed on a worker: {type(exc).__name__}: {exc}") from exc
 
 

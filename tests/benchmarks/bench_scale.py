@@ -109,6 +109,20 @@ def run_once(config: Path, folder: Path, label: str, concurrency: int, placement
             "failures": ", ".join(f"{k} {v}" for k, v in sorted(failures.items())) or "none"}
 
 
+def cluster_start_cost(workers: int) -> tuple[float, float]:
+    """(wall s, CPU s) to start and stop a local cluster playing nothing."""
+    from referee.tournament.executors import open_executor
+
+    async def open_close() -> None:
+        async with open_executor(Placement(workers=workers), 4):
+            pass
+
+    me0, kids0 = _cpu(resource.RUSAGE_SELF), _cpu(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    trio.run(open_close)
+    return time.perf_counter() - t0, _cpu(resource.RUSAGE_SELF) - me0 + _cpu(resource.RUSAGE_CHILDREN) - kids0
+
+
 def _load() -> str:
     one, five, _ = os.getloadavg()
     return f"load average {one:.2f} (1 min) {five:.2f} (5 min)"
@@ -146,10 +160,13 @@ def throughput(games: int, concurrency: int) -> None:
         print(f"{label}: {results[label]['games_per_s']:.2f} games/s = {results[label]['games_per_s'] / limit:.2f} "
               "of the limit")
     seq, dask = results["in process, one at a time"], results["--workers 1, one at a time"]
-    extra_wall = (dask["seconds"] - seq["seconds"]) / max(1, seq["games"]) * 1000
-    extra_cpu = (dask["cpu_per_game"] - seq["cpu_per_game"]) * 1000
-    print(f"Dask path overhead per game (one at a time, --workers 1 against in process): "
-          f"{extra_wall:+.1f} ms wall, {extra_cpu:+.1f} ms CPU (cluster start-up included)")
+    start_wall, start_cpu = cluster_start_cost(1)
+    n = max(1, seq["games"])
+    extra_wall = (dask["seconds"] - seq["seconds"] - start_wall) / n * 1000
+    extra_cpu = ((dask["cpu_per_game"] - seq["cpu_per_game"]) * n - start_cpu) / n * 1000
+    print(f"a local cluster of 1 worker starts and stops in {start_wall:.2f} s wall, {start_cpu:.2f} s CPU")
+    print(f"Dask path overhead per game (one at a time, --workers 1 against in process, start-up aside): "
+          f"{extra_wall:+.1f} ms wall, {extra_cpu:+.1f} ms CPU")
     print(f"{_load()} after")
 
 
