@@ -228,7 +228,7 @@ def tournament(
         _refuse_lost_results(db_path, logs, 0)
     if db is None:
         _ignore_results(db_path, config)
-    conc = concurrency or t.concurrency or default_concurrency()
+    conc = concurrency or t.concurrency or placement.default_concurrency() or default_concurrency()
     cmd = ["chicago-referee", "tournament", str(config)]
     if db is not None:
         cmd += ["--db", str(db)]

@@ -55,6 +55,13 @@ class Placement:
             raise ConfigError("--workers and --cluster exclude each other: --workers starts a cluster on this "
                               "machine, --cluster uses a running one")
 
+    def default_concurrency(self) -> int:
+        """Games in flight when neither the command nor the config says: 8 per
+        local worker; 64 on a cluster, whose workers' threads bound what runs (0: none)."""
+        if self.cluster:
+            return 64
+        return 8 * self.workers
+
     def describe(self) -> str:
         if self.cluster:
             return f"on the Dask cluster at {self.cluster}"
