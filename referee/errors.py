@@ -70,3 +70,8 @@ class ResultsError(RefereeError):
 class SandboxUnavailable(RefereeError):
     """A sandboxed run was asked for and this machine cannot isolate bots (or
     a bot cannot be isolated as given); the message says what is missing."""
+
+
+class ClusterError(RefereeError):
+    """A worker cannot play a game as the coordinator asked (its copy of a bot
+    differs, it cannot isolate), or the cluster lost a game too often."""

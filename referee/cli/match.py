@@ -84,6 +84,7 @@ def match(
     sandbox: SandboxOpt = False,
     sandbox_limits: SandboxLimitsOpt = None,
     start: StartOpt = None,
+    concurrency: Annotated[int, typer.Option("--concurrency", "-j", min=1, help="Deal sets played at once, each with its own bot processes; results are the same as one at a time.")] = 1,
 ) -> None:
     """Play a match between 2-4 bots in deal sets and print the standings."""
     game, rules_obj = rules_for(game_name, preset, rule)
@@ -105,6 +106,7 @@ def match(
         sprt=parse_sprt(sprt_text) if sprt_text else None,
         sandbox=_sandbox_limits(sandbox, sandbox_limits), hidden=tuple(p for p in (deals, start_file(start)) if p is not None),
         start=read_start(start) if start is not None else None,
+        concurrency=concurrency,
     )
     if sprt_text and len(specs) != 2:
         raise typer.BadParameter("SPRT needs exactly 2 bots", param_hint="--sprt")
@@ -113,7 +115,8 @@ def match(
         f"{game.title} ({preset or game.default_preset}): {' vs '.join(s.name for s in specs)}, "
         f"{plural(total, 'game')} ({plural(config.n_sets, 'deal set')}), seed {seed}, "
         f"{format_time_control(config.time_control)}" + (", sandboxed" if config.sandbox else "")
-        + (", every game from the --start position" if config.start else ""),
+        + (", every game from the --start position" if config.start else "")
+        + (f", concurrency {concurrency}" if concurrency > 1 else ""),
         highlight=False, markup=False,
     )
     result, interrupted = _run_with_progress(config, total)

@@ -23,6 +23,7 @@ from referee.cli.common import app, err, expected_errors, out
 from referee.errors import RefereeError
 from referee.seats.clock import format_time_control
 from referee.tournament.config import Tournament, default_concurrency, load_config
+from referee.tournament.executors import Placement, import_distributed
 from referee.tournament.run import (
     RunOutcome,
     TournamentRunner,
@@ -155,7 +156,8 @@ class _Ui:
             t0 = time.perf_counter()
             st = compute(self.rows, self.t.bot_names, name=self.t.name, table_size=self.t.table_size,
                          scheduled=self.scheduled)
-            self._table = live_table(st, self.runner.running if self.runner else 0, self.err.width)
+            self._table = live_table(st, self.runner.running if self.runner else 0, self.err.width,
+                                     self.runner.in_flight() if self.runner else None)
             self._cost = time.perf_counter() - t0
             self._next = now + max(1.0, 20 * self._cost)  # the loop must not spend long here
         return Group(self.progress, self._table)
@@ -166,15 +168,21 @@ class _Ui:
         else:
             self.err.print(text, highlight=False)
 
+    def _running(self, finishing: int = 0) -> str:
+        """`games (5 running)`, with workers `games (5 running: w0 3, w1 2)`."""
+        running = (self.runner.running - finishing) if self.runner else 0
+        where = self.runner.in_flight() if self.runner else {}
+        per_worker = ", ".join(f"{name} {n}" for name, n in where.items()) if set(where) - {"local"} else ""
+        return f"games ({running} running" + (f": {per_worker})" if per_worker else ")")
+
     def on_start(self, g: ScheduledGame) -> None:
         if self.progress is not None:
-            self.progress.update(self.task, description=f"games ({self.runner.running if self.runner else 0} running)")
+            self.progress.update(self.task, description=self._running())
 
     def on_game(self, row: GameRow) -> None:
         self.rows.append(row)
         if self.live is not None:
-            running = self.runner.running - 1 if self.runner else 0  # this game is still counted
-            self.progress.update(self.task, advance=1, description=f"games ({running} running)")
+            self.progress.update(self.task, advance=1, description=self._running(1))  # this game is still counted
             self.live.update(self._view())
         elif len(self.rows) % self._every == 0 or len(self.rows) == self.scheduled:
             pct = 100 * len(self.rows) / max(1, self.scheduled)
@@ -182,11 +190,11 @@ class _Ui:
 
 
 async def _run(t: Tournament, store: Store, schedule: list[ScheduledGame], log_dir: Path, concurrency: int,
-               ui: _Ui) -> RunOutcome:
+               ui: _Ui, placement: Placement) -> RunOutcome:
     await build_bots(t, ui.notify)
     check_commands(t)
     runner = TournamentRunner(t, store, schedule, log_dir=log_dir, concurrency=concurrency,
-                              on_game=ui.on_game, on_start=ui.on_start)
+                              on_game=ui.on_game, on_start=ui.on_start, placement=placement)
     ui.runner = runner
     async with trio.open_nursery() as nursery:
         nursery.start_soon(handle_signals, runner, ui.notify)
@@ -203,8 +211,13 @@ def tournament(
     log_dir: Annotated[Optional[Path], typer.Option("--log-dir", help="Folder for the game logs (default: logs/ next to the default database, or <db>-logs/).")] = None,
     concurrency: Annotated[Optional[int], typer.Option("--concurrency", "-j", min=1, help="Games played at once (default: the config's, else cores - 1, at least 1).")] = None,
     resume: Annotated[Optional[bool], typer.Option("--resume/--fresh", help="--resume: continue the existing database (also the default when it exists); --fresh: delete it and its logs and start over.")] = None,
+    workers: Annotated[int, typer.Option("--workers", "-w", min=0, help="Play the games in N worker processes of this machine (a local Dask cluster); 0: in this process.")] = 0,
+    cluster: Annotated[Optional[str], typer.Option("--cluster", help="Play the games on a running Dask scheduler, e.g. tcp://10.0.0.5:8786 (docs/cluster.md).")] = None,
 ) -> None:
     """Run a round robin or gauntlet from a config file; resumes where it stopped."""
+    placement = Placement(workers=workers, cluster=cluster)
+    if workers or cluster:
+        import_distributed()  # before anything is written: a missing extra is a one-line error
     t = load_config(config)
     db_path, logs = default_paths(config, db, log_dir)
     if resume is False:
@@ -215,12 +228,16 @@ def tournament(
         _refuse_lost_results(db_path, logs, 0)
     if db is None:
         _ignore_results(db_path, config)
-    conc = concurrency or t.concurrency or default_concurrency()
+    conc = concurrency or t.concurrency or placement.default_concurrency() or default_concurrency()
     cmd = ["chicago-referee", "tournament", str(config)]
     if db is not None:
         cmd += ["--db", str(db)]
     if log_dir is not None:
         cmd += ["--log-dir", str(log_dir)]
+    if workers:
+        cmd += ["--workers", str(workers)]
+    if cluster:
+        cmd += ["--cluster", cluster]
     store = Store.open(db_path, create=True, lock=True)
     outcome: RunOutcome | None = None
     try:
@@ -234,14 +251,15 @@ def tournament(
         err.print(
             f"{t.name}: {t.game.title}, {t.format} of {len(t.bots)} bots at {t.table_size} seats: "
             f"{n_tables} tables x {t.deal_sets} deal sets = {len(schedule)} games, "
-            f"{format_time_control(t.time_control)}, failure policy {t.policy.mode}, concurrency {conc}",
+            f"{format_time_control(t.time_control)}, failure policy {t.policy.mode}, concurrency {conc}"
+            + ("" if not (workers or cluster) else f", {placement.describe()}"),
             highlight=False)
         err.print(f"results: {db_path}  logs: {logs}", highlight=False)
         _print_seed(sealed)
         if rows:
             err.print(f"resuming: {len(rows)} of {len(schedule)} games already finished", highlight=False)
         with _Ui(err, t, rows, len(schedule)) as ui:
-            outcome = trio.run(_run, t, store, schedule, logs, conc, ui)
+            outcome = trio.run(_run, t, store, schedule, logs, conc, ui, placement)
         from referee.tournament.standings import all_tables, from_store
 
         _print_tables(out, all_tables(from_store(store), out.width))

@@ -56,6 +56,8 @@ class LogHeader(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag
     start: str | msgspec.UnsetType = msgspec.UNSET
     """The position the game began from, in the text form of docs/positions.md
     (`match --start`); absent for a game dealt from the start."""
+    worker: dict[str, Any] | None = None
+    """Where a tournament game was played (`name`, `cpus`, `load_1m`, `load_5m`): its clocks were judged there."""
 
 
 class LogResult(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="result"):

@@ -4,6 +4,9 @@ A deal set is one seed (so one deck sequence) played once under each seat
 rotation: with 2 bots both seatings, with 3-4 bots every cyclic rotation, so
 every bot sits in every seat equally often and card luck largely cancels.
 Bot processes live for the whole match and are restarted after a crash.
+With `concurrency` N, N slots play deal sets at once, each with its own bot
+processes; results are taken in schedule order (`play/in_order.py`), so a
+concurrent match gives the same games, logs and statistics as a sequential one.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from referee.errors import BotError, ConfigError, ProtocolViolation
 from referee.games import GAMES
 from referee.games.base import Deal, GameDef
 from referee.logs.gamelog import GameLogWriter, PlayerInfo
+from referee.play.in_order import MAX_MATCH_GAMES, InOrder, request_id_base
 from referee.play.replies import decode_hello
 from referee.play.runner import (
     FailurePolicy,
@@ -86,6 +90,13 @@ class BotHandle:
         self.proc: BotProcess | None = None
         self.hello: BotHello | None = None
         self.starts = 0
+        self.last_id = 0  # the last request id its process was sent
+
+    async def fresh_for(self, base: int) -> None:
+        """A game whose ids start after `base` needs a process that never saw a
+        larger id (after an over-long game): else the new ids would look stale."""
+        if self.last_id > base:
+            await self.close()
 
     async def ensure(self, tc: TimeControl, games: list[str]) -> tuple[str, str, str] | None:
         """Running and handshaken, or (reason, message, detail) why not."""
@@ -133,6 +144,7 @@ class BotHandle:
         return None
 
     async def close(self) -> None:
+        self.last_id = 0
         if self.proc is not None:
             proc, self.proc = self.proc, None
             await proc.close(_BYE)
@@ -187,6 +199,7 @@ class MatchConfig:
     sandbox: SandboxLimits | None = None  # None: bots run as the referee's user, unisolated
     hidden: tuple[Path, ...] = ()  # more paths no sandboxed bot may see (the deals file)
     start: str | None = None  # a position every game begins from (play/start.py); checked here, kept canonical
+    concurrency: int = 1  # deal sets played at once, each slot with its own bot processes
 
     def __post_init__(self) -> None:
         n = len(self.bots)
@@ -197,6 +210,11 @@ class MatchConfig:
             raise ConfigError("--games must be at least 1")
         if self.start is not None:
             object.__setattr__(self, "start", check_start(self.start, self.game, n, self.rules, self.deals))
+        if self.n_sets * self.set_size > MAX_MATCH_GAMES:
+            raise ConfigError(f"--games {self.games}: a match plays at most {MAX_MATCH_GAMES:,} games (request ids "
+                              "must stay 32-bit); play several matches with different seeds")
+        if self.concurrency < 1:
+            raise ConfigError(f"--concurrency must be at least 1, got {self.concurrency}")
         if self.log_dir is not None:
             check_log_dir(self.log_dir)
         check_isolation(self.bots, self.sandbox, self.hidden, self.log_dir)
@@ -300,51 +318,69 @@ async def run_match(config: MatchConfig, on_game: Callable[[GameRecord], None] |
 async def _run_match(
     config: MatchConfig, on_game: Callable[[GameRecord], None] | None, nursery: trio.Nursery
 ) -> MatchResult:
-    handles = [BotHandle(spec, nursery) for spec in config.seat_specs()]
-    records: list[GameRecord] = []
-    rotations = seat_rotations(len(handles))
-    games = list(GAMES)
-    stopped = ""
-    game_id = 0
-    requests = 0  # request ids issued so far: ids never repeat within a match
-    try:
-        for k in range(config.n_sets):
-            seed = derive_seed(config.seed, "deal-set", k)
-            for rotation in rotations:
-                game_id += 1
-                seats = [handles[i] for i in rotation]
-                start_failures = {}
-                for seat, h in enumerate(seats):
-                    err = await h.ensure(config.time_control, games)
-                    if err is not None:
-                        start_failures[seat] = err
-                record = await play_one(config, game_id, k, seed, seats, start_failures, requests)
-                requests += record.requests
-                records.append(record)
-                if on_game is not None:
-                    on_game(record)
-            if config.sprt is not None and len(handles) == 2:
-                res = summarize(config, records)
-                if res.sprt is not None and res.sprt.decision is not None:
-                    stopped = f"SPRT accepted {res.sprt.decision} after {k + 1} deal sets"
-                    break
-    finally:
-        with trio.CancelScope(shield=True):
-            for h in handles:
-                await h.close()
-    result = summarize(config, records)
-    result.stopped = stopped
+    specs = config.seat_specs()
+    rotations = seat_rotations(len(specs))
+
+    def emit(rec: GameRecord) -> None:
+        if on_game is not None:
+            on_game(rec)
+
+    def stop_after(k: int) -> str:
+        if config.sprt is None or len(specs) != 2:
+            return ""
+        res = summarize(config, results.emitted)
+        if res.sprt is not None and res.sprt.decision is not None:
+            games.cancel_scope.cancel()  # the games in flight are of later sets: a sequential run never played them
+            return f"SPRT accepted {res.sprt.decision} after {k + 1} deal sets"
+        return ""
+
+    results: InOrder[GameRecord] = InOrder(config.n_sets, config.set_size, emit, stop_after)
+
+    async def slot() -> None:
+        handles = [BotHandle(spec, nursery) for spec in specs]
+        try:
+            while (k := results.take()) is not None:
+                seed = derive_seed(config.seed, "deal-set", k)
+                for r, rotation in enumerate(rotations):
+                    game_id = k * len(rotations) + r + 1
+                    base = request_id_base(game_id)
+                    seats = [handles[i] for i in rotation]
+                    start_failures = {}
+                    for seat, h in enumerate(seats):
+                        await h.fresh_for(base)
+                        err = await h.ensure(config.time_control, games_known)
+                        if err is not None:
+                            start_failures[seat] = err
+                    record = await play_one(config, game_id, k, seed, seats, start_failures, base)
+                    for h in seats:
+                        h.last_id = base + record.requests
+                    results.finished(k, record)
+        finally:
+            with trio.CancelScope(shield=True):
+                for h in handles:
+                    await h.close()
+
+    games_known = list(GAMES)
+    async with trio.open_nursery() as games:
+        for _ in range(min(config.concurrency, config.n_sets)):
+            games.start_soon(slot)
+    for rec in results.unemitted():  # finished after the SPRT stop: dropped, logs too
+        discard_logs(rec.log_path, len(rec.seat_names))
+    result = summarize(config, results.emitted)
+    result.stopped = results.stopped
     return result
 
 
 async def play_one(
     config: MatchConfig, game_id: int, deal_set: int, seed: int,
-    seats: list[BotHandle], start_failures: dict[int, tuple[str, str, str]], request_id_base: int = 0,
+    seats: list[BotHandle], start_failures: dict[int, tuple[str, str, str]], id_base: int | None = None,
 ) -> GameRecord:
+    """One game on the match's bot processes; a game cut short (cancelled) leaves no log behind."""
     spec = GameSpec(
         game=config.game, rules=config.rules, n_players=len(seats), seed=seed, game_id=game_id,
         time_control=config.time_control, policy=config.policy, deals=config.deals,
-        match_seed=config.seed, deal_set=deal_set, request_id_base=request_id_base,
+        match_seed=config.seed, deal_set=deal_set,
+        request_id_base=request_id_base(game_id) if id_base is None else id_base,
         isolation=describe(config.sandbox), start=config.start,
     )
     names = [h.spec.name for h in seats]
@@ -357,15 +393,33 @@ async def play_one(
             proc.stderr_file = stderr_path(log_path, seat).name if log_path is not None else ""
     runner = GameRunner(spec, procs, names, log)
     try:
-        return await runner.run(players, start_failures)
-    finally:
-        if log_path is not None:
-            save_stderr(log_path, [h.proc for h in seats])
+        record = await runner.run(players, start_failures)
+    except BaseException:
+        log.close()
+        for proc in procs:
+            if proc is not None:
+                proc.take_game_stderr()
+                proc.stderr_file = ""
+        discard_logs(str(log_path) if log_path is not None else None, len(seats))
+        raise
+    if log_path is not None:
+        save_stderr(log_path, [h.proc for h in seats])
+    return record
 
 
 def stderr_path(log_path: Path, seat: int) -> Path:
     """`game-00001.jsonl` -> `game-00001.seat0.stderr`, beside the log."""
     return log_path.with_name(f"{log_path.name.split('.')[0]}.seat{seat}.stderr")
+
+
+def discard_logs(log_path: str | None, n_seats: int) -> None:
+    """Remove a game's log and stderr files: a game the results do not count."""
+    if log_path is None:
+        return
+    path = Path(log_path)
+    path.unlink(missing_ok=True)
+    for seat in range(n_seats):
+        stderr_path(path, seat).unlink(missing_ok=True)
 
 
 def save_stderr(log_path: Path, procs: list[BotProcess | None]) -> None:

@@ -105,6 +105,7 @@ class GameSpec:
     start: str | None = None
     """A position to begin from (canonical text, see `play/start.py`); its seed
     is replaced by `seed`, so the deals after it follow the game's own shuffles."""
+    worker: dict[str, Any] | None = None  # where the game was played and that machine's load, for the log header
 
 
     def seat_time_control(self, seat: int) -> TimeControl:
@@ -471,6 +472,7 @@ class GameRunner:
             request_id_base=sp.request_id_base,
             isolation=sp.isolation,
             start=msgspec.UNSET if sp.start is None else game_start_text(sp.start, sp.seed),
+            worker=sp.worker,
         )
 
     async def run(self, players: list[PlayerInfo], start_failures: dict[int, tuple[str, str, str]]) -> GameRecord:

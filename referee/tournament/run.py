@@ -15,6 +15,10 @@ concurrently, each one committed the moment it finishes.
   Ctrl-C (or SIGTERM) to abort.
 * Before anything runs, `prepare_store` refuses a config that would change
   a finished game (see `check_unchanged`).
+* Where games are played is the executor's business (`executors.py`: in
+  this process, on `--workers N` local processes, or on a Dask `--cluster`);
+  whichever plays, this runner alone writes the database, and records the
+  first result of a game key only.
 """
 
 from __future__ import annotations
@@ -36,19 +40,18 @@ import msgspec
 import trio
 
 from referee.errors import ConfigError, RefereeError, ResultsError
-from referee.games import GAMES
-from referee.logs.gamelog import GameLogWriter, PlayerInfo
-from referee.play.match import BotHandle, save_stderr, stderr_path
-from referee.play.runner import GameRecord, GameRunner, GameSpec
+from referee.play.runner import GameRecord
 from referee.seats.bot_process import BotSpec, check_runnable
-from referee.seats.sandbox import check_bot, describe, forbidden_paths, require_sandbox
+from referee.seats.sandbox import check_bot, forbidden_paths, require_sandbox
 from referee.tournament.audit import file_sha256, result_record, results_digest
+from referee.tournament.bot_files import files_digest
 from referee.tournament.config import Tournament
+from referee.tournament.executors import Executor, Placement, open_executor
+from referee.tournament.game_job import GameJob
 from referee.tournament.schedule import ScheduledGame, schedule_for
 from referee.tournament.store import Commitment, FailureRow, GameRow, Store
 
 Status = Literal["completed", "stopped", "aborted", "error"]
-STARTS_AT_ONCE = max(2, os.cpu_count() or 1)  # bot processes starting (spawn + hello) at the same time
 
 
 # ------------------------------------------------------------------ game specs
@@ -235,20 +238,14 @@ def _only_cancelled(exc: BaseException) -> bool:
     return isinstance(exc, trio.Cancelled)
 
 
-def _kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
 class TournamentRunner:
     """Plays the games of `schedule` that `store` does not have yet."""
 
     def __init__(self, t: Tournament, store: Store, schedule: list[ScheduledGame] | None = None, *,
                  log_dir: Path | None, concurrency: int,
                  on_game: Callable[[GameRow], None] | None = None,
-                 on_start: Callable[[ScheduledGame], None] | None = None) -> None:
+                 on_start: Callable[[ScheduledGame], None] | None = None,
+                 placement: Placement | None = None) -> None:
         if concurrency < 1:
             raise ConfigError(f"concurrency must be at least 1, got {concurrency}")
         self.t = t
@@ -265,17 +262,29 @@ class TournamentRunner:
             self.specs = {name: dataclasses.replace(spec, hidden=hidden) for name, spec in self.specs.items()}
             for spec in self.specs.values():
                 check_bot(spec.argv, spec.cwd, spec.name, forbidden_paths([Path(p) for p in hidden]))
+        self.placement = placement or Placement()
+        self.executor: Executor | None = None
+        self._bot_digests: dict[str, tuple[str, str | None]] = {}
+        if self.placement.workers or self.placement.cluster:  # workers check their copies against these
+            for b in t.bots:
+                folder = str(b.workdir) if b.entry.dir else None
+                self._bot_digests[b.name] = (files_digest(b.spec.argv, str(b.workdir), folder), folder)
         self.counters = _Counters()
         self._stopping = False
         self._aborted = False
         self._scope: trio.CancelScope | None = None
-        self._proc_nursery: trio.Nursery | None = None
 
     # ------------------------------------------------------------ control
 
     @property
     def running(self) -> int:
         return self.counters.running
+
+    def in_flight(self) -> dict[str, int]:
+        """Games running per worker (`local` when they run in this process)."""
+        if self.executor is None:
+            return {}
+        return {name: n for name, n in sorted(self.executor.in_flight.items()) if n > 0}
 
     @property
     def stopping(self) -> bool:
@@ -304,14 +313,13 @@ class TournamentRunner:
         run_id = self.store.begin_run(self.concurrency)
         self._run_id = run_id
         self._limiter = trio.CapacityLimiter(self.concurrency)
-        self._start_limiter = trio.CapacityLimiter(STARTS_AT_ONCE)
         status: Status = "aborted"
         try:
             with trio.CancelScope() as self._scope:
                 if self._aborted:
                     self._scope.cancel()
-                async with trio.open_nursery() as procs:
-                    self._proc_nursery = procs
+                async with open_executor(self.placement, self.concurrency, f"{run_id}-{secrets.token_hex(4)}") as ex:
+                    self.executor = ex
                     async with trio.open_nursery() as games:
                         # One dispatcher, so games start in schedule order (trio does
                         # not promise FIFO wake-ups among tasks started together).
@@ -369,11 +377,16 @@ class TournamentRunner:
             self.counters.running -= 1
             self._limiter.release_on_behalf_of(g.key)
 
-    async def _play_game(self, g: ScheduledGame) -> None:
-        assert self._proc_nursery is not None
+    def job_for(self, g: ScheduledGame) -> GameJob:
+        """Everything a worker needs to play `g`."""
         t = self.t
-        handles = [BotHandle(self.specs[name], self._proc_nursery) for name in g.seats]
-        finished = False
+        digests = tuple((name, *self._bot_digests[name]) for name in g.seats) if self._bot_digests else ()
+        return GameJob(game=g, game_name=t.game.name, rules=t.rules, time_control=t.time_control, policy=t.policy,
+                       bots=tuple(self.specs[name] for name in g.seats), sandbox=t.sandbox, bot_digests=digests,
+                       log_name=g.log_name() if self.log_dir is not None else None)
+
+    async def _play_game(self, g: ScheduledGame) -> None:
+        assert self.executor is not None
         started = time.time()
         if self.on_start is not None:
             self.on_start(g)
@@ -381,63 +394,30 @@ class TournamentRunner:
         if self.log_dir is not None:
             final = self.log_dir / g.log_name()
             part = final.with_name(final.name + ".part")
+            self.log_dir.mkdir(parents=True, exist_ok=True)
         try:
-            start_failures: dict[int, tuple[str, str, str]] = {}
-            games = list(GAMES)
-
-            async def ensure(seat: int, h: BotHandle) -> None:
-                # Few bots start at once: the startup clock runs from the spawn, and
-                # dozens of interpreters starting together would eat it in a queue.
-                async with self._start_limiter:
-                    err = await h.ensure(t.time_control, games)
-                if err is not None:
-                    start_failures[seat] = err
-
-            async with trio.open_nursery() as starting:
-                for seat, h in enumerate(handles):
-                    starting.start_soon(ensure, seat, h)
-            spec = GameSpec(
-                game=t.game, rules=t.rules, n_players=len(g.seats), seed=g.seed, game_id=g.game_id,
-                time_control=t.time_control, policy=t.policy, match_seed=None, deal_set=g.deal_set,
-                isolation=describe(t.sandbox),
-            )
-            players = [PlayerInfo(seat=i, name=h.spec.name, argv=list(h.spec.argv)) for i, h in enumerate(handles)]
-            log = GameLogWriter(part)
-            procs = [None if i in start_failures else h.proc for i, h in enumerate(handles)]
-            for seat, proc in enumerate(procs):
-                if proc is not None and final is not None:
-                    proc.stderr_file = stderr_path(final, seat).name
-            runner = GameRunner(spec, procs, list(g.seats), log)
-            try:
-                rec = await runner.run(players, start_failures)
-            finally:
-                log.close()
-                if final is not None:
-                    save_stderr(final, [h.proc for h in handles])
-            digest = None
-            if part is not None and final is not None:
-                digest = file_sha256(part)
-                os.replace(part, final)
-            spec_dict = game_spec(t, g)
-            self.store.record_game(g, spec_dict, spec_hash(spec_dict), rec, final, started, time.time(), self._run_id,
-                                   log_sha256=digest)
-            finished = True
-            self.counters.recorded += 1
-            row = row_from_record(g, rec, self.store.rel_path(final), time.time() - started, digest)
-            self._written[g.key] = result_record(row)
-            if self.on_game is not None:
-                self.on_game(row)
-        finally:
+            played = await self.executor.play(self.job_for(g), part)
+        except BaseException:
             with trio.CancelScope(shield=True):
-                if not finished:
-                    for h in handles:  # aborted: no goodbyes
-                        if h.proc is not None:
-                            _kill_group(h.proc.pid)
-                    if part is not None:
-                        part.unlink(missing_ok=True)
-                async with trio.open_nursery() as closing:
-                    for h in handles:
-                        closing.start_soon(h.close)
+                if part is not None:
+                    part.unlink(missing_ok=True)
+            raise
+        if g.key in self._written:  # played twice (a worker lost and its game run again): counted once
+            return
+        rec = played.record
+        digest = None
+        if part is not None and final is not None:
+            digest = file_sha256(part)
+            os.replace(part, final)
+            rec.log_path = str(final)
+        spec_dict = game_spec(self.t, g)
+        self.store.record_game(g, spec_dict, spec_hash(spec_dict), rec, final, started, time.time(), self._run_id,
+                               log_sha256=digest)
+        self.counters.recorded += 1
+        row = row_from_record(g, rec, self.store.rel_path(final), time.time() - started, digest)
+        self._written[g.key] = result_record(row)
+        if self.on_game is not None:
+            self.on_game(row)
 
 
 def _committed_seed(store: Store) -> int | None:

@@ -399,9 +399,12 @@ def all_tables(st: Standings, width: int = 80) -> list[Any]:
     return items
 
 
-def live_table(st: Standings, running: int = 0, width: int = 80) -> Table:
-    """The compact table shown under the progress bar while a tournament runs."""
+def live_table(st: Standings, running: int = 0, width: int = 80, in_flight: dict[str, int] | None = None) -> Table:
+    """The compact table shown under the progress bar while a tournament runs
+    (with workers: how many games each is playing)."""
     title = f"{st.finished}/{st.scheduled} games" + (f", {running} running" if running else "")
+    if in_flight and set(in_flight) != {"local"}:
+        title += " (" + ", ".join(f"{name} {n}" for name, n in sorted(in_flight.items())) + ")"
     return _bots_table(st, title, ["#", "bot", "Elo", "", "±95%", "games", "score %", "1st %", "failures"],
                        ["1st %", "games"], width)
 

@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from referee.cli import app
 from referee.errors import CorruptLog
 from referee.logs.gamelog import read_log
+from referee.play.in_order import REQUEST_ID_STRIDE
 from referee.replay.load import load_log
 from referee.replay.verify import verify_file
 
@@ -69,13 +70,13 @@ def test_a_bad_log_line_is_one_line_with_file_and_line(match_logs: list[Path], t
         assert len(errors) == 1 and f"{path}:{line_no}:" in errors[0], res.output
 
 
-def test_request_ids_run_on_from_game_to_game(match_logs: list[Path]) -> None:
+def test_request_ids_follow_the_game_id_and_grow_from_game_to_game(match_logs: list[Path]) -> None:
     first, second = (read_log(p) for p in match_logs)
     ids = [[r["msg"]["id"] for _, r in recs if r["type"] == "send" and r["msg"]["type"] == "request"]
            for _, recs in (first, second)]
-    assert first[0].request_id_base == 0 and ids[0][0] == 1
-    assert second[0].request_id_base == ids[0][-1]  # game 2 starts after the last id of game 1
-    assert ids[1] == list(range(ids[0][-1] + 1, ids[0][-1] + 1 + len(ids[1])))
+    assert first[0].request_id_base == (first[0].game_id - 1) * REQUEST_ID_STRIDE and ids[0][0] == first[0].request_id_base + 1
+    assert second[0].request_id_base == (second[0].game_id - 1) * REQUEST_ID_STRIDE > ids[0][-1]  # later ids stay larger
+    assert ids[1] == list(range(second[0].request_id_base + 1, second[0].request_id_base + 1 + len(ids[1])))
     for p in match_logs:
         assert verify_file(p).ok
 

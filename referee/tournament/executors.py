@@ -1,0 +1,200 @@
+"""Where tournament games are played: here, on N local workers, or on a Dask cluster.
+
+One question, one answer: "play this scheduled game somewhere and give me
+back its record and log". The tournament runner asks it for every game and
+alone writes the results database, so there is one writer whichever
+executor plays, and resume stays exact.
+
+* In process (the default): games run concurrently in the runner's own
+  Trio loop; logs are written straight into the log folder.
+* `--workers N`: a Dask `LocalCluster` of N worker processes on this
+  machine, each playing games in its own Trio loops (one per thread), so the
+  referee's work spreads over every core.
+* `--cluster tcp://HOST:PORT`: a running Dask scheduler and its workers,
+  on any number of machines (docs/cluster.md).
+
+Remote games come back as a `PlayedGame` with the log compressed. When a
+worker dies, Dask plays its games again on another worker; a game is
+recorded once whatever happens, since the runner keeps the first result per
+game key. Dask is an optional extra, imported only here and only when asked for.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import sys
+from collections import Counter
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import trio
+
+from referee.errors import ClusterError, ConfigError, RefereeError
+from referee.tournament.game_job import STARTS_AT_ONCE, GameJob, PlayedGame, play_job, worker_info, worker_label
+
+INSTALL_HINT = "pip install 'chicago-referee[cluster]'"
+LOCAL = "local"
+MAX_LOSSES = 3  # a game that took down this many workers is given up (Dask's allowed-failures)
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where to play: `workers` local processes (0: in process) or a `cluster` address."""
+
+    workers: int = 0
+    cluster: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.workers < 0:
+            raise ConfigError(f"--workers must be at least 1, got {self.workers}")
+        if self.workers and self.cluster:
+            raise ConfigError("--workers and --cluster exclude each other: --workers starts a cluster on this "
+                              "machine, --cluster uses a running one")
+
+    def default_concurrency(self) -> int:
+        """Games in flight when neither the command nor the config says: 8 per
+        local worker; 64 on a cluster, whose workers' threads bound what runs (0: none)."""
+        if self.cluster:
+            return 64
+        return 8 * self.workers
+
+    def describe(self) -> str:
+        if self.cluster:
+            return f"on the Dask cluster at {self.cluster}"
+        if self.workers:
+            return f"on {self.workers} worker process{'es' if self.workers > 1 else ''}"
+        return "in process"
+
+
+class Executor(Protocol):
+    """Plays one game somewhere; `in_flight` counts the games running per worker."""
+
+    in_flight: Counter[str]
+
+    async def play(self, job: GameJob, part: Path | None) -> PlayedGame: ...
+
+
+class LocalExecutor:
+    """Games in this Trio loop; their bots in one process nursery."""
+
+    def __init__(self, procs: trio.Nursery) -> None:
+        self.procs = procs
+        self.start_limiter = trio.CapacityLimiter(STARTS_AT_ONCE)
+        self.in_flight: Counter[str] = Counter()
+
+    async def play(self, job: GameJob, part: Path | None) -> PlayedGame:
+        worker = worker_info(LOCAL)
+        self.in_flight[LOCAL] += 1
+        try:
+            rec = await play_job(job, self.procs, self.start_limiter, part, worker)
+        finally:
+            self.in_flight[LOCAL] -= 1
+        return PlayedGame(record=rec, worker=worker)
+
+
+def import_distributed() -> Any:
+    """The `distributed` package, or a one-line error saying how to install it."""
+    try:
+        import distributed
+    except ImportError:
+        raise ConfigError(f"--workers and --cluster need Dask, which is not installed: {INSTALL_HINT}") from None
+    return distributed
+
+
+class DaskExecutor:
+    """Games submitted to a Dask scheduler; each waits for its result in a thread."""
+
+    def __init__(self, client: Any, concurrency: int, run_id: str) -> None:
+        self.client = client
+        self.run_id = run_id
+        self.in_flight: Counter[str] = Counter()
+        self._waiters = trio.CapacityLimiter(concurrency)
+
+    async def play(self, job: GameJob, part: Path | None) -> PlayedGame:
+        from referee.tournament.worker import run_job
+
+        future = self.client.submit(run_job, job, sys.executable, key=f"chicago-referee-{self.run_id}-{job.key}",
+                                    pure=False)
+        try:
+            played: PlayedGame = await trio.to_thread.run_sync(_result, future, job.key, abandon_on_cancel=True,
+                                                               limiter=self._waiters)
+        finally:
+            # Never blocks; the scheduler forgets the task (one not started yet never runs).
+            future.release()
+        if part is not None:
+            played.write_into(part)
+        return played
+
+    async def watch(self, every: float = 1.0) -> None:
+        """Keep `in_flight` up to date: the scheduler's tasks in progress per worker."""
+        while True:
+            try:
+                processing = await trio.to_thread.run_sync(self.client.processing, abandon_on_cancel=True)
+            except (OSError, RuntimeError):  # a scheduler going away: the games' own waits report it
+                processing = {}
+            names = {addr: worker_label(info.get("name", addr))
+                     for addr, info in (self.client.scheduler_info().get("workers") or {}).items()}
+            self.in_flight = Counter({str(names.get(addr, addr)): len(keys)
+                                      for addr, keys in processing.items() if keys})
+            await trio.sleep(every)
+
+
+def _result(future: Any, key: str) -> PlayedGame:
+    """A game's result; Dask's failures in words (a refusal by a worker comes through as it is)."""
+    distributed = import_distributed()
+    try:
+        return future.result()
+    except RefereeError:
+        raise
+    except distributed.client.FutureCancelledError as exc:
+        raise ClusterError(f"game {key} was cancelled by the Dask scheduler: {exc}") from exc
+    except distributed.KilledWorker as exc:
+        raise ClusterError(f"game {key} was running on {MAX_LOSSES} workers that died; it was given up "
+                           "(a bot that kills its worker? see the workers' logs)") from exc
+    except Exception as exc:
+        raise ClusterError(f"game {key} failed on a worker: {type(exc).__name__}: {exc}") from exc
+
+
+@asynccontextmanager
+async def open_executor(placement: Placement, concurrency: int, run_id: str = "0") -> AsyncIterator[Executor]:
+    """The executor for `placement`, with whatever it needs running (and stopped after)."""
+    if placement.cluster is None and not placement.workers:
+        async with trio.open_nursery() as procs:
+            yield LocalExecutor(procs)
+        return
+    distributed = import_distributed()
+    logging.getLogger("distributed").setLevel(logging.ERROR)
+    cluster = client = None
+    try:
+        if placement.cluster is not None:
+            try:
+                client = await trio.to_thread.run_sync(
+                    lambda: distributed.Client(placement.cluster, timeout="10s", set_as_default=False))
+            except (OSError, TimeoutError) as exc:
+                raise ClusterError(f"--cluster {placement.cluster}: no Dask scheduler answers there ({exc}); start "
+                                   "one with `dask scheduler` (docs/cluster.md)") from None
+        else:
+            threads = max(1, math.ceil(concurrency / placement.workers))
+
+            def start_local() -> Any:
+                c = distributed.LocalCluster(n_workers=placement.workers, threads_per_worker=threads,
+                                             processes=True, dashboard_address=None, silence_logs=logging.ERROR,
+                                             host="127.0.0.1")
+                return c, distributed.Client(c, set_as_default=False)
+
+            cluster, client = await trio.to_thread.run_sync(start_local)
+        executor = DaskExecutor(client, concurrency, run_id)
+        async with trio.open_nursery() as watching:
+            watching.start_soon(executor.watch)
+            yield executor
+            watching.cancel_scope.cancel()
+    finally:
+        with trio.CancelScope(shield=True):
+            if client is not None:
+                await trio.to_thread.run_sync(client.close)
+            if cluster is not None:
+                await trio.to_thread.run_sync(cluster.close)

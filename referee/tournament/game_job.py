@@ -1,0 +1,166 @@
+"""One scheduled game as a self-contained job, and playing it.
+
+A `GameJob` holds everything a process needs to play one game of a
+tournament (the game by name, rules, clocks, policy, the bots' specs and the
+digests of their files) and nothing of the coordinator (no database, no
+config object), so it can be pickled to a worker process or a Dask worker.
+`play_job` plays it in the current Trio loop and returns a `PlayedGame`: the
+record, and the log and stderr files, either already in the coordinator's
+log folder (played there) or as compressed bytes to be written there.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import tempfile
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from protocol.messages import TimeControl
+from referee.games import GAMES, get_game
+from referee.logs.gamelog import GameLogWriter, PlayerInfo
+from referee.play.match import BotHandle, save_stderr, stderr_path
+from referee.play.runner import FailurePolicy, GameRecord, GameRunner, GameSpec
+from referee.seats.bot_process import BotSpec
+from referee.seats.sandbox import SandboxLimits, describe
+from referee.tournament.schedule import ScheduledGame
+
+STARTS_AT_ONCE = max(2, os.cpu_count() or 1)  # bot processes starting (spawn + hello) at the same time
+
+
+@dataclass(frozen=True)
+class GameJob:
+    """One game of a tournament, ready to play anywhere."""
+
+    game: ScheduledGame
+    game_name: str
+    rules: Any
+    time_control: TimeControl
+    policy: FailurePolicy
+    bots: tuple[BotSpec, ...]  # one per seat, in seat order
+    sandbox: SandboxLimits | None
+    bot_digests: tuple[tuple[str, str, str | None], ...] = ()  # (bot name, sha256 of its files, its folder)
+    log_name: str | None = None  # the final log's file name, None: no log
+
+    @property
+    def key(self) -> str:
+        return self.game.key
+
+
+@dataclass
+class PlayedGame:
+    """A finished game coming back from wherever it was played."""
+
+    record: GameRecord
+    worker: dict[str, Any]
+    log_zlib: bytes | None = None  # the log, compressed; None: already written at the `.part` path
+    stderr_zlib: dict[str, bytes] = field(default_factory=dict)  # file name -> compressed stderr tail
+
+    def write_into(self, part: Path) -> None:
+        """Put a shipped log at `part` and its stderr files beside it (final names)."""
+        if self.log_zlib is not None:
+            part.write_bytes(zlib.decompress(self.log_zlib))
+        for name, data in self.stderr_zlib.items():
+            (part.parent / Path(name).name).write_bytes(zlib.decompress(data))
+
+
+def worker_label(name: object) -> str:
+    """A Dask worker's name as people read it: `worker1` for a numbered one, else the name (or address)."""
+    text = str(name)
+    return f"worker{text}" if text.isdigit() else text
+
+
+def worker_info(name: str | None = None) -> dict[str, Any]:
+    """Who played a game and how busy its machine was: clocks are judged there."""
+    load1, load5, _ = os.getloadavg()
+    return {"name": name or f"{socket.gethostname()}:{os.getpid()}", "cpus": os.cpu_count() or 1,
+            "load_1m": round(load1, 2), "load_5m": round(load5, 2)}
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+async def play_job(job: GameJob, proc_nursery: trio.Nursery, start_limiter: trio.CapacityLimiter,
+                   part: Path | None, worker: dict[str, Any]) -> GameRecord:
+    """Play `job` here, its bots in `proc_nursery`; the log goes to `part`.
+
+    The bots are closed (or, if the game did not finish, their process groups
+    killed) before this returns or raises.
+    """
+    g = job.game
+    handles = [BotHandle(spec, proc_nursery) for spec in job.bots]
+    final = part.with_name(job.log_name) if part is not None and job.log_name else None
+    finished = False
+    try:
+        start_failures: dict[int, tuple[str, str, str]] = {}
+        games = list(GAMES)
+
+        async def ensure(seat: int, h: BotHandle) -> None:
+            # Few bots start at once: the startup clock runs from the spawn, and
+            # dozens of interpreters starting together would eat it in a queue.
+            async with start_limiter:
+                err = await h.ensure(job.time_control, games)
+            if err is not None:
+                start_failures[seat] = err
+
+        async with trio.open_nursery() as starting:
+            for seat, h in enumerate(handles):
+                starting.start_soon(ensure, seat, h)
+        spec = GameSpec(
+            game=get_game(job.game_name), rules=job.rules, n_players=len(g.seats), seed=g.seed, game_id=g.game_id,
+            time_control=job.time_control, policy=job.policy, match_seed=None, deal_set=g.deal_set,
+            isolation=describe(job.sandbox), worker=worker,
+        )
+        players = [PlayerInfo(seat=i, name=h.spec.name, argv=list(h.spec.argv)) for i, h in enumerate(handles)]
+        log = GameLogWriter(part)
+        procs = [None if i in start_failures else h.proc for i, h in enumerate(handles)]
+        for seat, proc in enumerate(procs):
+            if proc is not None and final is not None:
+                proc.stderr_file = stderr_path(final, seat).name
+        runner = GameRunner(spec, procs, list(g.seats), log)
+        try:
+            rec = await runner.run(players, start_failures)
+        finally:
+            log.close()
+            if final is not None:
+                save_stderr(final, [h.proc for h in handles])
+        finished = True
+        return rec
+    finally:
+        with trio.CancelScope(shield=True):
+            if not finished:
+                for h in handles:  # aborted: no goodbyes
+                    if h.proc is not None:
+                        _kill_group(h.proc.pid)
+                if part is not None:
+                    part.unlink(missing_ok=True)
+            async with trio.open_nursery() as closing:
+                for h in handles:
+                    closing.start_soon(h.close)
+
+
+async def play_job_shipped(job: GameJob, worker: dict[str, Any]) -> PlayedGame:
+    """Play `job` in a scratch folder and return its log and stderr compressed
+    (on a worker: the coordinator writes them into its log folder)."""
+    with tempfile.TemporaryDirectory(prefix="chicago-referee-game-") as scratch:
+        part = Path(scratch) / f"{job.log_name}.part" if job.log_name else None
+        async with trio.open_nursery() as procs:
+            rec = await play_job(job, procs, trio.CapacityLimiter(STARTS_AT_ONCE), part, worker)
+        played = PlayedGame(record=rec, worker=worker)
+        if part is not None:
+            played.log_zlib = zlib.compress(part.read_bytes(), 6)
+            for p in Path(scratch).iterdir():
+                if p.name.endswith(".stderr"):
+                    played.stderr_zlib[p.name] = zlib.compress(p.read_bytes(), 6)
+        rec.log_path = None  # a path on the worker means nothing to the coordinator
+        return played

@@ -1,0 +1,246 @@
+"""Tournaments played elsewhere: `--workers N` (a local Dask cluster of
+worker processes) and `--cluster` (a real `dask scheduler` with two real
+`dask worker` processes on 127.0.0.1, one of them SIGKILLed mid-run).
+
+Each checks what a host relies on: every scheduled game recorded once,
+standings equal to a one-machine run, logs that verify, no bot left behind.
+The bots are deterministic (`tests/bots/det_bot.py`), so a game's result
+depends only on its spec, wherever it is played.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+from proctools import wait_no_procs
+from typer.testing import CliRunner
+
+from referee.cli import app
+from referee.errors import ClusterError, ConfigError
+from referee.replay.verify import OK, verify_file
+from referee.tournament.config import Tournament, load_config
+from referee.tournament.executors import Placement, import_distributed
+from referee.tournament.run import TournamentRunner, prepare_store
+from referee.tournament.schedule import schedule_for
+from referee.tournament.standings import from_store, to_dict
+from referee.tournament.store import Store
+from referee.tournament.worker import run_job
+
+pytest.importorskip("distributed")  # the `cluster` extra, part of the test extras
+
+ROOT = Path(__file__).resolve().parents[2]
+DET_BOT = ROOT / "tests" / "bots" / "det_bot.py"
+DASK = Path(sys.executable).with_name("dask")
+cli = CliRunner()
+
+
+def write_config(folder: Path, marker: str, names: list[str], deal_sets: int, think: float = 0.0) -> Path:
+    lines = ['name = "spread"', "seed = 11", f"deal_sets = {deal_sets}", "table_size = 2",
+             'time_control = "decision=5s,startup=20s"', "sandbox = false",
+             "[rules]", "options = { target_score = 20 }"]
+    for n in names:
+        lines += ["[[bots]]", f'name = "{n}"', f'command = "{DET_BOT} {marker} salt={n} think={think}"']
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "spread.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+async def play(t: Tournament, db: Path, placement: Placement, concurrency: int,
+               on_game: Any = None) -> tuple[Any, TournamentRunner]:
+    store = Store.open(db, create=True, lock=True)
+    try:
+        schedule = schedule_for(t)
+        prepare_store(t, store, schedule)
+        runner = TournamentRunner(t, store, schedule, log_dir=db.with_name(db.stem + "-logs"),
+                                  concurrency=concurrency, placement=placement)
+        if on_game is not None:
+            runner.on_game = on_game(store, runner)
+        with trio.fail_after(240):
+            outcome = await runner.run()
+    finally:
+        store.close()
+    return outcome, runner
+
+
+def standings(db: Path) -> dict[str, Any]:
+    """The standings of a finished tournament, its seed commitment aside (a fresh salt each run)."""
+    store = Store.open(db)
+    try:
+        out = to_dict(from_store(store))
+    finally:
+        store.close()
+    out.pop("seed", None)
+    return out
+
+
+def check_games(db: Path, scheduled: int) -> list[Any]:
+    store = Store.open(db)
+    try:
+        rows = store.games()
+    finally:
+        store.close()
+    assert len(rows) == scheduled and len({r.key for r in rows}) == scheduled  # nothing lost, nothing twice
+    logs = sorted(db.with_name(db.stem + "-logs").glob("*.jsonl"))
+    assert len(logs) == scheduled and not list(db.with_name(db.stem + "-logs").glob("*.part"))
+    for path in logs:
+        assert verify_file(path).status == OK, path
+    return rows
+
+
+def header_worker(db: Path) -> set[str]:
+    import json
+
+    names = set()
+    for path in db.with_name(db.stem + "-logs").glob("*.jsonl"):
+        with path.open() as fh:
+            names.add(json.loads(fh.readline())["worker"]["name"])
+    return names
+
+
+async def test_workers_play_the_same_tournament_as_one_process(tmp_path: Path) -> None:
+    marker = f"execmark-{uuid.uuid4().hex}"
+    t = load_config(write_config(tmp_path, marker, ["a", "b", "c"], deal_sets=2))
+    scheduled = len(schedule_for(t))
+    here, _ = await play(t, tmp_path / "here.db", Placement(), 4)
+    spread, _ = await play(t, tmp_path / "spread.db", Placement(workers=2), 4)
+    assert here.status == spread.status == "completed"
+    check_games(tmp_path / "spread.db", scheduled)
+    assert standings(tmp_path / "spread.db") == standings(tmp_path / "here.db")
+    assert header_worker(tmp_path / "here.db") == {"local"}
+    assert header_worker(tmp_path / "spread.db") <= {"worker0", "worker1"}
+    assert wait_no_procs(marker) == []
+
+
+def _start(argv: list[str], log: Path) -> subprocess.Popen[bytes]:
+    with log.open("wb") as fh:
+        return subprocess.Popen(argv, stdout=fh, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                start_new_session=True, cwd=log.parent)
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait(timeout=30)
+
+
+@pytest.fixture
+def dask_cluster(tmp_path: Path) -> Any:
+    """A `dask scheduler` and two `dask worker` processes (wA, wB; no nanny, so a
+    SIGKILLed worker stays dead) on 127.0.0.1, bounded in threads and memory."""
+    distributed = import_distributed()
+    folder = tmp_path / "cluster"
+    folder.mkdir()
+    sched_file = folder / "scheduler.json"
+    procs = [_start([str(DASK), "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                     "--scheduler-file", str(sched_file)], folder / "scheduler.log")]
+    try:
+        deadline = time.monotonic() + 60
+        while not sched_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert sched_file.exists(), (folder / "scheduler.log").read_text()
+        workers = {}
+        for name in ("wA", "wB"):
+            workers[name] = _start([str(DASK), "worker", "--scheduler-file", str(sched_file), "--name", name,
+                                    "--nthreads", "2", "--no-nanny", "--memory-limit", "2GB", "--no-dashboard",
+                                    "--host", "127.0.0.1"], folder / f"{name}.log")
+            procs.append(workers[name])
+        client = distributed.Client(scheduler_file=str(sched_file), timeout="30s")
+        try:
+            client.wait_for_workers(2, timeout=60)
+            address = client.scheduler.address
+        finally:
+            client.close()
+        yield address, workers
+    finally:
+        for proc in reversed(procs):
+            _stop(proc)
+
+
+@pytest.mark.slow
+async def test_a_cluster_that_loses_a_worker_mid_run_loses_and_doubles_nothing(
+        tmp_path: Path, dask_cluster: Any) -> None:
+    address, workers = dask_cluster
+    marker = f"execmark-{uuid.uuid4().hex}"
+    t = load_config(write_config(tmp_path, marker, ["a", "b", "c", "d"], deal_sets=2, think=0.01))
+    scheduled = len(schedule_for(t))
+    killed_after: list[int] = []
+
+    def on_game(store: Store, runner: TournamentRunner) -> Any:
+        def seen(row: Any) -> None:
+            # SIGKILL wA as soon as it is seen playing: its games in flight must run again on wB
+            if not killed_after and runner.in_flight().get("wA", 0) > 0:
+                os.kill(workers["wA"].pid, signal.SIGKILL)
+                killed_after.append(store.finished_count())
+        return seen
+
+    outcome, _ = await play(t, tmp_path / "cluster.db", Placement(cluster=address), 6, on_game)
+    assert killed_after and killed_after[0] < scheduled, "the worker was not killed mid-run"
+    assert workers["wA"].wait(timeout=30) == -signal.SIGKILL
+    assert outcome.status == "completed" and outcome.recorded == scheduled
+    check_games(tmp_path / "cluster.db", scheduled)
+    assert "wB" in header_worker(tmp_path / "cluster.db")
+    here, _ = await play(t, tmp_path / "here.db", Placement(), 6)
+    assert standings(tmp_path / "cluster.db") == standings(tmp_path / "here.db")
+    assert wait_no_procs(marker, within=10.0) == [], "bots of the killed worker outlived it"
+
+
+def test_a_worker_whose_bot_differs_refuses_the_game(tmp_path: Path) -> None:
+    marker = f"execmark-{uuid.uuid4().hex}"
+    bot_dir = tmp_path / "bot"
+    bot_dir.mkdir()
+    (bot_dir / "det_bot.py").write_text(DET_BOT.read_text())
+    (bot_dir / "_botlib.py").write_text((DET_BOT.parent / "_botlib.py").read_text())
+    config = tmp_path / "t.toml"
+    config.write_text("\n".join([
+        'name = "differ"', "seed = 3", "deal_sets = 1", "sandbox = false", "[rules]",
+        "options = { target_score = 20 }",
+        "[[bots]]", 'name = "a"', 'dir = "bot"', f'command = "det_bot.py {marker} salt=a"',
+        "[[bots]]", 'name = "b"', 'dir = "bot"', f'command = "det_bot.py {marker} salt=b"']) + "\n")
+    t = load_config(config)
+    store = Store.open(tmp_path / "t.db", create=True, lock=True)
+    try:
+        schedule = schedule_for(t)
+        prepare_store(t, store, schedule)
+        runner = TournamentRunner(t, store, schedule, log_dir=None, concurrency=1, placement=Placement(workers=1))
+        job = runner.job_for(schedule[0])
+    finally:
+        store.close()
+    (bot_dir / "_botlib.py").write_text((bot_dir / "_botlib.py").read_text() + "\n# edited on one worker\n")
+    with pytest.raises(ClusterError, match=r"bot 'a' at .*bot differs from the coordinator's copy"):
+        run_job(job, sys.executable)
+    assert wait_no_procs(marker) == []  # refused before any bot started
+
+
+def test_without_dask_the_cluster_options_are_a_one_line_error(tmp_path: Path, monkeypatch: Any) -> None:
+    marker = f"execmark-{uuid.uuid4().hex}"
+    config = write_config(tmp_path, marker, ["a", "b"], deal_sets=1)
+    monkeypatch.setitem(sys.modules, "distributed", None)  # `import distributed` now fails
+    with pytest.raises(ConfigError, match=r"pip install 'chicago-referee\[cluster\]'"):
+        import_distributed()
+    res = cli.invoke(app, ["tournament", str(config), "--db", str(tmp_path / "x.db"), "--workers", "2"])
+    assert res.exit_code != 0
+    assert "pip install 'chicago-referee[cluster]'" in res.output and "Traceback" not in res.output
+    assert not (tmp_path / "x.db").exists()  # refused before anything was written
+    with pytest.raises(ConfigError, match="exclude each other"):
+        Placement(workers=2, cluster="tcp://127.0.0.1:8786")
+
+
+def test_the_cli_runs_a_tournament_on_local_workers(tmp_path: Path) -> None:
+    marker = f"execmark-{uuid.uuid4().hex}"
+    config = write_config(tmp_path, marker, ["a", "b"], deal_sets=2)
+    res = cli.invoke(app, ["tournament", str(config), "--db", str(tmp_path / "w.db"), "--workers", "2", "-j", "2"])
+    assert res.exit_code == 0, res.output
+    assert "on 2 worker processes" in res.output and "completed: 4 games" in res.output
+    check_games(tmp_path / "w.db", 4)
