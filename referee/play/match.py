@@ -32,6 +32,7 @@ from referee.play.runner import (
     log_path_for,
 )
 from referee.play.seeding import derive_seed
+from referee.play.watch import WatchGames
 from referee.seats.bot_process import BotProcess, BotSpec, start_bot
 from referee.seats.sandbox import (
     SandboxLimits,
@@ -185,6 +186,7 @@ class MatchConfig:
     sprt: tuple[float, float, float, float] | None = None
     sandbox: SandboxLimits | None = None  # None: bots run as the referee's user, unisolated
     hidden: tuple[Path, ...] = ()  # more paths no sandboxed bot may see (the deals file)
+    watch_games: WatchGames | None = None  # the live stream's hook into every game
 
     def __post_init__(self) -> None:
         n = len(self.bots)
@@ -351,7 +353,8 @@ async def play_one(
     for seat, proc in enumerate(procs):
         if proc is not None:
             proc.stderr_file = stderr_path(log_path, seat).name if log_path is not None else ""
-    runner = GameRunner(spec, procs, names, log)
+    watch = config.watch_games(spec, names) if config.watch_games is not None else None
+    runner = GameRunner(spec, procs, names, log, watch)
     try:
         return await runner.run(players, start_failures)
     finally:

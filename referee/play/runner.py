@@ -51,6 +51,7 @@ from referee.play.replies import (
     decode_reply,
 )
 from referee.play.seeding import derive_seed
+from referee.play.watch import GameWatch
 from referee.seats.clock import SeatClock
 from referee.seats.seat import Seat
 
@@ -171,10 +172,12 @@ class _Seat:
 
 
 class GameRunner:
-    def __init__(self, spec: GameSpec, bots: list[Seat | None], names: list[str], log: GameLogWriter) -> None:
+    def __init__(self, spec: GameSpec, bots: list[Seat | None], names: list[str], log: GameLogWriter,
+                 watch: GameWatch | None = None) -> None:
         self.spec = spec
         self.names = names
         self.log = log
+        self.watch = watch  # an onlooker (the live stream), told of every start, action, failure, end
         self.state: GameState = spec.game.new_state(spec.rules, spec.n_players, spec.seed, spec.deals)
         self.seats = [_Seat(bot=b, clock=SeatClock(spec.seat_time_control(i))) for i, b in enumerate(bots)]
         self.failures: list[SeatFailure] = []
@@ -229,6 +232,8 @@ class GameRunner:
         else:
             self.evidence.append(f"{detail}\n[stderr] {stderr}".strip() if stderr else detail)
         self.log.write({"type": "failure", "seat": seat, "reason": reason, "message": message, "detail": cut(detail)})
+        if self.watch is not None:
+            self.watch.failed(self, seat, reason, message)
 
     # ------------------------------------------------------------ messaging
 
@@ -363,6 +368,8 @@ class GameRunner:
                 self.decisions += 1
                 if self.logging:
                     self._log_action(seat, p.rid, "bot", action, elapsed)
+                if self.watch is not None:
+                    self.watch.acted(self, seat, "bot", action, elapsed)
                 self.overhead += perf_counter() - started
                 return
         await self._play_default(seat, p.legal, p.rid, elapsed)
@@ -471,6 +478,8 @@ class GameRunner:
         sp = self.spec
         if self.logging:
             self.log.write(self.header(players))
+        if self.watch is not None:
+            self.watch.started(self)
         for seat, (reason, message, detail) in start_failures.items():
             self._fail(seat, reason, message, detail)
             self._forfeit(seat)
@@ -543,6 +552,8 @@ class GameRunner:
         self.decisions += 1
         if self.logging:
             self._log_action(seat, rid, "default", action, elapsed)
+        if self.watch is not None:
+            self.watch.acted(self, seat, "default", action, elapsed)
         self.overhead += perf_counter() - started
 
     def _log_action(self, seat: int, rid: int | None, source: str, action: Any, elapsed: float | None) -> None:
@@ -570,7 +581,7 @@ class GameRunner:
                                      failures=self.failures, forfeited=self.forfeited, decisions=self.decisions,
                                      referee_overhead_us=round(self.overhead / max(1, self.decisions) * 1e6, 1)))
         self.log.close()
-        return GameRecord(
+        record = GameRecord(
             game_id=sp.game_id, seed=sp.seed, deal_set=sp.deal_set, seat_names=self.names,
             winner=winner, scores=scores, placements=placements, reason=reason, failures=self.failures,
             forfeited=self.forfeited, deals=deals, decisions=self.decisions,
@@ -580,6 +591,9 @@ class GameRunner:
             requests=self.request_id - sp.request_id_base,
             evidence=self.evidence,
         )
+        if self.watch is not None:
+            self.watch.finished(self, record)
+        return record
 
 
 def log_path_for(log_dir: Path | None, game_id: int) -> Path | None:

@@ -36,7 +36,7 @@ from typing import Any
 
 import msgspec
 
-from referee.logs.gamelog import read_log
+from referee.logs.gamelog import LogHeader, read_log
 
 DATA_VERSION = 1
 CARD_LIST_MARK = "~"
@@ -64,6 +64,12 @@ def _pack(value: Any) -> Any:
 def build_replay_data(log_path: Path) -> dict[str, Any]:
     """The compact JSON-able replay of one log (raises CorruptLog for bad files)."""
     header, records = read_log(log_path, cut_ok=True)  # a cut-off game is shown as far as it goes
+    return replay_data(header, records)
+
+
+def replay_data(header: LogHeader, records: list[tuple[int, dict[str, Any]]]) -> dict[str, Any]:
+    """The compact replay of a header and its records: a log read from a file,
+    or the part of a game being played that a spectator may see."""
     rows: list[tuple[str, int, dict[str, Any]]] = []
     result: dict[str, Any] | None = None
     for _no, rec in records:

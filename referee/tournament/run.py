@@ -40,6 +40,7 @@ from referee.games import GAMES
 from referee.logs.gamelog import GameLogWriter, PlayerInfo
 from referee.play.match import BotHandle, save_stderr, stderr_path
 from referee.play.runner import GameRecord, GameRunner, GameSpec
+from referee.play.watch import WatchGames
 from referee.seats.bot_process import BotSpec, check_runnable
 from referee.seats.sandbox import check_bot, describe, forbidden_paths, require_sandbox
 from referee.tournament.audit import file_sha256, result_record, results_digest
@@ -248,7 +249,8 @@ class TournamentRunner:
     def __init__(self, t: Tournament, store: Store, schedule: list[ScheduledGame] | None = None, *,
                  log_dir: Path | None, concurrency: int,
                  on_game: Callable[[GameRow], None] | None = None,
-                 on_start: Callable[[ScheduledGame], None] | None = None) -> None:
+                 on_start: Callable[[ScheduledGame], None] | None = None,
+                 watch_games: WatchGames | None = None) -> None:
         if concurrency < 1:
             raise ConfigError(f"concurrency must be at least 1, got {concurrency}")
         self.t = t
@@ -258,6 +260,7 @@ class TournamentRunner:
         self.concurrency = concurrency
         self.on_game = on_game
         self.on_start = on_start
+        self.watch_games = watch_games  # the live stream's hook into every game
         self.specs: dict[str, BotSpec] = {b.name: b.spec for b in t.bots}
         if t.sandbox is not None:  # fail closed; no bot may see the config, the results or the logs
             require_sandbox()
@@ -407,7 +410,8 @@ class TournamentRunner:
             for seat, proc in enumerate(procs):
                 if proc is not None and final is not None:
                     proc.stderr_file = stderr_path(final, seat).name
-            runner = GameRunner(spec, procs, list(g.seats), log)
+            watch = self.watch_games(spec, list(g.seats)) if self.watch_games is not None else None
+            runner = GameRunner(spec, procs, list(g.seats), log, watch)
             try:
                 rec = await runner.run(players, start_failures)
             finally:
