@@ -201,7 +201,8 @@ class LiveBoard:
         if rec["type"] == "run_started":
             self.private_run = str(rec.get("run"))
             return
-        g = self.running.get(rec.get("game_id"))  # type: ignore[arg-type]
+        gid = rec.get("game_id")
+        g = self.game(gid) if isinstance(gid, int) else None  # finished already, if it ended since the last look
         if g is None or g.run != self.private_run or not isinstance(rec.get("at"), int):
             return
         g.private.append(rec)
