@@ -46,7 +46,7 @@ def _board_at(lines: tuple[list[bytes], list[bytes]], now: float, delay: float |
     return board
 
 
-def _moments(public: list[bytes], every: int = 7) -> list[float]:
+def _moments(public: list[bytes], every: int = 1) -> list[float]:
     ts = sorted({_t(x) for x in public})
     return ts[::every] + ts[-1:]
 
@@ -97,7 +97,7 @@ def test_with_a_delay_a_hidden_card_shows_only_once_that_old(streamed: tuple[lis
     length = min(r["t"] - starts[r["game_id"]] for r in recs if r["type"] == "game_finished")
     delay = max(0.002, length / 3)  # several moments of each game fall inside and after the delay
     held = shown = 0
-    for now in _moments(public, every=3):
+    for now in _moments(public):
         board = _board_at(streamed, now, delay)
         for gid in list(board.running):
             data = board.table_data(gid)
