@@ -4,6 +4,14 @@ the cards a piece of page data shows."""
 from __future__ import annotations
 
 import json
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -78,3 +86,91 @@ def cards_in(value: Any) -> set[str]:
         for v in value.values():
             found |= cards_in(v)
     return found
+
+
+URL_RE = re.compile(r"http://127\.0\.0\.1:(\d+)(/[A-Za-z0-9_-]+/)")
+
+
+def cli(*args: str, **popen: Any) -> subprocess.Popen[str]:
+    """The real command in a subprocess, its output in pipes."""
+    return subprocess.Popen([sys.executable, "-m", "referee.cli", *args], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, **popen)
+
+
+def wait_for_url(proc: subprocess.Popen[str], limit_s: float = 60, seen: list[str] | None = None) -> str:
+    """The dashboard URL the process prints (stdout or stderr), read by threads
+    that go on collecting its output lines into `seen`."""
+    found: list[str] = []
+    seen = [] if seen is None else seen
+
+    def read(stream: Any) -> None:
+        for line in stream:
+            seen.append(line)
+            m = URL_RE.search(line)
+            if m and not found:
+                found.append(m.group(0))
+
+    for stream in (proc.stdout, proc.stderr):
+        threading.Thread(target=read, args=(stream,), daemon=True).start()
+    deadline = time.monotonic() + limit_s
+    while not found and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    assert found, f"no dashboard URL within {limit_s} s; output: {''.join(seen)[-2000:]}"
+    return found[0]
+
+
+def get(url: str, timeout: float = 30) -> tuple[int, bytes]:
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as resp:
+            return resp.status, resp.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read()
+
+
+def get_json(url: str) -> Any:
+    status, body = get(url)
+    assert status == 200, (url, status, body[:200])
+    return json.loads(body)
+
+
+def stop(proc: subprocess.Popen[str], limit_s: float = 30) -> int:
+    """Ctrl-C, then a kill if it does not end in time; its exit code."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(limit_s)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(limit_s)
+    return proc.returncode
+
+
+def slow_tournament(folder: Path, delay_s: float = 0.04, deal_sets: int = 1, concurrency: int = 2) -> Path:
+    """A small round robin of three unsandboxed bots, two of them slowed to `delay_s`
+    a decision, to 15 points: games last a few seconds, so there is time to watch one."""
+    slow = BOTS / "reader_delay.py"
+    text = f"""name = "live-test"
+game = "chicago"
+seed = 41
+format = "round-robin"
+table_size = 2
+deal_sets = {deal_sets}
+concurrency = {concurrency}
+time_control = "decision=2s,startup=20s"
+sandbox = false
+[rules]
+preset = "gamerules"
+options = {{ target_score = 15 }}
+[[bots]]
+name = "slow-first"
+command = {json.dumps(f"{slow} live-slow-a delay={delay_s} requests=1000000")}
+[[bots]]
+name = "slow-second"
+command = {json.dumps(f"{slow} live-slow-b delay={delay_s} requests=1000000")}
+[[bots]]
+name = "random"
+command = {json.dumps(str(SAMPLE / "random_bot.py"))}
+"""
+    path = folder / "live-test.toml"
+    path.write_text(text)
+    return path
