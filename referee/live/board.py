@@ -262,11 +262,10 @@ class LiveBoard:
         now = self.clock() if now is None else now
         times = list(self.finish_times)
         rate = None
-        if len(times) >= 2 and times[-1] > times[0]:
+        if len(times) == self.finish_times.maxlen and times[-1] > times[0]:  # the last games
             rate = (len(times) - 1) / (times[-1] - times[0])
-        elif len(times) == 1 and self.info.get("t"):
-            span = times[0] - float(self.info["t"])
-            rate = 1 / span if span > 0 else None
+        elif times and isinstance(self.info.get("t"), (int, float)) and times[-1] > self.info["t"]:
+            rate = len(times) / (times[-1] - self.info["t"])  # since the run started
         scheduled = self.info.get("scheduled") or 0
         done = (self.info.get("finished") or 0) + self.finished_this_run
         left = max(0, scheduled - done)
