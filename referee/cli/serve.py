@@ -46,7 +46,10 @@ def serve(
             raise RefereeError(f"{target}: no such live stream file")
         source, public, private = stream_source(target, delay)
     else:
-        source, public, private = tournament_source(database_of(target), delay)
+        db = database_of(target)
+        if target.suffix != ".toml" and not db.is_file():
+            raise RefereeError(f"{db}: no such results database (has the tournament been started?)")
+        source, public, private = tournament_source(db, delay)
 
     async def run() -> None:
         async with open_dashboard(source, public, private, host=host, port=port, open_browser=not no_open,
@@ -54,7 +57,10 @@ def serve(
             await trio.sleep_forever()
 
     if source.db is not None and source.db.error is not None:
-        raise RefereeError(source.db.error)
+        if source.db.path.is_file():
+            raise RefereeError(source.db.error)
+        err.print(f"no results at {source.db.path} yet: waiting for the tournament to start", highlight=False,
+                  soft_wrap=True)
     if not public.exists():
         err.print(f"no live stream at {public} yet: showing the results database; games appear once the "
                   "tournament runs", highlight=False, soft_wrap=True)

@@ -94,6 +94,9 @@ class DbStandings:
 
     def refresh(self) -> bool:
         """Re-read the database if its game count changed; True if the standings did."""
+        if not self.path.is_file():
+            self.error = f"waiting for the tournament to create {self.path}"
+            return False
         try:
             store = open_read_only(self.path)
         except RefereeError as exc:
