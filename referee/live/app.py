@@ -14,6 +14,7 @@ server-sent `version` whenever the table changed. Plain ASGI, like the seat.
 
 from __future__ import annotations
 
+import gzip
 import urllib.parse
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -31,8 +32,9 @@ from referee.replay.html import build_replay_data, render_html
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
 STATIC = {"live.html": "text/html", "live.js": "text/javascript", "live.css": "text/css",
           "live-table.html": "text/html"}
-MIN_GAP_S = 0.5  # a viewer's stream sends at most this often: cost does not grow with the moves
-TABLE_GAP_S = 0.7
+MIN_GAP_S = 1.0  # a viewer's stream sends at most this often: cost does not grow with the moves
+TABLE_GAP_S = 1.0
+PAGE_REUSE_S = 0.5
 KEEPALIVE_S = 15.0
 
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -41,8 +43,11 @@ _HEADERS = [(b"cache-control", b"no-store"), (b"x-content-type-options", b"nosni
             (b"referrer-policy", b"no-referrer")]
 
 
-async def _respond(send: Send, status: int, body: bytes, content_type: str = "application/json") -> None:
+async def _respond(send: Send, status: int, body: bytes, content_type: str = "application/json",
+                   gzipped: bool = False) -> None:
     headers = [(b"content-type", content_type.encode() + b"; charset=utf-8"), *_HEADERS]
+    if gzipped:
+        headers.append((b"content-encoding", b"gzip"))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
@@ -57,13 +62,13 @@ class LiveSource:
     db: DbStandings | None = None
     log_of: Callable[[int], Path | None] = lambda _gid: None
     _summary: tuple[int, float, bytes] = (-1, 0.0, b"")
-    _pages: dict[tuple[int, int, int], bytes] = field(default_factory=dict)
+    _pages: dict[int, tuple[float, Any, bytes]] = field(default_factory=dict)  # game id -> (made, key, page)
 
     def summary_bytes(self) -> bytes:
         """The summary JSON, encoded once per change (every viewer shares it)."""
         now = trio.current_time()
         version, made, body = self._summary
-        if version == self.board.version and now - made < MIN_GAP_S * 4:
+        if version == self.board.version and now - made < MIN_GAP_S * 2:
             return body
         data = self.board.summary()
         data["title"] = self.title
@@ -80,24 +85,38 @@ class LiveSource:
         return body
 
     def page(self, game_id: int) -> bytes | None:
-        """A game's replay page: its log once it is finished, else the board's view."""
+        """A game's replay page, gzipped: its log once it is finished, else the board's view.
+
+        Rendered once for every viewer of a game: a finished game's page while
+        its log is unchanged, a running game's at most every `PAGE_REUSE_S`
+        (a viewer told of a newer move gets it with the next notice)."""
+        now = trio.current_time()
         g = self.board.game(game_id)
         log = self.log_of(game_id)
+        cached = self._pages.get(game_id)
         if (g is None or g.result is not None) and log is not None and log.is_file():
+            st = log.stat()
+            key: Any = ("log", st.st_size, st.st_mtime_ns)
+            if cached is not None and cached[1] == key:
+                return cached[2]
             try:
-                return render_html(build_replay_data(log)).encode()
+                return self._keep(game_id, now, key, gzip.compress(render_html(build_replay_data(log)).encode(), 5))
             except RefereeError:
                 pass  # a log that does not read: the board's view, if any
-        data = self.board.table_data(game_id)
-        if data is None:
+        if g is None:
             return None
-        key = (game_id, data["live"]["version"], data["live"]["hidden_shown"])
-        cached = self._pages.get(key)
-        if cached is None:
-            if len(self._pages) > 64:
-                self._pages.clear()
-            cached = self._pages[key] = render_html(data).encode()
-        return cached
+        key = ("live", g.version, len(self.board.released(g)), g.result is not None)
+        if cached is not None and (cached[1] == key or (cached[1][0] == "live" and not key[3]
+                                                         and now - cached[0] < PAGE_REUSE_S)):
+            return cached[2]
+        data = self.board.table_data(game_id)
+        return None if data is None else self._keep(game_id, now, key, gzip.compress(render_html(data).encode(), 5))
+
+    def _keep(self, game_id: int, now: float, key: Any, page: bytes) -> bytes:
+        if len(self._pages) > 64:  # bounded: the games being watched now
+            self._pages.clear()
+        self._pages[game_id] = (now, key, page)
+        return page
 
 
 class DashboardApp:
@@ -140,22 +159,24 @@ class DashboardApp:
                 after = _int(last.decode("latin-1"))
             await self._stream(receive, send, lambda s: self._raw_events(s, after or 0))
         elif len(parts) >= 2 and parts[0] == "game" and _int(parts[1]) is not None:
-            await self._game(receive, send, _int(parts[1]) or 0, "/".join(parts[2:]))
+            await self._game(scope, receive, send, _int(parts[1]) or 0, "/".join(parts[2:]))
         else:
             await _respond(send, 404, b"not found", "text/plain")
 
     async def _static(self, send: Send, name: str) -> None:
         await _respond(send, 200, (ASSETS / name).read_bytes(), STATIC[name])
 
-    async def _game(self, receive: Receive, send: Send, game_id: int, rest: str) -> None:
+    async def _game(self, scope: dict[str, Any], receive: Receive, send: Send, game_id: int, rest: str) -> None:
         if rest == "":
             await self._static(send, "live-table.html")
         elif rest == "page":
             page = self.source.page(game_id)
             if page is None:
                 await _respond(send, 404, b"no such game in progress or recently finished", "text/plain")
+            elif b"gzip" in dict(scope.get("headers") or []).get(b"accept-encoding", b""):
+                await _respond(send, 200, page, "text/html", gzipped=True)  # a quarter of the bytes
             else:
-                await _respond(send, 200, page, "text/html")
+                await _respond(send, 200, gzip.decompress(page), "text/html")
         elif rest == "data":
             data = self.source.board.table_data(game_id)
             if data is None:

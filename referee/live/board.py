@@ -28,6 +28,7 @@ from referee.logs.gamelog import LogHeader, PlayerInfo
 from referee.replay.html import replay_data
 
 KEEP_FINISHED = 32
+RECENT_SHOWN = 12  # finished games in the summary
 RECENT_LINES = 2048
 THROUGHPUT_WINDOW = 64
 MAX_LINE = 1 << 20  # a longer line is not the referee's: skipped
@@ -76,7 +77,8 @@ def _score_update(g: LiveGame, event: dict[str, Any]) -> None:
 
 
 class LiveBoard:
-    """The dashboard's state; `feed` and `feed_private` take raw lines."""
+    """The dashboard's state; `feed` and `feed_private` take raw lines, and
+    `bump` after a batch of them tells the waiting viewers."""
 
     def __init__(self, reveal_delay: float | None = None, clock: Callable[[], float] = time.time) -> None:
         self.reveal_delay = reveal_delay
@@ -147,7 +149,7 @@ class LiveBoard:
                                          scores=[0] * n)
         elif isinstance(gid, int) and gid in self.running:
             self._game_record(self.running[gid], kind, rec)
-        self.bump()
+        self.version += 1  # the follower wakes the viewers once per batch of lines (`bump`)
 
     def _game_record(self, g: LiveGame, kind: str, rec: dict[str, Any]) -> None:
         g.version += 1
@@ -276,7 +278,7 @@ class LiveBoard:
                          "eta_s": None if rate is None or not left else round(left / rate, 1),
                          "finished_this_run": self.finished_this_run},
             "running": [g.brief() for g in sorted(self.running.values(), key=lambda g: g.game_id)],
-            "recent": [g.brief() for g in reversed(self.finished.values())],
+            "recent": [g.brief() for g in list(reversed(self.finished.values()))[:RECENT_SHOWN]],
             "tally": sorted(self.tally.values(), key=lambda r: (-r["wins"], -r["points"], r["bot"])),
             "reveal_delay": self.reveal_delay,
             "now": round(now, 3),

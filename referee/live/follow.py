@@ -132,11 +132,12 @@ async def follow(board: LiveBoard, public: Path, private: Path | None, db: DbSta
         # Private lines first: the game each one belongs to was announced on the
         # public stream before it was written, so it is known once that is read.
         held = priv.read_lines() if priv is not None else []
-        for line in pub.read_lines():
+        lines = pub.read_lines()
+        for line in lines:
             board.feed(line)
         for line in held:
             board.feed_private(line)
-        if held:
+        if lines or held:
             board.bump()
         if db is not None:
             waited += poll_s

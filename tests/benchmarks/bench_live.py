@@ -75,7 +75,7 @@ class Viewer(threading.Thread):
     def _get(self, route: str) -> bytes:
         c = self._conn()
         try:
-            c.request("GET", self.prefix + route)
+            c.request("GET", self.prefix + route, headers={"accept-encoding": "gzip"})  # as browsers do
             return c.getresponse().read()
         finally:
             c.close()
