@@ -57,8 +57,12 @@ def _ignore_results(db: Path, config: Path) -> None:
 
 
 def _fresh(db: Path, log_dir: Path) -> None:
-    """--fresh: drop the database and the game logs this referee wrote."""
+    """--fresh: drop the database, its live stream and the game logs this referee wrote."""
     Store.remove(db)  # refuses while another referee runs it; works on a damaged file too
+    from referee.live.stream import stream_paths
+
+    for stream in stream_paths(db):  # the live stream of the games just dropped
+        stream.unlink(missing_ok=True)
     if log_dir.is_dir():
         for p in log_dir.iterdir():
             if _OUR_FILES.match(p.name):
