@@ -30,7 +30,7 @@ def database_of(target: Path) -> Path:
 @app.command()
 @expected_errors
 def serve(
-    target: Annotated[Path, typer.Argument(metavar="DB_OR_CONFIG", help="Results database, or the tournament config (its default database), or a match's live stream file (NAME.live.jsonl).")],
+    target: Annotated[Path, typer.Argument(metavar="DB_OR_CONFIG", help="Results database, or the tournament config (its default database), or a match's live stream file (NAME.live.ndjson).")],
     port: PortOpt = 0,
     host: HostOpt = "127.0.0.1",
     no_open: NoOpenOpt = False,

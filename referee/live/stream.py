@@ -33,15 +33,15 @@ from referee.games.base import PUBLIC
 from referee.play.runner import GameRecord, GameRunner, GameSpec
 
 STREAM_VERSION = 1
-PUBLIC_SUFFIX = ".live.jsonl"
-PRIVATE_SUFFIX = ".live-private.jsonl"
+PUBLIC_SUFFIX = ".live.ndjson"
+PRIVATE_SUFFIX = ".live-private.ndjson"
 
 _encoder = msgspec.json.Encoder()
 
 
 def stream_paths(beside: Path) -> tuple[Path, Path]:
     """(public, private) stream files of the results database `beside`
-    (`tournament.db` -> `tournament.live.jsonl`, `tournament.live-private.jsonl`)."""
+    (`tournament.db` -> `tournament.live.ndjson`, `tournament.live-private.ndjson`)."""
     base = beside.with_suffix("") if beside.suffix else beside
     return base.with_name(base.name + PUBLIC_SUFFIX), base.with_name(base.name + PRIVATE_SUFFIX)
 

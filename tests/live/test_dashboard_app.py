@@ -34,7 +34,7 @@ def _page(url: str, gzipped: bool) -> bytes:
 
 async def test_the_routes_of_a_served_stream(tmp_path: Path) -> None:
     await trio.to_thread.run_sync(play_streamed_match, tmp_path, [sample_bot("greedy_bot"), sample_bot("random_bot")])
-    source, public, private = stream_source(tmp_path / "match.live.jsonl", None)
+    source, public, private = stream_source(tmp_path / "match.live.ndjson", None)
     urls: list[str] = []
     async with open_dashboard(source, public, private, open_browser=False, on_url=urls.append) as served:
         url = served.url

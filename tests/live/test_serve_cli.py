@@ -73,3 +73,22 @@ def test_serve_refuses_a_missing_database_in_one_line(tmp_path: Path) -> None:
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 2
     assert "no such results database" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_match_serve_shows_the_match_while_it_plays(tmp_path: Path) -> None:
+    slow = ROOT / "tests" / "bots" / "reader_delay.py"
+    logs = tmp_path / "logs"
+    proc = cli("match", f"{slow} live-match-slow delay=0.05 requests=1000000",
+               str(ROOT / "sample_bots" / "python" / "random_bot.py"), "-n", "2", "--rule", "target_score=15",
+               "--log-dir", str(logs), "--serve", "--no-open")
+    said: list[str] = []
+    try:
+        url = wait_for_url(proc, seen=said)
+        summary = get_json(url + "summary")
+        assert summary["run"]["source"] == "match" and summary["run"]["scheduled"] == 2
+        assert sorted(summary["run"]["bots"]) == ["random_bot", "reader_delay"]
+        assert proc.wait(LIMIT_S) == 0, "".join(said)
+    finally:
+        stop(proc)
+    assert (logs / "match.live.ndjson").is_file() and (logs / "match.live-private.ndjson").is_file()
+    assert sorted(p.name for p in logs.glob("game-*.jsonl")) == ["game-00001.jsonl", "game-00002.jsonl"]

@@ -63,10 +63,10 @@ def test_a_failure_reaches_the_public_stream_as_its_reason_only(tmp_path: Path) 
     told = [r for r in public if r["type"] == "failure"]
     assert [(r["seat"], r["reason"]) for r in told] == [(f.seat, f.reason) for f in failures]
     assert all(set(r) == {"type", "t", "game_id", "seat", "reason", "i"} for r in told)
-    assert failures[0].message not in (tmp_path / "match.live.jsonl").read_text()
+    assert failures[0].message not in (tmp_path / "match.live.ndjson").read_text()
 
 
 def test_stream_files_sit_beside_the_database() -> None:
     public, private = stream_paths(Path("results/x/tournament.db"))
-    assert public == Path("results/x/tournament.live.jsonl")
-    assert private == Path("results/x/tournament.live-private.jsonl")
+    assert public == Path("results/x/tournament.live.ndjson")
+    assert private == Path("results/x/tournament.live-private.ndjson")
