@@ -49,7 +49,7 @@ def test_the_dashboard_follows_a_tournament_and_a_table(driver: Any, tmp_path: P
     from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
     from selenium.webdriver.common.by import By
 
-    config = slow_tournament(tmp_path, delay_s=0.15)
+    config = slow_tournament(tmp_path, delay_s=0.15, deal_sets=2)
     tour = cli("tournament", str(config), "--db", str(tmp_path / "t.db"), "--serve", "--no-open")
     try:
         url = wait_for_url(tour)
@@ -59,15 +59,21 @@ def test_the_dashboard_follows_a_tournament_and_a_table(driver: Any, tmp_path: P
         assert sorted(rows.split(" | ")) == ["random", "slow-first", "slow-second"]
         first_count = driver.find_element(By.ID, "finished").text
         first_table = _text(driver, "#standings tbody tr")
-        assert driver.find_element(By.ID, "scheduled").text == "6"
+        assert driver.find_element(By.ID, "scheduled").text == "12"
         _until("a game finished", lambda: driver.find_element(By.ID, "finished").text != first_count)
         _until("the standings changed", lambda: _text(driver, "#standings tbody tr") != first_table)
         assert driver.execute_script("return window.notReloaded === true;")
         driver.save_screenshot(str(artifacts_dir() / "live-dashboard.png"))
 
-        link = _until("a game in progress", lambda: driver.find_elements(By.CSS_SELECTOR, "#running a.watch"))
-        link[0].click()
-        _until("the live table", lambda: driver.find_elements(By.ID, "live-frame"))
+        dashboard = driver.current_url
+
+        def watch_a_game() -> None:
+            driver.get(dashboard)
+            link = _until("a game in progress", lambda: driver.find_elements(By.CSS_SELECTOR, "#running a.watch"))
+            link[0].click()
+            _until("the live table", lambda: driver.find_elements(By.ID, "live-frame"))
+
+        watch_a_game()
 
         def table_now() -> tuple[int, list[str], dict[str, Any]] | None:
             try:
@@ -90,12 +96,15 @@ def test_the_dashboard_follows_a_tournament_and_a_table(driver: Any, tmp_path: P
             if now is None:
                 return False
             steps, played, data = now
-            if data.get("result") is not None:  # over: every card may show now; the game ran out on us
+            if data.get("result") is not None:  # over (every card may show now): watch another game
+                seen_steps.clear()
+                seen_cards.clear()
+                watch_a_game()
                 return False
             assert not [x for x in data["items"] if x[0] < 0], "a hidden record reached the live table"
             seen_steps.add(steps)
             seen_cards.update(played)
-            if played and len(seen_steps) >= 3 and len(seen_cards) >= 2:
+            if played and len(seen_steps) >= 2 and len(seen_cards) >= 2:
                 driver.switch_to.frame(driver.find_element(By.ID, "live-frame"))
                 driver.save_screenshot(str(artifacts_dir() / "live-table.png"))
                 driver.switch_to.default_content()
