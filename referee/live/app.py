@@ -34,7 +34,7 @@ STATIC = {"live.html": "text/html", "live.js": "text/javascript", "live.css": "t
           "live-table.html": "text/html"}
 MIN_GAP_S = 1.0  # a viewer's stream sends at most this often: cost does not grow with the moves
 TABLE_GAP_S = 1.0
-PAGE_REUSE_S = 0.5
+PAGE_REUSE_S = 1.0
 KEEPALIVE_S = 15.0
 
 Receive = Callable[[], Awaitable[dict[str, Any]]]

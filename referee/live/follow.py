@@ -24,6 +24,7 @@ from referee.tournament.standings import Standings, from_store, to_dict
 from referee.tournament.store import Store
 
 POLL_S = 0.2
+DB_EVERY_S = 1.0
 READ_CHUNK = 1 << 20
 
 
@@ -127,7 +128,7 @@ async def follow(board: LiveBoard, public: Path, private: Path | None, db: DbSta
     pub = StreamTail(public)
     priv = StreamTail(private) if private is not None and board.reveal_delay is not None else None
     last_finished = -1
-    waited = 0.0
+    waited = DB_EVERY_S
     while True:
         # Private lines first: the game each one belongs to was announced on the
         # public stream before it was written, so it is known once that is read.
@@ -142,8 +143,10 @@ async def follow(board: LiveBoard, public: Path, private: Path | None, db: DbSta
         if db is not None:
             waited += poll_s
             # A game is in the stream a moment before its row is committed: look
-            # again when one finished, and every second anyway.
-            if board.finished_this_run != last_finished or waited >= 1.0:
+            # again when one finished, and every few seconds anyway; not more
+            # often than every `DB_EVERY_S` (standings with ratings are the
+            # dashboard's dearest work, and the tournament shares the machine).
+            if waited >= DB_EVERY_S and (board.finished_this_run != last_finished or waited >= 3 * DB_EVERY_S):
                 waited = 0.0
                 last_finished = board.finished_this_run
                 if await trio.to_thread.run_sync(db.refresh):
