@@ -146,7 +146,9 @@ async def follow(board: LiveBoard, public: Path, private: Path | None, db: DbSta
             # again when one finished, and every few seconds anyway; not more
             # often than every `DB_EVERY_S` (standings with ratings are the
             # dashboard's dearest work, and the tournament shares the machine).
-            if waited >= DB_EVERY_S and (board.finished_this_run != last_finished or waited >= 3 * DB_EVERY_S):
+            streamed = (board.info.get("finished") or 0) + board.finished_this_run
+            behind = board.finished_this_run != last_finished or db.count < streamed
+            if waited >= DB_EVERY_S and (behind or waited >= 3 * DB_EVERY_S):
                 waited = 0.0
                 last_finished = board.finished_this_run
                 if await trio.to_thread.run_sync(db.refresh):

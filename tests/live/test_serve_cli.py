@@ -55,7 +55,11 @@ def test_serve_follows_the_sample_tournament_while_it_runs(tmp_path: Path) -> No
         assert tour.wait(LIMIT_S) == 0, tour.stderr.read() if tour.stderr else ""
         assert sorted(bots) == ["first-legal", "greedy", "js-heuristic", "random"]
         assert len(finished) >= 3 and finished == sorted(finished), finished  # it followed the games
+        end = time.monotonic() + 30  # the last rows are committed a moment after the stream tells of them
         done = get_json(url + "summary")
+        while done["progress"]["finished"] < 36 and time.monotonic() < end:
+            time.sleep(0.2)
+            done = get_json(url + "summary")
         assert done["progress"]["finished"] == done["progress"]["scheduled"] == 36
         assert done["run"]["status"] == "completed" and not done["running"]
         assert len(done["standings"]["standings"]) == 4
