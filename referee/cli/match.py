@@ -28,6 +28,7 @@ from referee.cli.common import (
     out,
     rules_for,
 )
+from referee.cli.live_options import HostOpt, NoOpenOpt, PortOpt, RevealOpt, ServeOpt, reveal_seconds
 from referee.cli.output import plural
 from referee.errors import ConfigError
 from referee.games import GAMES, get_game
@@ -85,8 +86,16 @@ def match(
     sandbox_limits: SandboxLimitsOpt = None,
     start: StartOpt = None,
     concurrency: Annotated[int, typer.Option("--concurrency", "-j", min=1, help="Deal sets played at once, each with its own bot processes; results are the same as one at a time.")] = 1,
+    serve: ServeOpt = False,
+    port: PortOpt = 0,
+    host: HostOpt = "127.0.0.1",
+    no_open: NoOpenOpt = False,
+    reveal_delay: RevealOpt = None,
 ) -> None:
     """Play a match between 2-4 bots in deal sets and print the standings."""
+    delay = reveal_seconds(reveal_delay)
+    if delay is not None and not serve:
+        raise typer.BadParameter("needs --serve", param_hint="--reveal-delay")
     game, rules_obj = rules_for(game_name, preset, rule)
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
@@ -119,7 +128,28 @@ def match(
         + (f", concurrency {concurrency}" if concurrency > 1 else ""),
         highlight=False, markup=False,
     )
-    result, interrupted = _run_with_progress(config, total)
+    if serve:
+        import tempfile
+        from dataclasses import replace
+
+        from referee.live.serve import DashboardPlan, match_source, match_writer
+
+        with tempfile.TemporaryDirectory(prefix="chicago-referee-live-") as scratch:
+            folder = log_dir if log_dir is not None else Path(scratch)  # the stream goes with the logs
+            live = match_writer(folder, name=" vs ".join(s.name for s in specs), game=game.name,
+                                bots=[s.name for s in specs], scheduled=total)
+            source, public, private = match_source(folder, log_dir, " vs ".join(s.name for s in specs), delay)
+            plan = DashboardPlan(source, public, private, host=host, port=port, open_browser=not no_open,
+                                 on_url=lambda url: err.print(f"live dashboard: {url}", highlight=False,
+                                                              markup=False, soft_wrap=True))
+            status = "aborted"
+            try:
+                result, interrupted = _run_with_progress(replace(config, watch_games=live.watch_games), total, plan)
+                status = "stopped" if interrupted else "completed"
+            finally:
+                live.close(status)
+    else:
+        result, interrupted = _run_with_progress(config, total)
     if as_json:
         from referee.cli.output import match_dict
 
@@ -157,7 +187,15 @@ def _sandbox_limits(sandbox: bool, limits: str | None) -> SandboxLimits | None:
     return parse_limits(limits) if limits else SandboxLimits()
 
 
-def _run_with_progress(config: MatchConfig, total: int) -> tuple[Any, bool]:
+async def _run_served(config: MatchConfig, on_game: Any, dashboard: Any) -> Any:
+    """The match, with its live dashboard served while it plays (if asked)."""
+    from referee.live.serve import open_planned
+
+    async with open_planned(dashboard):
+        return await run_match(config, on_game)
+
+
+def _run_with_progress(config: MatchConfig, total: int, dashboard: Any = None) -> tuple[Any, bool]:
     """(result, interrupted): on Ctrl-C the games finished so far are summed up."""
     finished: list[Any] = []
     progress: Any = None
@@ -175,7 +213,7 @@ def _run_with_progress(config: MatchConfig, total: int) -> tuple[Any, bool]:
 
     try:
         if not err.is_terminal:
-            return trio.run(run_match, config, on_game), False
+            return trio.run(_run_served, config, on_game, dashboard), False
         from rich.progress import (
             BarColumn,
             MofNCompleteColumn,
@@ -187,7 +225,7 @@ def _run_with_progress(config: MatchConfig, total: int) -> tuple[Any, bool]:
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                       console=err, transient=True) as progress:
             task = progress.add_task("games", total=total)
-            return trio.run(run_match, config, on_game), False
+            return trio.run(_run_served, config, on_game, dashboard), False
     except (KeyboardInterrupt, BaseExceptionGroup) as exc:
         if not is_interrupt(exc):
             raise

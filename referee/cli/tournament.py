@@ -20,6 +20,7 @@ import trio
 import typer
 
 from referee.cli.common import app, err, expected_errors, out
+from referee.cli.live_options import HostOpt, NoOpenOpt, PortOpt, RevealOpt, ServeOpt, reveal_seconds
 from referee.errors import RefereeError
 from referee.seats.clock import format_time_control
 from referee.tournament.config import Tournament, default_concurrency, load_config
@@ -57,8 +58,12 @@ def _ignore_results(db: Path, config: Path) -> None:
 
 
 def _fresh(db: Path, log_dir: Path) -> None:
-    """--fresh: drop the database and the game logs this referee wrote."""
+    """--fresh: drop the database, its live stream and the game logs this referee wrote."""
     Store.remove(db)  # refuses while another referee runs it; works on a damaged file too
+    from referee.live.stream import stream_paths
+
+    for stream in stream_paths(db):  # the live stream of the games just dropped
+        stream.unlink(missing_ok=True)
     if log_dir.is_dir():
         for p in log_dir.iterdir():
             if _OUR_FILES.match(p.name):
@@ -190,15 +195,19 @@ class _Ui:
 
 
 async def _run(t: Tournament, store: Store, schedule: list[ScheduledGame], log_dir: Path, concurrency: int,
-               ui: _Ui, placement: Placement) -> RunOutcome:
+               ui: _Ui, placement: Placement, live: Any, dashboard: Any) -> RunOutcome:
+    from referee.live.serve import open_planned
+
     await build_bots(t, ui.notify)
     check_commands(t)
     runner = TournamentRunner(t, store, schedule, log_dir=log_dir, concurrency=concurrency,
-                              on_game=ui.on_game, on_start=ui.on_start, placement=placement)
+                              on_game=ui.on_game, on_start=ui.on_start, placement=placement,
+                              watch_games=live.watch_games)
     ui.runner = runner
     async with trio.open_nursery() as nursery:
         nursery.start_soon(handle_signals, runner, ui.notify)
-        outcome = await runner.run()
+        async with open_planned(dashboard):
+            outcome = await runner.run()
         nursery.cancel_scope.cancel()
     return outcome
 
@@ -213,6 +222,11 @@ def tournament(
     resume: Annotated[Optional[bool], typer.Option("--resume/--fresh", help="--resume: continue the existing database (also the default when it exists); --fresh: delete it and its logs and start over.")] = None,
     workers: Annotated[int, typer.Option("--workers", "-w", min=0, help="Play the games in N worker processes of this machine (a local Dask cluster); 0: in this process.")] = 0,
     cluster: Annotated[Optional[str], typer.Option("--cluster", help="Play the games on a running Dask scheduler, e.g. tcp://10.0.0.5:8786 (docs/cluster.md).")] = None,
+    serve: ServeOpt = False,
+    port: PortOpt = 0,
+    host: HostOpt = "127.0.0.1",
+    no_open: NoOpenOpt = False,
+    reveal_delay: RevealOpt = None,
 ) -> None:
     """Run a round robin or gauntlet from a config file; resumes where it stopped."""
     placement = Placement(workers=workers, cluster=cluster)
@@ -220,6 +234,9 @@ def tournament(
         import_distributed()  # before anything is written: a missing extra is a one-line error
     t = load_config(config)
     db_path, logs = default_paths(config, db, log_dir)
+    delay = reveal_seconds(reveal_delay)
+    if delay is not None and not serve:
+        raise typer.BadParameter("needs --serve (or run `chicago-referee serve` with it)", param_hint="--reveal-delay")
     if resume is False:
         _fresh(db_path, logs)
     elif resume is True and not db_path.exists():
@@ -258,8 +275,23 @@ def tournament(
         _print_seed(sealed)
         if rows:
             err.print(f"resuming: {len(rows)} of {len(schedule)} games already finished", highlight=False)
-        with _Ui(err, t, rows, len(schedule)) as ui:
-            outcome = trio.run(_run, t, store, schedule, logs, conc, ui, placement)
+        from referee.live.serve import DashboardPlan, tournament_source, tournament_writer
+
+        live = tournament_writer(db_path, name=t.name, game=t.game.name, bots=list(t.bot_names),
+                                 scheduled=len(schedule), finished=len(rows))
+        try:
+            with _Ui(err, t, rows, len(schedule)) as ui:
+                dashboard = None
+                if serve:  # the live stream beside the database, served from this process
+                    source, public, private = tournament_source(db_path, delay)
+                    dashboard = DashboardPlan(source, public, private, host=host, port=port,
+                                              open_browser=not no_open,
+                                              on_url=lambda url: ui.notify(f"live dashboard: {url}"))
+                outcome = trio.run(_run, t, store, schedule, logs, conc, ui, placement, live, dashboard)
+        finally:
+            live.close(outcome.status if outcome is not None else "aborted")
+        if live.broken != "closed":
+            err.print(f"warning: {live.broken}; the games were not affected", highlight=False, soft_wrap=True)
         from referee.tournament.standings import all_tables, from_store
 
         _print_tables(out, all_tables(from_store(store), out.width))

@@ -37,6 +37,7 @@ from referee.play.runner import (
 )
 from referee.play.seeding import derive_seed
 from referee.play.start import check_start
+from referee.play.watch import WatchGames
 from referee.seats.bot_process import BotProcess, BotSpec, start_bot
 from referee.seats.sandbox import (
     SandboxLimits,
@@ -200,6 +201,7 @@ class MatchConfig:
     hidden: tuple[Path, ...] = ()  # more paths no sandboxed bot may see (the deals file)
     start: str | None = None  # a position every game begins from (play/start.py); checked here, kept canonical
     concurrency: int = 1  # deal sets played at once, each slot with its own bot processes
+    watch_games: WatchGames | None = None  # the live stream's hook into every game
 
     def __post_init__(self) -> None:
         n = len(self.bots)
@@ -391,7 +393,8 @@ async def play_one(
     for seat, proc in enumerate(procs):
         if proc is not None:
             proc.stderr_file = stderr_path(log_path, seat).name if log_path is not None else ""
-    runner = GameRunner(spec, procs, names, log)
+    watch = config.watch_games(spec, names) if config.watch_games is not None else None
+    runner = GameRunner(spec, procs, names, log, watch)
     try:
         record = await runner.run(players, start_failures)
     except BaseException:

@@ -52,6 +52,7 @@ from referee.play.replies import (
 )
 from referee.play.seeding import derive_seed
 from referee.play.start import deals_before, game_start_text, initial_state
+from referee.play.watch import GameWatch
 from referee.seats.clock import SeatClock
 from referee.seats.seat import Seat
 
@@ -176,10 +177,12 @@ class _Seat:
 
 
 class GameRunner:
-    def __init__(self, spec: GameSpec, bots: list[Seat | None], names: list[str], log: GameLogWriter) -> None:
+    def __init__(self, spec: GameSpec, bots: list[Seat | None], names: list[str], log: GameLogWriter,
+                 watch: GameWatch | None = None) -> None:
         self.spec = spec
         self.names = names
         self.log = log
+        self.watch = watch  # an onlooker (the live stream), told of every start, action, failure, end
         self.state: GameState = initial_state(spec.game, spec.rules, spec.n_players, spec.seed, spec.deals, spec.start)
         self.deals_before = deals_before(spec.start)  # deal records are numbered on from a start position's deal
         self.seats = [_Seat(bot=b, clock=SeatClock(spec.seat_time_control(i))) for i, b in enumerate(bots)]
@@ -235,6 +238,8 @@ class GameRunner:
         else:
             self.evidence.append(f"{detail}\n[stderr] {stderr}".strip() if stderr else detail)
         self.log.write({"type": "failure", "seat": seat, "reason": reason, "message": message, "detail": cut(detail)})
+        if self.watch is not None:
+            self.watch.failed(self, seat, reason, message)
 
     # ------------------------------------------------------------ messaging
 
@@ -369,6 +374,8 @@ class GameRunner:
                 self.decisions += 1
                 if self.logging:
                     self._log_action(seat, p.rid, "bot", action, elapsed)
+                if self.watch is not None:
+                    self.watch.acted(self, seat, "bot", action, elapsed)
                 self.overhead += perf_counter() - started
                 return
         await self._play_default(seat, p.legal, p.rid, elapsed)
@@ -479,6 +486,8 @@ class GameRunner:
         sp = self.spec
         if self.logging:
             self.log.write(self.header(players))
+        if self.watch is not None:
+            self.watch.started(self)
         for seat, (reason, message, detail) in start_failures.items():
             self._fail(seat, reason, message, detail)
             self._forfeit(seat)
@@ -551,6 +560,8 @@ class GameRunner:
         self.decisions += 1
         if self.logging:
             self._log_action(seat, rid, "default", action, elapsed)
+        if self.watch is not None:
+            self.watch.acted(self, seat, "default", action, elapsed)
         self.overhead += perf_counter() - started
 
     def _log_action(self, seat: int, rid: int | None, source: str, action: Any, elapsed: float | None) -> None:
@@ -578,7 +589,7 @@ class GameRunner:
                                      failures=self.failures, forfeited=self.forfeited, decisions=self.decisions,
                                      referee_overhead_us=round(self.overhead / max(1, self.decisions) * 1e6, 1)))
         self.log.close()
-        return GameRecord(
+        record = GameRecord(
             game_id=sp.game_id, seed=sp.seed, deal_set=sp.deal_set, seat_names=self.names,
             winner=winner, scores=scores, placements=placements, reason=reason, failures=self.failures,
             forfeited=self.forfeited, deals=deals, decisions=self.decisions,
@@ -588,6 +599,9 @@ class GameRunner:
             requests=self.request_id - sp.request_id_base,
             evidence=self.evidence,
         )
+        if self.watch is not None:
+            self.watch.finished(self, record)
+        return record
 
 
 def log_path_for(log_dir: Path | None, game_id: int) -> Path | None:

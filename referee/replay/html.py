@@ -37,7 +37,7 @@ from typing import Any
 
 import msgspec
 
-from referee.logs.gamelog import read_log
+from referee.logs.gamelog import LogHeader, read_log
 from referee.replay.start_html import start_records
 
 DATA_VERSION = 1
@@ -66,7 +66,13 @@ def _pack(value: Any) -> Any:
 def build_replay_data(log_path: Path) -> dict[str, Any]:
     """The compact JSON-able replay of one log (raises CorruptLog for bad files)."""
     header, records = read_log(log_path, cut_ok=True)  # a cut-off game is shown as far as it goes
-    rows = start_records(header, str(log_path))  # a game started from a position: the table at its start
+    return replay_data(header, records, str(log_path))
+
+
+def replay_data(header: LogHeader, records: list[tuple[int, dict[str, Any]]], where: str = "game") -> dict[str, Any]:
+    """The compact replay of a header and its records: a log read from a file,
+    or the part of a game being played that a spectator may see."""
+    rows = start_records(header, where)  # a game started from a position: the table at its start
     result: dict[str, Any] | None = None
     for _no, rec in records:
         kind = rec.get("type")

@@ -34,6 +34,7 @@ from typing import Any, Protocol
 import trio
 
 from referee.errors import ClusterError, ConfigError, RefereeError
+from referee.play.watch import WatchGames
 from referee.tournament.game_job import STARTS_AT_ONCE, GameJob, PlayedGame, play_job, worker_info, worker_label
 
 INSTALL_HINT = "pip install 'chicago-referee[cluster]'"
@@ -81,8 +82,9 @@ class Executor(Protocol):
 class LocalExecutor:
     """Games in this Trio loop; their bots in one process nursery."""
 
-    def __init__(self, procs: trio.Nursery) -> None:
+    def __init__(self, procs: trio.Nursery, watch_games: WatchGames | None = None) -> None:
         self.procs = procs
+        self.watch_games = watch_games  # only games played in this process can be watched move by move
         self.start_limiter = trio.CapacityLimiter(STARTS_AT_ONCE)
         self.in_flight: Counter[str] = Counter()
 
@@ -90,7 +92,7 @@ class LocalExecutor:
         worker = worker_info(LOCAL)
         self.in_flight[LOCAL] += 1
         try:
-            rec = await play_job(job, self.procs, self.start_limiter, part, worker)
+            rec = await play_job(job, self.procs, self.start_limiter, part, worker, self.watch_games)
         finally:
             self.in_flight[LOCAL] -= 1
         return PlayedGame(record=rec, worker=worker)
@@ -160,11 +162,12 @@ def _result(future: Any, key: str) -> PlayedGame:
 
 
 @asynccontextmanager
-async def open_executor(placement: Placement, concurrency: int, run_id: str = "0") -> AsyncIterator[Executor]:
+async def open_executor(placement: Placement, concurrency: int, run_id: str = "0",
+                        watch_games: WatchGames | None = None) -> AsyncIterator[Executor]:
     """The executor for `placement`, with whatever it needs running (and stopped after)."""
     if placement.cluster is None and not placement.workers:
         async with trio.open_nursery() as procs:
-            yield LocalExecutor(procs)
+            yield LocalExecutor(procs, watch_games)
         return
     distributed = import_distributed()
     logging.getLogger("distributed").setLevel(logging.ERROR)

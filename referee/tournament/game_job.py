@@ -27,6 +27,7 @@ from referee.games import GAMES, get_game
 from referee.logs.gamelog import GameLogWriter, PlayerInfo
 from referee.play.match import BotHandle, save_stderr, stderr_path
 from referee.play.runner import FailurePolicy, GameRecord, GameRunner, GameSpec
+from referee.play.watch import WatchGames
 from referee.seats.bot_process import BotSpec
 from referee.seats.sandbox import SandboxLimits, describe
 from referee.tournament.schedule import ScheduledGame
@@ -91,7 +92,7 @@ def _kill_group(pid: int) -> None:
 
 
 async def play_job(job: GameJob, proc_nursery: trio.Nursery, start_limiter: trio.CapacityLimiter,
-                   part: Path | None, worker: dict[str, Any]) -> GameRecord:
+                   part: Path | None, worker: dict[str, Any], watch_games: WatchGames | None = None) -> GameRecord:
     """Play `job` here, its bots in `proc_nursery`; the log goes to `part`.
 
     The bots are closed (or, if the game did not finish, their process groups
@@ -127,7 +128,8 @@ async def play_job(job: GameJob, proc_nursery: trio.Nursery, start_limiter: trio
         for seat, proc in enumerate(procs):
             if proc is not None and final is not None:
                 proc.stderr_file = stderr_path(final, seat).name
-        runner = GameRunner(spec, procs, list(g.seats), log)
+        watch = watch_games(spec, list(g.seats)) if watch_games is not None else None
+        runner = GameRunner(spec, procs, list(g.seats), log, watch)
         try:
             rec = await runner.run(players, start_failures)
         finally:

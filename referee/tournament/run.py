@@ -41,6 +41,7 @@ import trio
 
 from referee.errors import ConfigError, RefereeError, ResultsError
 from referee.play.runner import GameRecord
+from referee.play.watch import WatchGames
 from referee.seats.bot_process import BotSpec, check_runnable
 from referee.seats.sandbox import check_bot, forbidden_paths, require_sandbox
 from referee.tournament.audit import file_sha256, result_record, results_digest
@@ -245,7 +246,8 @@ class TournamentRunner:
                  log_dir: Path | None, concurrency: int,
                  on_game: Callable[[GameRow], None] | None = None,
                  on_start: Callable[[ScheduledGame], None] | None = None,
-                 placement: Placement | None = None) -> None:
+                 placement: Placement | None = None,
+                 watch_games: WatchGames | None = None) -> None:
         if concurrency < 1:
             raise ConfigError(f"concurrency must be at least 1, got {concurrency}")
         self.t = t
@@ -255,6 +257,7 @@ class TournamentRunner:
         self.concurrency = concurrency
         self.on_game = on_game
         self.on_start = on_start
+        self.watch_games = watch_games  # the live stream's hook into every game
         self.specs: dict[str, BotSpec] = {b.name: b.spec for b in t.bots}
         if t.sandbox is not None:  # fail closed; no bot may see the config, the results or the logs
             require_sandbox()
@@ -318,7 +321,8 @@ class TournamentRunner:
             with trio.CancelScope() as self._scope:
                 if self._aborted:
                     self._scope.cancel()
-                async with open_executor(self.placement, self.concurrency, f"{run_id}-{secrets.token_hex(4)}") as ex:
+                async with open_executor(self.placement, self.concurrency, f"{run_id}-{secrets.token_hex(4)}",
+                                         self.watch_games) as ex:
                     self.executor = ex
                     async with trio.open_nursery() as games:
                         # One dispatcher, so games start in schedule order (trio does

@@ -31,8 +31,9 @@ ALLOWED: dict[str, set[str]] = {
     "tournament": {"protocol", "core", "games", "stats", "seats", "logs", "play", "replay", "tournament"},
     "human": {"protocol", "core", "games", "seats", "logs", "play", "replay", "human"},
     "web": {"protocol", "core", "games", "stats", "seats", "logs", "play", "web"},
+    "live": {"protocol", "core", "games", "stats", "seats", "logs", "play", "replay", "tournament", "web", "live"},
     "cli": {"protocol", "core", "games", "stats", "seats", "logs", "play", "replay", "tournament", "human", "web",
-            "cli"},
+            "live", "cli"},
 }
 # Libraries that mean I/O, concurrency or a terminal: never in a rules engine.
 IMPURE = {"trio", "typer", "rich", "subprocess", "sqlite3", "socket", "asyncio", "threading", "signal"}

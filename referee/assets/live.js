@@ -1,0 +1,131 @@
+// The live dashboard and the live table: no build step, no network beyond this server.
+(function () {
+'use strict';
+var $ = function (id) { return document.getElementById(id); };
+function esc(t) { return String(t === null || t === undefined ? '' : t).replace(/[&<>"]/g, function (c) { return {'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;'}[c]; }); }
+function num(x, d) { return x === null || x === undefined ? '\u2013' : (+x).toFixed(d); }
+function pct(x) { return x === null || x === undefined ? '\u2013' : (100 * x).toFixed(1) + '%'; }
+function dur(s) {
+  if (s === null || s === undefined) return '\u2013';
+  s = Math.round(s); var h = Math.floor(s / 3600), m = Math.floor(s % 3600 / 60), x = s % 60;
+  return (h ? h + 'h ' : '') + (h || m ? m + 'm ' : '') + x + 's';
+}
+function fails(f) { var k = Object.keys(f || {}); return k.length ? k.sort().map(function (r) { return r + ' ' + f[r]; }).join(', ') : ''; }
+function connected(ok) { var c = $('conn'); c.textContent = ok ? 'live' : 'reconnecting\u2026'; c.className = 'conn ' + (ok ? 'ok' : 'bad'); }
+
+// ------------------------------------------------------------ the dashboard
+var LAST = null;
+function standingsRows(d) {
+  var s = d.standings, head, rows = [];
+  if (s) {
+    var wld = s.table_size === 2 ? 'W-L-D' : 'pair W-L-D';
+    head = ['#', 'bot', 'Elo', '\u00b195%', 'games', 'points', 'score %', wld, '1st %', 'avg place', 'failures'];
+    s.standings.forEach(function (b) {
+      rows.push({bot: b.bot, cells: [b.rank, b.bot, num(b.elo, 0) + (b.flag ? ' <span class="flag">' + esc(b.flag) + '</span>' : ''),
+        num(b.err95, 0), b.games, b.points, pct(b.score), b.pair_wins + '-' + b.pair_losses + '-' + b.pair_draws,
+        pct(b.games ? b.wins / b.games : null), num(b.avg_place, 2), esc(fails(b.failures))]});
+    });
+    $('standings-note').textContent = s.ratings_note || '';
+  } else {
+    head = ['#', 'bot', 'games', 'wins', 'win %', 'points', 'failures'];
+    (d.tally || []).forEach(function (b, i) {
+      rows.push({bot: b.bot, cells: [i + 1, b.bot, b.games, b.wins, pct(b.games ? b.wins / b.games : null), b.points, esc(fails(b.failures))]});
+    });
+    $('standings-note').textContent = 'Counted from the games finished while the stream was written.';
+  }
+  return {head: head, rows: rows};
+}
+function renderDashboard(d) {
+  var p = d.progress, run = d.run || {};
+  document.title = (d.title || 'chicago-referee') + ': live';
+  $('title').textContent = d.title || 'chicago-referee live';
+  $('runinfo').textContent = [run.source, run.game, run.status ? 'run ' + run.status : (run.source ? 'running' : 'no live stream yet'),
+    d.reveal_delay !== null && d.reveal_delay !== undefined ? 'all cards after ' + d.reveal_delay + ' s' : 'public view'].filter(Boolean).join(' \u00b7 ');
+  $('finished').textContent = p.finished; $('scheduled').textContent = p.scheduled;
+  $('running-count').textContent = p.running;
+  $('rate').textContent = p.per_minute === null ? '\u2013' : p.per_minute.toFixed(1);
+  $('eta').textContent = p.eta_s === null ? (p.scheduled && p.finished >= p.scheduled ? 'done' : '\u2013') : dur(p.eta_s);
+  $('bar-fill').style.width = (p.scheduled ? Math.min(100, 100 * p.finished / p.scheduled) : 0) + '%';
+  var st = standingsRows(d), prev = {};
+  if (LAST) standingsRows(LAST).rows.forEach(function (r) { prev[r.bot] = r.cells.join('|'); });
+  $('standings').tHead.innerHTML = '<tr>' + st.head.map(function (h, i) { return '<th' + (i === 1 ? ' class="l"' : '') + '>' + esc(h) + '</th>'; }).join('') + '</tr>';
+  $('standings').tBodies[0].innerHTML = st.rows.map(function (r) {
+    var changed = LAST && prev[r.bot] !== r.cells.join('|');
+    return '<tr data-bot="' + esc(r.bot) + '"' + (changed ? ' class="fresh"' : '') + '>' + r.cells.map(function (c, i) {
+      return '<td' + (i === 1 ? ' class="l"' : '') + '>' + (i === 1 ? esc(c) : c) + '</td>';
+    }).join('') + '</tr>';
+  }).join('');
+  $('running').tBodies[0].innerHTML = d.running.map(function (g) {
+    return '<tr data-game="' + g.game_id + '"><td>' + g.game_id + '</td><td class="l">' + g.seats.map(esc).join(' vs ') +
+      '</td><td>' + g.scores.join(' : ') + '</td><td>' + g.decisions + '</td><td><a class="watch" href="game/' + g.game_id + '">watch</a></td></tr>';
+  }).join('');
+  $('running-empty').hidden = d.running.length > 0;
+  $('recent').tBodies[0].innerHTML = d.recent.map(function (g) {
+    var res = g.winner !== null && g.winner !== undefined ? esc(g.seats[g.winner]) + ' won' : 'no winner';
+    if (g.reason) res += ' (' + esc(String(g.reason).replace(/_/g, ' ')) + ')';
+    return '<tr data-game="' + g.game_id + '"><td>' + g.game_id + '</td><td class="l">' + g.seats.map(esc).join(' vs ') +
+      '</td><td>' + (g.scores || []).join(' : ') + '</td><td class="l">' + res + '</td><td><a class="replay" href="game/' + g.game_id + '">replay</a></td></tr>';
+  }).join('');
+  var s = d.standings;
+  if (s && s.los) {
+    var names = s.standings.map(function (b) { return b.bot; }).filter(function (n) { return s.los[n]; });
+    $('los').innerHTML = '<tr><th></th>' + names.map(function (n) { return '<th>' + esc(n) + '</th>'; }).join('') + '</tr>' +
+      names.map(function (a) {
+        return '<tr><th class="l">' + esc(a) + '</th>' + names.map(function (b) {
+          var x = a === b ? null : s.los[a][b];
+          return '<td class="' + (x >= 0.95 ? 'los-hi' : x !== null && x <= 0.05 ? 'los-lo' : '') + '">' + (a === b ? '' : pct(x)) + '</td>';
+        }).join('') + '</tr>';
+      }).join('');
+    $('los-panel').hidden = false;
+  }
+  if (s && s.crosstable) {
+    var all = s.standings.map(function (b) { return b.bot; });
+    $('crosstable').innerHTML = '<tr><th></th>' + all.map(function (n) { return '<th>' + esc(n) + '</th>'; }).join('') + '</tr>' +
+      all.map(function (a) {
+        return '<tr><th class="l">' + esc(a) + '</th>' + all.map(function (b) {
+          var w = (s.crosstable[a] || {})[b];
+          return '<td>' + (a === b ? '' : w ? w.w + '-' + w.l + '-' + w.d : '-') + '</td>';
+        }).join('') + '</tr>';
+      }).join('');
+    $('cross-panel').hidden = false;
+  }
+  LAST = d;
+}
+function dashboard() {
+  var es = new EventSource('summary/events');
+  es.addEventListener('summary', function (e) { connected(true); renderDashboard(JSON.parse(e.data)); });
+  es.onerror = function () { connected(false); };
+}
+
+// ------------------------------------------------------------ the live table
+function table() {
+  var base = location.pathname.replace(/\/+$/, ''), gid = base.split('/').pop(), shown = null, loading = false, want = null;
+  $('title').textContent = 'game ' + gid;
+  function load(v) {
+    if (loading) { want = v; return; }
+    loading = true;
+    var f = document.createElement('iframe');
+    f.className = 'next'; f.title = 'game ' + gid;
+    f.src = base + '/page?v=' + encodeURIComponent(v) + '#999999';  // the replay page, at its newest step
+    f.addEventListener('load', function () {
+      if (shown) shown.remove();
+      f.className = ''; f.id = 'live-frame'; shown = f; loading = false;
+      if (want !== null) { var w = want; want = null; load(w); }
+    });
+    $('frames').appendChild(f);
+  }
+  var es = new EventSource(base + '/events');
+  es.addEventListener('version', function (e) {
+    connected(true);
+    var m = JSON.parse(e.data);
+    $('mode').textContent = m.gone ? 'an earlier game: its log, if it has one' : m.over ? 'finished: every card is shown' :
+      (m.shown ? 'live \u00b7 hidden cards shown once old enough' : 'live \u00b7 public view: hidden cards stay hidden');
+    if (m.over) es.close();
+    if (!m.gone) load(m.version + '.' + m.shown + (m.over ? '.end' : ''));
+    else if (!shown) { es.close(); load('log'); }  // an older game: its log, if there is one
+  });
+  es.onerror = function () { connected(false); };
+}
+
+if ($('frames')) table(); else dashboard();
+})();

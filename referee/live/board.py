@@ -1,0 +1,285 @@
+"""What a dashboard knows, built from the stream's lines: the board.
+
+The board reads public records (and, when the host allows the delayed
+all-cards view, private ones) and keeps: the run's header, the games in
+progress with their public records and current scores, the last finished
+games, when games finished (for throughput), and the last lines for
+server-sent events. Everything is bounded: a running game holds its own
+records until it ends, at most `KEEP_FINISHED` finished games are kept, and
+the line buffer is a ring.
+
+A hidden card reaches a spectator only through `table_data`, and only once
+its private record is `reveal_delay` seconds old or its game is over.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict, deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+import trio
+
+from referee import __version__
+from referee.logs.gamelog import LogHeader, PlayerInfo
+from referee.replay.html import replay_data
+
+KEEP_FINISHED = 32
+RECENT_SHOWN = 12  # finished games in the summary
+RECENT_LINES = 2048
+THROUGHPUT_WINDOW = 64
+MAX_LINE = 1 << 20  # a longer line is not the referee's: skipped
+
+_decoder = msgspec.json.Decoder()
+
+
+@dataclass
+class LiveGame:
+    """One game as the stream told it."""
+
+    run: str
+    game_id: int
+    game: str
+    n_players: int
+    seats: list[str]
+    rules: Any
+    deal_set: int | None
+    started: float
+    public: list[dict[str, Any]] = field(default_factory=list)
+    private: list[dict[str, Any]] = field(default_factory=list)
+    scores: list[int] = field(default_factory=list)
+    decisions: int = 0
+    failures: list[tuple[int, str]] = field(default_factory=list)
+    result: dict[str, Any] | None = None
+    ended: float | None = None
+    version: int = 0
+
+    def brief(self) -> dict[str, Any]:
+        out = {"game_id": self.game_id, "seats": self.seats, "scores": self.scores, "decisions": self.decisions,
+               "started": self.started, "deal_set": self.deal_set,
+               "failures": [{"seat": s, "reason": r} for s, r in self.failures]}
+        if self.result is not None:
+            out.update(winner=self.result.get("winner"), placements=self.result.get("placements"),
+                       reason=self.result.get("reason"), ended=self.ended)
+        return out
+
+
+def _score_update(g: LiveGame, event: dict[str, Any]) -> None:
+    """Current totals from the public events that carry them."""
+    scores = event.get("scores")
+    if isinstance(scores, list) and len(scores) == g.n_players and all(isinstance(x, int) for x in scores):
+        g.scores = list(scores)
+    elif isinstance(event.get("total"), int) and isinstance(event.get("seat"), int) and 0 <= event["seat"] < g.n_players:
+        g.scores[event["seat"]] = event["total"]
+
+
+class LiveBoard:
+    """The dashboard's state; `feed` and `feed_private` take raw lines, and
+    `bump` after a batch of them tells the waiting viewers."""
+
+    def __init__(self, reveal_delay: float | None = None, clock: Callable[[], float] = time.time) -> None:
+        self.reveal_delay = reveal_delay
+        self.clock = clock
+        self.info: dict[str, Any] = {}
+        self.run: str | None = None
+        self.private_run: str | None = None
+        self.running: dict[int, LiveGame] = {}
+        self.finished: OrderedDict[int, LiveGame] = OrderedDict()
+        self.finish_times: deque[float] = deque(maxlen=THROUGHPUT_WINDOW)
+        self.finished_this_run = 0
+        self.tally: dict[str, dict[str, Any]] = {}  # per bot, from the results in the stream
+        self.recent: deque[tuple[int, bytes]] = deque(maxlen=RECENT_LINES)
+        self.seq = 0
+        self.version = 0
+        self.changed = trio.Event()
+        self.skipped = 0  # lines that did not decode
+
+    # ------------------------------------------------------------ feeding
+
+    def _decode(self, raw: bytes) -> dict[str, Any] | None:
+        if len(raw) > MAX_LINE:
+            self.skipped += 1
+            return None
+        try:
+            rec = _decoder.decode(raw)
+        except (msgspec.DecodeError, RecursionError, ValueError):
+            self.skipped += 1
+            return None
+        if not isinstance(rec, dict) or not isinstance(rec.get("type"), str):
+            self.skipped += 1
+            return None
+        return rec
+
+    def bump(self) -> None:
+        self.version += 1
+        self.changed.set()
+        self.changed = trio.Event()
+
+    def feed(self, raw: bytes) -> None:
+        """One public line."""
+        rec = self._decode(raw)
+        if rec is None:
+            return
+        self.seq += 1
+        self.recent.append((self.seq, raw))
+        kind = rec["type"]
+        gid = rec.get("game_id")
+        if kind == "run_started":
+            self.run = str(rec.get("run"))
+            self.info = {k: rec.get(k) for k in ("v", "source", "name", "game", "bots", "scheduled", "finished", "t")}
+            self.running.clear()  # a run killed without a goodbye left its games here
+            self.finished_this_run = 0
+            self.finish_times.clear()
+        elif kind == "run_ended":
+            self.info["ended"] = rec.get("t")
+            self.info["status"] = rec.get("status")
+            self.running.clear()
+        elif kind == "game_started" and isinstance(gid, int):
+            n = rec.get("n_players")
+            seats = rec.get("seats")
+            if not isinstance(n, int) or not isinstance(seats, list) or len(seats) != n or not 1 <= n <= 8:
+                self.skipped += 1
+                return
+            self.running[gid] = LiveGame(run=self.run or "", game_id=gid, game=str(rec.get("game")), n_players=n,
+                                         seats=[str(s) for s in seats], rules=rec.get("rules"),
+                                         deal_set=rec.get("deal_set"), started=float(rec.get("t") or 0),
+                                         scores=[0] * n)
+        elif isinstance(gid, int) and gid in self.running:
+            self._game_record(self.running[gid], kind, rec)
+        self.version += 1  # the follower wakes the viewers once per batch of lines (`bump`)
+
+    def _game_record(self, g: LiveGame, kind: str, rec: dict[str, Any]) -> None:
+        g.version += 1
+        if kind == "event" and isinstance(rec.get("event"), dict):
+            g.public.append(rec)
+            _score_update(g, rec["event"])
+        elif kind == "decision":
+            g.decisions += 1
+        elif kind == "failure":
+            g.public.append(rec)
+            g.failures.append((rec.get("seat", -1), str(rec.get("reason"))))
+        elif kind == "game_finished":
+            g.result = {k: rec.get(k) for k in ("winner", "scores", "placements", "reason", "forfeited")}
+            g.ended = float(rec.get("t") or 0)
+            if isinstance(rec.get("scores"), list):
+                g.scores = rec["scores"]
+            del self.running[g.game_id]
+            self.finished[g.game_id] = g
+            self.finished.move_to_end(g.game_id)
+            while len(self.finished) > KEEP_FINISHED:
+                self.finished.popitem(last=False)
+            self.finished_this_run += 1
+            self.finish_times.append(g.ended)
+            self._count(g)
+        elif kind == "game_abandoned":
+            del self.running[g.game_id]
+
+    def _count(self, g: LiveGame) -> None:
+        """A match's standings from its results: games, wins, points, failures per bot."""
+        res = g.result or {}
+        places = res.get("placements") or []
+        for seat, name in enumerate(g.seats):
+            row = self.tally.setdefault(name, {"bot": name, "games": 0, "wins": 0, "points": 0, "failures": {}})
+            row["games"] += 1
+            if seat < len(places) and places[seat] == 1:
+                row["wins"] += 1
+            if seat < len(g.scores) and isinstance(g.scores[seat], int):
+                row["points"] += g.scores[seat]
+        for seat, reason in g.failures:
+            if 0 <= seat < len(g.seats):
+                fails = self.tally[g.seats[seat]]["failures"]
+                fails[reason] = fails.get(reason, 0) + 1
+
+    def feed_private(self, raw: bytes) -> None:
+        """One private line: kept with its game, shown only by `table_data` after the delay."""
+        if self.reveal_delay is None:
+            return  # never asked for: hidden cards are not even kept
+        rec = self._decode(raw)
+        if rec is None:
+            return
+        if rec["type"] == "run_started":
+            self.private_run = str(rec.get("run"))
+            return
+        gid = rec.get("game_id")
+        g = self.game(gid) if isinstance(gid, int) else None  # finished already, if it ended since the last look
+        if g is None or g.run != self.private_run or not isinstance(rec.get("at"), int):
+            return
+        g.private.append(rec)
+
+    # ------------------------------------------------------------ reading
+
+    def game(self, game_id: int) -> LiveGame | None:
+        return self.running.get(game_id) or self.finished.get(game_id)
+
+    def released(self, g: LiveGame, now: float | None = None) -> list[dict[str, Any]]:
+        """The private records of `g` a spectator may see now: all once the game
+        is over, else those at least `reveal_delay` seconds old; none without a delay."""
+        if self.reveal_delay is None:
+            return []
+        if g.result is not None:
+            return list(g.private)
+        cutoff = (self.clock() if now is None else now) - self.reveal_delay
+        return [r for r in g.private if isinstance(r.get("t"), (int, float)) and r["t"] <= cutoff]
+
+    def table_data(self, game_id: int, now: float | None = None) -> dict[str, Any] | None:
+        """The replay viewer's data for one game as far as a spectator may see it."""
+        g = self.game(game_id)
+        if g is None:
+            return None
+        keyed: list[tuple[tuple[int, int, int], dict[str, Any]]] = []
+        for rec in g.public:
+            key = (int(rec.get("i", 0)), 1, 0)
+            if rec["type"] == "event":
+                keyed.append((key, {"type": "event", "to": -1, "event": rec["event"]}))
+            else:  # a failure: its reason code only
+                keyed.append((key, {"type": "failure", "seat": rec.get("seat"), "reason": rec.get("reason"),
+                                    "message": rec.get("reason")}))
+        released = self.released(g, now)
+        for rec in released:
+            key = (int(rec["at"]), 0, int(rec.get("j", 0)))
+            if rec["type"] == "event" and isinstance(rec.get("event"), dict) and isinstance(rec.get("to"), int):
+                keyed.append((key, {"type": "event", "to": rec["to"], "event": rec["event"]}))
+            elif rec["type"] == "action" and isinstance(rec.get("action"), dict):
+                keyed.append((key, {"type": "action", "seat": rec.get("seat"), "source": rec.get("source", "bot"),
+                                    "action": rec["action"]}))
+        keyed.sort(key=lambda kv: kv[0])
+        records = [(0, r) for _, r in keyed]
+        if g.result is not None:
+            records.append((0, {"type": "result", **g.result}))
+        header = LogHeader(referee=__version__, game=g.game, game_id=g.game_id, rules=g.rules, n_players=g.n_players,
+                           seed=0, deals=[], players=[PlayerInfo(seat=i, name=n, argv=[]) for i, n in enumerate(g.seats)],
+                           time_control=None, failure_policy=None, deal_set=g.deal_set)
+        data = replay_data(header, records)
+        data["seed"] = "not shown during play"
+        data["cut_off"] = False
+        data["live"] = {"over": g.result is not None, "hidden_shown": len(released), "hidden_held": len(g.private) - len(released),
+                        "reveal_delay": self.reveal_delay, "version": g.version}
+        return data
+
+    def summary(self, now: float | None = None) -> dict[str, Any]:
+        """Progress, games in progress and the last finished games."""
+        now = self.clock() if now is None else now
+        times = list(self.finish_times)
+        rate = None
+        if len(times) == self.finish_times.maxlen and times[-1] > times[0]:  # the last games
+            rate = (len(times) - 1) / (times[-1] - times[0])
+        elif times and isinstance(self.info.get("t"), (int, float)) and times[-1] > self.info["t"]:
+            rate = len(times) / (times[-1] - self.info["t"])  # since the run started
+        scheduled = self.info.get("scheduled") or 0
+        done = (self.info.get("finished") or 0) + self.finished_this_run
+        left = max(0, scheduled - done)
+        return {
+            "run": {k: v for k, v in self.info.items()},
+            "progress": {"finished": done, "scheduled": scheduled, "running": len(self.running),
+                         "per_minute": None if rate is None else round(rate * 60, 2),
+                         "eta_s": None if rate is None or not left else round(left / rate, 1),
+                         "finished_this_run": self.finished_this_run},
+            "running": [g.brief() for g in sorted(self.running.values(), key=lambda g: g.game_id)],
+            "recent": [g.brief() for g in list(reversed(self.finished.values()))[:RECENT_SHOWN]],
+            "tally": sorted(self.tally.values(), key=lambda r: (-r["wins"], -r["points"], r["bot"])),
+            "reveal_delay": self.reveal_delay,
+            "now": round(now, 3),
+        }

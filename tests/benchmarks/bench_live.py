@@ -1,0 +1,180 @@
+"""Benchmark (not a test): what a live dashboard with 20 viewers costs a
+tournament's throughput.
+
+The same small round robin of trivial bots (`first_legal_bot.py`, 2 seats,
+to 30 points, unsandboxed) is played by the real `tournament` command in a
+subprocess, alternately alone and with `chicago-referee serve` on its
+config (another process, started first) and 20 viewers: 10 dashboards on the summary
+stream and 10 live tables, each following a game in progress and fetching
+its page on every change, as the browser pages do. The tournament writes its
+live stream in both cases (it always does). Prints games/s per run, the
+ratio of the medians (the cost of serving, target under 5 %), and the CPU
+time `serve` used. The viewers are threads of this process; on a small
+machine they compete with the tournament for the same cores, so the ratio
+is an upper bound.
+
+Run: python tests/benchmarks/bench_live.py [GAMES] [ROUNDS]   (default 48 2)
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from math import comb
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parents[2]
+BOT = ROOT / "sample_bots" / "python" / "first_legal_bot.py"
+N_BOTS = 4
+VIEWERS = 20
+
+
+def write_config(folder: Path, games: int) -> Path:
+    per_set = comb(N_BOTS, 2) * 2
+    lines = ['name = "bench-live"', "seed = 1", "table_size = 2", f"deal_sets = {max(1, -(-games // per_set))}",
+             "concurrency = 2", 'time_control = "decision=1s,startup=10s"', "sandbox = false",
+             "[rules]", "options = { target_score = 30 }"]
+    for i in range(N_BOTS):
+        lines += ["[[bots]]", f'name = "trivial{i}"', f'command = "{BOT}"']
+    path = folder / "bench.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def cli(*args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "referee.cli", *args], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class Viewer(threading.Thread):
+    """One browser page's traffic: a summary stream, or a live table that
+    fetches its page whenever the table changes."""
+
+    def __init__(self, base: str, table: bool, stop: threading.Event) -> None:
+        super().__init__(daemon=True)
+        u = urlsplit(base)
+        self.host, self.port, self.prefix = u.hostname or "127.0.0.1", u.port or 80, u.path
+        self.table, self.stop, self.bytes, self.pages = table, stop, 0, 0
+
+    def _conn(self) -> http.client.HTTPConnection:
+        return http.client.HTTPConnection(self.host, self.port, timeout=10)
+
+    def _get(self, route: str) -> bytes:
+        c = self._conn()
+        try:
+            c.request("GET", self.prefix + route, headers={"accept-encoding": "gzip"})  # as browsers do
+            return c.getresponse().read()
+        finally:
+            c.close()
+
+    def _stream(self, route: str, on_event: object = None) -> None:
+        c = self._conn()
+        try:
+            c.request("GET", self.prefix + route)
+            resp = c.getresponse()
+            while not self.stop.is_set():
+                line = resp.fp.readline()
+                if not line:
+                    return
+                self.bytes += len(line)
+                if on_event is not None and line.startswith(b"data: ") and on_event(json.loads(line[6:])):  # type: ignore[operator]
+                    return
+        except (OSError, http.client.HTTPException, ValueError):
+            return
+        finally:
+            c.close()
+
+    def run(self) -> None:
+        while not self.stop.is_set():
+            if not self.table:
+                self._stream("summary/events")
+                continue
+            try:
+                running = json.loads(self._get("summary"))["running"]
+            except (OSError, http.client.HTTPException, ValueError):
+                running = []
+            if not running:
+                time.sleep(0.2)
+                continue
+            gid = running[0]["game_id"]
+
+            def changed(msg: dict) -> bool:
+                self.bytes += len(self._get(f"game/{gid}/page"))
+                self.pages += 1
+                return bool(msg.get("over") or msg.get("gone"))
+
+            self._stream(f"game/{gid}/events", changed)
+
+
+def one_run(folder: Path, games: int, served: bool) -> dict[str, float]:
+    """One tournament in a new folder; with `served`, the dashboard and its
+    viewers are up before it starts (as on a projector), so only their
+    running cost falls inside the measured time, not serve's start-up."""
+    folder.mkdir()
+    config = write_config(folder, games)
+    serve = None
+    stop = threading.Event()
+    viewers: list[Viewer] = []
+    try:
+        if served:
+            serve = cli("serve", str(config), "--no-open")
+            assert serve.stdout is not None
+            url = serve.stdout.readline().split()[-1]
+            viewers = [Viewer(url, table=i % 2 == 1, stop=stop) for i in range(VIEWERS)]
+            for v in viewers:
+                v.start()
+            time.sleep(1.0)
+        cpu0 = cpu_seconds(serve.pid) if serve is not None else 0.0
+        tour = cli("tournament", str(config))
+        _, err = tour.communicate(timeout=1800)
+        if tour.returncode != 0:
+            raise SystemExit(f"tournament failed: {err[-2000:]}")
+        line = next(x for x in err.splitlines() if " games played in " in x)  # "completed: N games played in S s; ..."
+        games, seconds = int(line.split()[1]), float(line.split(" played in ")[1].split()[0])
+        cpu = cpu_seconds(serve.pid) - cpu0 if serve is not None else 0.0
+        pages = sum(v.pages for v in viewers)
+        return {"games": games, "seconds": seconds, "games_per_s": games / seconds, "serve_cpu_s": cpu,
+                "pages": pages, "stream_kib": sum(v.bytes for v in viewers) / 1024}
+    finally:
+        stop.set()
+        if serve is not None:
+            serve.terminate()
+            serve.wait(30)
+
+
+def main() -> None:
+    games = int(sys.argv[1]) if len(sys.argv) > 1 else 48
+    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 2
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        alone: list[float] = []
+        watched: list[float] = []
+        for r in range(rounds):
+            for served in ((False, True) if r % 2 == 0 else (True, False)):  # ABBA: drift falls on both
+                res = one_run(folder / f"r{r}-{'served' if served else 'alone'}", games, served)
+                (watched if served else alone).append(res["games_per_s"])
+                extra = (f", serve CPU {res['serve_cpu_s']:.2f} s during the run, {res['pages']:.0f} table pages, "
+                         f"{res['stream_kib']:.0f} KiB to viewers") if served else ""
+                print(f"round {r + 1} {'with serve + 20 viewers' if served else 'alone':>24}: "
+                      f"{res['games']:.0f} games in {res['seconds']:.2f} s = {res['games_per_s']:.2f} games/s{extra}",
+                      flush=True)
+        a, w = statistics.median(alone), statistics.median(watched)
+        print(f"median games/s: alone {a:.2f}, with serve + {VIEWERS} viewers {w:.2f}; "
+              f"cost {100 * (1 - w / a):+.1f} % of throughput (cpu cores: {os.cpu_count()})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,117 @@
+"""The dashboard in headless Chromium (Debian's chromium and chromium-driver
+through Selenium) during a real tournament (`tournament --serve`, the real
+command in a subprocess; two bots slowed to 0.15 s a decision, so a game lasts
+a few seconds): the bots are listed, the finished count and the standings
+change without a reload, a click on a game in progress opens its live table,
+which follows the game move by move with the played cards on the table and
+no hidden card in its data. Screenshots go to artifacts/."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from browser import artifacts_dir, chromium
+from livehelpers import cli, slow_tournament, stop, wait_for_url
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")
+LIMIT_S = 120
+
+
+@pytest.fixture(scope="module")
+def driver() -> Iterator[Any]:
+    with chromium("live-web-") as drv:
+        yield drv
+
+
+def _until(what: str, check: Any, limit_s: float = LIMIT_S, every: float = 0.1) -> Any:
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        got = check()
+        if got:
+            return got
+        time.sleep(every)
+    raise AssertionError(f"not within {limit_s} s: {what}")
+
+
+def _text(driver: Any, css: str) -> str:
+    from selenium.webdriver.common.by import By
+
+    return " | ".join(e.text for e in driver.find_elements(By.CSS_SELECTOR, css))
+
+
+@pytest.mark.browser
+def test_the_dashboard_follows_a_tournament_and_a_table(driver: Any, tmp_path: Path) -> None:
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+
+    config = slow_tournament(tmp_path, delay_s=0.15, deal_sets=2)
+    tour = cli("tournament", str(config), "--db", str(tmp_path / "t.db"), "--serve", "--no-open")
+    try:
+        url = wait_for_url(tour)
+        driver.get(url)
+        driver.execute_script("window.notReloaded = true;")
+        rows = _until("the bots listed", lambda: _text(driver, "#standings tbody tr td:nth-child(2)"))
+        assert sorted(rows.split(" | ")) == ["random", "slow-first", "slow-second"]
+        first_count = driver.find_element(By.ID, "finished").text
+        first_table = _text(driver, "#standings tbody tr")
+        assert driver.find_element(By.ID, "scheduled").text == "12"
+        _until("a game finished", lambda: driver.find_element(By.ID, "finished").text != first_count)
+        _until("the standings changed", lambda: _text(driver, "#standings tbody tr") != first_table)
+        assert driver.execute_script("return window.notReloaded === true;")
+        driver.save_screenshot(str(artifacts_dir() / "live-dashboard.png"))
+
+        dashboard = driver.current_url
+
+        def watch_a_game() -> None:
+            driver.get(dashboard)
+            link = _until("a game in progress", lambda: driver.find_elements(By.CSS_SELECTOR, "#running a.watch"))
+            link[0].click()
+            _until("the live table", lambda: driver.find_elements(By.ID, "live-frame"))
+
+        watch_a_game()
+
+        def table_now() -> tuple[int, list[str], dict[str, Any]] | None:
+            try:
+                driver.switch_to.default_content()
+                driver.switch_to.frame(driver.find_element(By.ID, "live-frame"))
+                steps = driver.execute_script("return window.replay ? window.replay.steps : null;")
+                played = [c.get_attribute("data-card") for c in driver.find_elements(By.CSS_SELECTOR, "#trick .card")]
+                data = json.loads(driver.find_element(By.ID, "replay-data").get_attribute("textContent"))
+                return (steps, played, data) if steps is not None else None
+            except (StaleElementReferenceException, NoSuchElementException):  # the frame was swapped meanwhile
+                return None
+            finally:
+                driver.switch_to.default_content()
+
+        seen_steps: set[int] = set()
+        seen_cards: set[str] = set()
+
+        def follow() -> bool:
+            now = table_now()
+            if now is None:
+                return False
+            steps, played, data = now
+            if data.get("result") is not None:  # over (every card may show now): watch another game
+                seen_steps.clear()
+                seen_cards.clear()
+                watch_a_game()
+                return False
+            assert not [x for x in data["items"] if x[0] < 0], "a hidden record reached the live table"
+            seen_steps.add(steps)
+            seen_cards.update(played)
+            if played and len(seen_steps) >= 2 and len(seen_cards) >= 2:
+                driver.switch_to.frame(driver.find_element(By.ID, "live-frame"))
+                driver.save_screenshot(str(artifacts_dir() / "live-table.png"))
+                driver.switch_to.default_content()
+                return True
+            return False
+
+        _until("cards being played on the live table", follow, every=0.2)
+        assert "public view" in driver.find_element(By.ID, "mode").text
+    finally:
+        stop(tour, limit_s=60)

@@ -1,0 +1,58 @@
+"""The dashboard's routes, served by the real server on a stream a real match
+wrote: the summary counts the match, the public stream comes back as
+server-sent events numbered from the first line, a game's page is the same
+with and without gzip, and anything else is a plain 404."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import urllib.request
+from pathlib import Path
+
+import pytest
+import trio
+from livehelpers import get, play_streamed_match, sample_bot
+
+from referee.live.serve import open_dashboard, stream_source
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")
+
+
+def _first_bytes(url: str, n: int) -> bytes:
+    with urllib.request.urlopen(url, timeout=30) as resp:
+        assert resp.headers["content-type"].startswith("text/event-stream")
+        return resp.read(n)
+
+
+def _page(url: str, gzipped: bool) -> bytes:
+    req = urllib.request.Request(url, headers={"accept-encoding": "gzip"} if gzipped else {})
+    with urllib.request.urlopen(req, timeout=30) as resp:
+        body = resp.read()
+        return gzip.decompress(body) if resp.headers.get("content-encoding") == "gzip" else body
+
+
+async def test_the_routes_of_a_served_stream(tmp_path: Path) -> None:
+    await trio.to_thread.run_sync(play_streamed_match, tmp_path, [sample_bot("greedy_bot"), sample_bot("random_bot")])
+    source, public, private = stream_source(tmp_path / "match.live.ndjson", None)
+    urls: list[str] = []
+    async with open_dashboard(source, public, private, open_browser=False, on_url=urls.append) as served:
+        url = served.url
+        assert url.startswith("http://127.0.0.1:") and urls == [url]
+        with trio.fail_after(30):
+            while source.board.finished_this_run < 2:
+                await trio.sleep(0.05)
+        summary = json.loads((await trio.to_thread.run_sync(get, url + "summary"))[1])
+        assert summary["progress"]["finished"] == 2 and summary["run"]["source"] == "match"
+        assert sorted(r["bot"] for r in summary["tally"]) == ["greedy", "random"]
+        assert sum(r["games"] for r in summary["tally"]) == 4
+        head = await trio.to_thread.run_sync(_first_bytes, url + "events", 200)
+        first = public.read_bytes().splitlines()[0]
+        assert head.startswith(b"id: 1\ndata: " + first[:150])
+        plain = await trio.to_thread.run_sync(_page, url + "game/1/page", False)
+        zipped = await trio.to_thread.run_sync(_page, url + "game/1/page", True)
+        assert plain == zipped and b"replay-data" in plain
+        for route in ("game/99/page", "game/x", "nope", "../" + url.rsplit("/", 2)[1]):
+            assert (await trio.to_thread.run_sync(get, url + route))[0] == 404, route
+        wrong = url.rsplit("/", 2)[0] + "/not-the-token/summary"
+        assert (await trio.to_thread.run_sync(get, wrong))[0] == 404
