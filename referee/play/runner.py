@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from time import perf_counter
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
 import msgspec
 import trio
@@ -127,6 +127,8 @@ class GameRecord:
     log_path: str | None
     overhead_us: float = 0.0
     think_ms: list[float] = field(default_factory=list)
+    cpu_ms: list[float | None] = field(default_factory=list)  # per seat; None: not measured (a person)
+    asked: list[int] = field(default_factory=list)  # per seat: the requests it answered or let time out
     requests: int = 0  # request ids issued: the next game's ids start after them
     evidence: list[str] = field(default_factory=list)  # per failure: what the bot wrote (line, stderr tail)
 
@@ -158,6 +160,7 @@ class _InFlight:
     outcome: Any = None  # the reply or the BotError, once one came
     unsolicited: int = 0  # lines that answered nothing, and their bytes
     unsolicited_bytes: int = 0
+    cpu_sent: float = 0.0  # the bot's CPU seconds when the request went out
 
 
 @dataclass
@@ -168,6 +171,11 @@ class _Seat:
     strikes: int = 0
     out: bool = False  # forfeited or unable to play: the referee acts for it
     log_budget: LogBudget = field(default_factory=LogBudget)  # its unsolicited lines in the log
+    cpu_now: Callable[[], float] | None = None  # the bot's CPU seconds so far (bot processes have it)
+    freeze: Callable[[], None] | None = None  # freeze_idle: stopped off its turn (a no-op without it)
+    thaw: Callable[[], None] | None = None
+    cpu_s: float = 0.0  # CPU seconds of its decisions in this game
+    asked: int = 0
 
 
 class GameRunner:
@@ -176,7 +184,9 @@ class GameRunner:
         self.names = names
         self.log = log
         self.state: GameState = spec.game.new_state(spec.rules, spec.n_players, spec.seed, spec.deals)
-        self.seats = [_Seat(bot=b, clock=SeatClock(spec.seat_time_control(i))) for i, b in enumerate(bots)]
+        self.seats = [_Seat(bot=b, clock=SeatClock(spec.seat_time_control(i)), cpu_now=getattr(b, "cpu_seconds", None),
+                            freeze=getattr(b, "freeze", None), thaw=getattr(b, "thaw", None))
+                      for i, b in enumerate(bots)]
         self.failures: list[SeatFailure] = []
         self.evidence: list[str] = []  # per failure: the offending line and the bot's stderr tail
         self.forfeited: list[int] = []
@@ -317,8 +327,11 @@ class GameRunner:
             self.log.write({"type": "send", "seat": seat, "t": self._t(), "elided": ["view", "legal"],
                             "msg": {"type": "request", "id": rid, "game_id": self.spec.game_id, "events": events,
                                     "clock": req.clock}})
+        if s.thaw is not None:
+            s.thaw()  # before its clock starts: thawing is not the bot's time
+        cpu = s.cpu_now() if s.cpu_now is not None else 0.0
         now = self._now()
-        p = _InFlight(seat, rid, legal, limit, now, now + limit, data)
+        p = _InFlight(seat, rid, legal, limit, now, now + limit, data, cpu_sent=cpu)
         if p.deadline < self._scope_deadline:  # a shorter limit than before (a bank running low)
             self._set_deadline(p.deadline)
         self._pending = p
@@ -349,6 +362,7 @@ class GameRunner:
         elapsed = self._now() - p.t_sent
         s.clock.charge(elapsed)
         self.think[seat] += elapsed
+        cpu = self._charge_cpu(s, p)
         outcome = p.outcome
         if isinstance(outcome, BotError):
             self._bot_error(seat, bot, outcome)
@@ -362,10 +376,20 @@ class GameRunner:
             else:
                 self.decisions += 1
                 if self.logging:
-                    self._log_action(seat, p.rid, "bot", action, elapsed)
+                    self._log_action(seat, p.rid, "bot", action, elapsed, cpu)
                 self.overhead += perf_counter() - started
                 return
-        await self._play_default(seat, p.legal, p.rid, elapsed)
+        await self._play_default(seat, p.legal, p.rid, elapsed, cpu)
+
+    def _charge_cpu(self, s: _Seat, p: _InFlight) -> float | None:
+        """The bot's CPU seconds for this decision; with freeze_idle it stops now."""
+        s.asked += 1
+        used = None if s.cpu_now is None else max(0.0, s.cpu_now() - p.cpu_sent)
+        if s.freeze is not None:
+            s.freeze()
+        if used is not None:
+            s.cpu_s += used
+        return used
 
     async def _reply(self, seat: int, s: _Seat, bot: Seat, p: _InFlight) -> None:
         """Read lines until the answer to request `p.rid` (its outcome); earlier ids are dropped."""
@@ -424,6 +448,7 @@ class GameRunner:
         elapsed = self._now() - p.t_sent
         s.clock.charge(elapsed)
         self.think[p.seat] += elapsed
+        cpu = self._charge_cpu(s, p)
         if p.stale is None and p.sent:
             bot.late_id = p.rid  # its answer may still come, in this game or the next: stale, not wrong
         if p.stale is not None:
@@ -434,7 +459,7 @@ class GameRunner:
             self._on_failure(p.seat, "timeout", why, bot.stderr_text(), fatal=not p.sent)
         if not p.sent:
             bot.dead = True  # its stdin is full and part of a request may be in it
-        await self._play_default(p.seat, p.legal, p.rid, elapsed)
+        await self._play_default(p.seat, p.legal, p.rid, elapsed, cpu)
 
     def _set_deadline(self, deadline: float) -> None:
         self._scope_deadline = deadline
@@ -481,6 +506,9 @@ class GameRunner:
                 seed=derive_seed(sp.seed, "bot", seat),
             )
             await self._send_safely(seat, start)
+        for s in self.seats:  # freeze_idle: nobody runs until asked
+            if s.freeze is not None:
+                s.freeze()
         self._log_engine()  # the first deal's events come before the first action
         while not self._over():
             p = self._pending
@@ -528,7 +556,8 @@ class GameRunner:
             self.overhead += perf_counter() - started
             await self._decide(p)
 
-    async def _play_default(self, seat: int, legal: Sequence[Any], rid: int | None, elapsed: float | None) -> None:
+    async def _play_default(self, seat: int, legal: Sequence[Any], rid: int | None, elapsed: float | None,
+                            cpu: float | None = None) -> None:
         """After a failure (or for a seat that is out): the first legal action."""
         started = perf_counter()
         s = self.seats[seat]
@@ -542,17 +571,23 @@ class GameRunner:
         self.state.apply_action(action)
         self.decisions += 1
         if self.logging:
-            self._log_action(seat, rid, "default", action, elapsed)
+            self._log_action(seat, rid, "default", action, elapsed, cpu)
         self.overhead += perf_counter() - started
 
-    def _log_action(self, seat: int, rid: int | None, source: str, action: Any, elapsed: float | None) -> None:
+    def _log_action(self, seat: int, rid: int | None, source: str, action: Any, elapsed: float | None,
+                    cpu: float | None = None) -> None:
         think = None if elapsed is None else round(elapsed * 1000, 3)
-        self.log.write({"type": "action", "seat": seat, "id": rid, "source": source, "action": action, "ms": think})
+        cpu_ms = None if cpu is None else round(cpu * 1000, 3)
+        self.log.write({"type": "action", "seat": seat, "id": rid, "source": source, "action": action, "ms": think,
+                        "cpu_ms": cpu_ms})
         self._log_engine()
 
     async def _finish(self) -> GameRecord:
         sp = self.spec
         winner, scores, placements, reason = final_outcome(self.state, self.forfeited, sp.n_players)
+        for s in self.seats:  # game_over is read off the clock, by everyone
+            if s.thaw is not None:
+                s.thaw()
         for seat in range(sp.n_players):
             # Another seat's failure message may quote its hand: others get the reason only.
             seen = [f if f.seat == seat else SeatFailure(seat=f.seat, reason=f.reason, message=f.reason)
@@ -561,6 +596,7 @@ class GameRunner:
                             placements=placements, reason=reason, failures=seen)
             await self._send_safely(seat, over)
         deals = len(self.state.dealt_decks())
+        cpu_ms = [None if s.cpu_now is None else round(s.cpu_s * 1000, 3) for s in self.seats]
         if self.logging:
             for seat, s in enumerate(self.seats):
                 if s.log_budget.unlogged_lines:
@@ -568,7 +604,8 @@ class GameRunner:
                                     "bytes": s.log_budget.unlogged_bytes})
             self.log.write(LogResult(winner=winner, scores=scores, placements=placements, reason=reason,
                                      failures=self.failures, forfeited=self.forfeited, decisions=self.decisions,
-                                     referee_overhead_us=round(self.overhead / max(1, self.decisions) * 1e6, 1)))
+                                     referee_overhead_us=round(self.overhead / max(1, self.decisions) * 1e6, 1),
+                                     think_ms=[round(t * 1000, 3) for t in self.think], cpu_ms=cpu_ms))
         self.log.close()
         return GameRecord(
             game_id=sp.game_id, seed=sp.seed, deal_set=sp.deal_set, seat_names=self.names,
@@ -576,7 +613,7 @@ class GameRunner:
             forfeited=self.forfeited, deals=deals, decisions=self.decisions,
             log_path=str(self.log.path) if self.log.path else None,
             overhead_us=(self.overhead / max(1, self.decisions)) * 1e6,
-            think_ms=[t * 1000 for t in self.think],
+            think_ms=[t * 1000 for t in self.think], cpu_ms=cpu_ms, asked=[s.asked for s in self.seats],
             requests=self.request_id - sp.request_id_base,
             evidence=self.evidence,
         )

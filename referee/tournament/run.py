@@ -260,7 +260,7 @@ class TournamentRunner:
         self.on_start = on_start
         self.specs: dict[str, BotSpec] = {b.name: b.spec for b in t.bots}
         if t.sandbox is not None:  # fail closed; no bot may see the config, the results or the logs
-            require_sandbox()
+            require_sandbox(t.sandbox)
             hidden = tuple(str(p) for p in (t.path, store.path, log_dir) if p is not None)
             self.specs = {name: dataclasses.replace(spec, hidden=hidden) for name, spec in self.specs.items()}
             for spec in self.specs.values():
