@@ -57,17 +57,21 @@ class _ProcessCpu:
         fields = stat[stat.rindex(b")") + 2:].split()
         own_ticks = (int(fields[11]) + int(fields[12])) * TICK_S  # utime, stime: every thread, ended ones too
         children = (int(fields[13]) + int(fields[14])) * TICK_S  # cutime, cstime
-        tids = os.listdir(f"/proc/{self.pid}/task")
-        if len(tids) != len(self.thread_fds) or any(t not in self.thread_fds for t in tids):
-            self._reopen(tids)
+        if int(fields[17]) != len(self.thread_fds):  # num_threads: list them again only when it changed
+            self._reopen(os.listdir(f"/proc/{self.pid}/task"))
         ns = self.ended_ns
+        relist = False
         for tid, fd in self.thread_fds.items():
             try:
                 used = int(_pread(fd).split(maxsplit=1)[0])
-            except (OSError, ValueError, IndexError):  # a thread that just ended
+            except (OSError, ValueError, IndexError):  # a thread that ended (maybe replaced by another)
+                ns += self.thread_ns.get(tid, 0)
+                relist = True
                 continue
             self.thread_ns[tid] = used
             ns += used
+        if relist:  # for the next read; what the ended thread had used is kept
+            self._reopen(os.listdir(f"/proc/{self.pid}/task"))
         # Threads in ns, with what ended threads had used when last seen; the
         # ticks count what they used after that (to within a tick).
         return max(ns / 1e9, own_ticks) + children

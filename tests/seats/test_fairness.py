@@ -257,3 +257,46 @@ def test_freeze_idle_is_on_in_tournaments_and_can_be_switched_off() -> None:
     assert not SandboxLimits().freeze_idle  # match --sandbox: asked for by name
     with pytest.raises(Exception, match="freeze_idle: 'maybe' is not true or false"):
         limits_from_table({"freeze_idle": "maybe"})
+
+
+# ------------------------------------------------------------------ tournaments
+
+
+async def test_a_tournament_stores_cpu_time_beside_think_time(tmp_path: Path) -> None:
+    """Each game_seats row keeps the CPU time and the decisions next to the
+    think time; a database made before those columns gets them on its next game."""
+    import sqlite3
+
+    from referee.tournament.config import parse_config
+    from referee.tournament.run import TournamentRunner, prepare_store
+    from referee.tournament.schedule import schedule_for
+    from referee.tournament.store import Store
+
+    burner, sleeper = BOTS / "cpu_user.py", BOTS / "cpu_user.py"
+    config = (f'seed = 3\nsandbox = false\ndeal_sets = 1\ntime_control = "decision=3s,startup=10s"\n'
+              f'[rules]\noptions = {{ target_score = 10 }}\n'
+              f'[[bots]]\nname = "burner"\ncommand = "{burner} m how=burn ms=30"\n'
+              f'[[bots]]\nname = "sleeper"\ncommand = "{sleeper} m how=sleep ms=30"\n')
+    t = parse_config(config, tmp_path)
+    db = tmp_path / "r.db"
+    store = Store.open(db, create=True, lock=True)
+    try:
+        schedule = schedule_for(t)
+        prepare_store(t, store, schedule)
+        store.conn.execute("ALTER TABLE game_seats DROP COLUMN cpu_ms")  # as a database made before them
+        store.conn.execute("ALTER TABLE game_seats DROP COLUMN asked")
+        with trio.fail_after(240):
+            outcome = await TournamentRunner(t, store, schedule, log_dir=tmp_path / "logs", concurrency=1).run()
+        assert outcome.status == "completed"
+    finally:
+        store.close()
+    conn = sqlite3.connect(db)
+    rows = conn.execute("SELECT bot, think_ms, cpu_ms, asked FROM game_seats").fetchall()
+    conn.close()
+    assert rows and {r[0] for r in rows} == {"burner", "sleeper"}
+    for bot_name, think, cpu, asked in rows:
+        assert asked >= 5 and cpu is not None and think >= 30 * asked
+        if bot_name == "burner":
+            assert cpu >= 25 * asked  # 30 ms of CPU a decision
+        else:
+            assert cpu < 10 * asked  # it slept
