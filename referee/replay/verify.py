@@ -18,7 +18,7 @@ and walks the records in order, checking each against the simulation:
 - the header: the game seed derives from `match_seed` and `deal_set`, the
   rules and failure policy decode, every `game_start` matches it.
 
-Timings (`t`, `ms`, `referee_overhead_us`, the clock values in requests) are
+Timings (`t`, `ms`, `cpu_ms`, `think_ms`, `referee_overhead_us`, the clock values in requests) are
 not checked, nor are record fields verify does not know. The first mismatch
 of a file is reported as `file:line: what differs: expected ... found ...`.
 """

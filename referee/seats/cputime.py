@@ -15,10 +15,12 @@ referee started:
   reads every process on the machine, so it runs at most once a second; a
   child started since the last scan is counted from the next one on (its
   time is not lost, it lands in a later decision). One scan serves every
-  bot of the referee.
+  bot of the referee. That scan, and the read of each process's
+  `/proc/<pid>/stat` (new threads, waited-for children), happen at most
+  once a second; in between a read is one `pread` per known thread.
 
-The readers keep each file open and `pread` it, so a decision costs a few
-system calls per thread (see `tests/benchmarks/bench_fairness.py`).
+The readers keep each file open and `pread` it, so a read costs about one
+system call per thread (see `tests/benchmarks/bench_fairness.py`).
 A process that left the tree (it changed its parent by dying, or a daemon
 re-parented to init) is not followed; a sandbox's cgroup is the exact count.
 """
@@ -45,20 +47,24 @@ class _ProcessCpu:
         self.thread_fds: dict[str, int] = {}
         self.thread_ns: dict[str, int] = {}  # each live thread's run time when last read
         self.ended_ns = 0  # the run time of threads that have ended, as last read
+        self.own_ticks = 0.0  # from the last full read of /proc/<pid>/stat
+        self.children = 0.0
 
     def close(self) -> None:
         for fd in (self.stat_fd, *self.thread_fds.values()):
             os.close(fd)
         self.thread_fds = {}
 
-    def seconds(self) -> float:
-        """Raises OSError once the process is gone."""
-        stat = _pread(self.stat_fd)
-        fields = stat[stat.rindex(b")") + 2:].split()
-        own_ticks = (int(fields[11]) + int(fields[12])) * TICK_S  # utime, stime: every thread, ended ones too
-        children = (int(fields[13]) + int(fields[14])) * TICK_S  # cutime, cstime
-        if int(fields[17]) != len(self.thread_fds):  # num_threads: list them again only when it changed
-            self._reopen(os.listdir(f"/proc/{self.pid}/task"))
+    def seconds(self, full: bool) -> float:
+        """Raises OSError once the process is gone. Only a `full` read looks at
+        /proc/<pid>/stat (new threads, waited-for children, the ticks)."""
+        if full:
+            stat = _pread(self.stat_fd)
+            fields = stat[stat.rindex(b")") + 2:].split()
+            self.own_ticks = (int(fields[11]) + int(fields[12])) * TICK_S  # utime, stime: ended threads too
+            self.children = (int(fields[13]) + int(fields[14])) * TICK_S  # cutime, cstime
+            if int(fields[17]) != len(self.thread_fds):  # num_threads: list them again only when it changed
+                self._reopen(os.listdir(f"/proc/{self.pid}/task"))
         ns = self.ended_ns
         relist = False
         for tid, fd in self.thread_fds.items():
@@ -74,7 +80,7 @@ class _ProcessCpu:
             self._reopen(os.listdir(f"/proc/{self.pid}/task"))
         # Threads in ns, with what ended threads had used when last seen; the
         # ticks count what they used after that (to within a tick).
-        return max(ns / 1e9, own_ticks) + children
+        return max(ns / 1e9, self.own_ticks) + self.children
 
     def _reopen(self, tids: list[str]) -> None:
         for tid in [t for t in self.thread_fds if t not in tids]:
@@ -141,12 +147,13 @@ class ProcessTreeCpu:
                     pass
 
     def seconds(self) -> float:
-        if time.monotonic() - self.scanned >= RESCAN_S:
+        full = time.monotonic() - self.scanned >= RESCAN_S
+        if full:
             self._scan()
         total = 0.0
         for pid, proc in list(self.procs.items()):
             try:
-                used = proc.seconds()
+                used = proc.seconds(full)
             except (OSError, ValueError, IndexError):
                 proc.close()
                 del self.procs[pid]
