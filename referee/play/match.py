@@ -38,6 +38,7 @@ from referee.seats.sandbox import (
     check_bot,
     describe,
     forbidden_paths,
+    require_freezer,
     require_sandbox,
 )
 from referee.stats.ratings import (
@@ -143,7 +144,8 @@ def check_isolation(bots: Sequence[BotSpec], sandbox: SandboxLimits | None, hidd
     isolate or a bot's folder would show what no bot may see."""
     if sandbox is None:
         return
-    require_sandbox(sandbox)
+    require_sandbox()
+    require_freezer(sandbox)
     forbidden = forbidden_paths([*hidden, *([log_dir] if log_dir else [])])
     for spec in bots:
         check_bot(spec.argv, spec.cwd, spec.name, forbidden)

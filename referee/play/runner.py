@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from time import perf_counter
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
 import msgspec
 import trio
@@ -51,7 +51,7 @@ from referee.play.replies import (
     decode_reply,
 )
 from referee.play.seeding import derive_seed
-from referee.seats.clock import SeatClock
+from referee.seats.clock import DecisionMeter, SeatClock
 from referee.seats.seat import Seat
 
 _encoder = msgspec.json.Encoder()
@@ -171,11 +171,7 @@ class _Seat:
     strikes: int = 0
     out: bool = False  # forfeited or unable to play: the referee acts for it
     log_budget: LogBudget = field(default_factory=LogBudget)  # its unsolicited lines in the log
-    cpu_now: Callable[[], float] | None = None  # the bot's CPU seconds so far (bot processes have it)
-    freeze: Callable[[], None] | None = None  # freeze_idle: stopped off its turn (a no-op without it)
-    thaw: Callable[[], None] | None = None
-    cpu_s: float = 0.0  # CPU seconds of its decisions in this game
-    asked: int = 0
+    meter: DecisionMeter = field(default_factory=lambda: DecisionMeter(None))  # CPU time, freeze_idle
 
 
 class GameRunner:
@@ -184,8 +180,7 @@ class GameRunner:
         self.names = names
         self.log = log
         self.state: GameState = spec.game.new_state(spec.rules, spec.n_players, spec.seed, spec.deals)
-        self.seats = [_Seat(bot=b, clock=SeatClock(spec.seat_time_control(i)), cpu_now=getattr(b, "cpu_seconds", None),
-                            freeze=getattr(b, "freeze", None), thaw=getattr(b, "thaw", None))
+        self.seats = [_Seat(bot=b, clock=SeatClock(spec.seat_time_control(i)), meter=DecisionMeter(b))
                       for i, b in enumerate(bots)]
         self.failures: list[SeatFailure] = []
         self.evidence: list[str] = []  # per failure: the offending line and the bot's stderr tail
@@ -327,9 +322,7 @@ class GameRunner:
             self.log.write({"type": "send", "seat": seat, "t": self._t(), "elided": ["view", "legal"],
                             "msg": {"type": "request", "id": rid, "game_id": self.spec.game_id, "events": events,
                                     "clock": req.clock}})
-        if s.thaw is not None:
-            s.thaw()  # before its clock starts: thawing is not the bot's time
-        cpu = s.cpu_now() if s.cpu_now is not None else 0.0
+        cpu = s.meter.start()  # thawed before its clock starts
         now = self._now()
         p = _InFlight(seat, rid, legal, limit, now, now + limit, data, cpu_sent=cpu)
         if p.deadline < self._scope_deadline:  # a shorter limit than before (a bank running low)
@@ -362,7 +355,7 @@ class GameRunner:
         elapsed = self._now() - p.t_sent
         s.clock.charge(elapsed)
         self.think[seat] += elapsed
-        cpu = self._charge_cpu(s, p)
+        cpu = s.meter.stop(p.cpu_sent)
         outcome = p.outcome
         if isinstance(outcome, BotError):
             self._bot_error(seat, bot, outcome)
@@ -380,16 +373,6 @@ class GameRunner:
                 self.overhead += perf_counter() - started
                 return
         await self._play_default(seat, p.legal, p.rid, elapsed, cpu)
-
-    def _charge_cpu(self, s: _Seat, p: _InFlight) -> float | None:
-        """The bot's CPU seconds for this decision; with freeze_idle it stops now."""
-        s.asked += 1
-        used = None if s.cpu_now is None else max(0.0, s.cpu_now() - p.cpu_sent)
-        if s.freeze is not None:
-            s.freeze()
-        if used is not None:
-            s.cpu_s += used
-        return used
 
     async def _reply(self, seat: int, s: _Seat, bot: Seat, p: _InFlight) -> None:
         """Read lines until the answer to request `p.rid` (its outcome); earlier ids are dropped."""
@@ -448,7 +431,7 @@ class GameRunner:
         elapsed = self._now() - p.t_sent
         s.clock.charge(elapsed)
         self.think[p.seat] += elapsed
-        cpu = self._charge_cpu(s, p)
+        cpu = s.meter.stop(p.cpu_sent)
         if p.stale is None and p.sent:
             bot.late_id = p.rid  # its answer may still come, in this game or the next: stale, not wrong
         if p.stale is not None:
@@ -507,8 +490,7 @@ class GameRunner:
             )
             await self._send_safely(seat, start)
         for s in self.seats:  # freeze_idle: nobody runs until asked
-            if s.freeze is not None:
-                s.freeze()
+            s.meter.idle()
         self._log_engine()  # the first deal's events come before the first action
         while not self._over():
             p = self._pending
@@ -577,17 +559,15 @@ class GameRunner:
     def _log_action(self, seat: int, rid: int | None, source: str, action: Any, elapsed: float | None,
                     cpu: float | None = None) -> None:
         think = None if elapsed is None else round(elapsed * 1000, 3)
-        cpu_ms = None if cpu is None else round(cpu * 1000, 3)
         self.log.write({"type": "action", "seat": seat, "id": rid, "source": source, "action": action, "ms": think,
-                        "cpu_ms": cpu_ms})
+                        "cpu_ms": None if cpu is None else round(cpu * 1000, 3)})
         self._log_engine()
 
     async def _finish(self) -> GameRecord:
         sp = self.spec
         winner, scores, placements, reason = final_outcome(self.state, self.forfeited, sp.n_players)
         for s in self.seats:  # game_over is read off the clock, by everyone
-            if s.thaw is not None:
-                s.thaw()
+            s.meter.wake()
         for seat in range(sp.n_players):
             # Another seat's failure message may quote its hand: others get the reason only.
             seen = [f if f.seat == seat else SeatFailure(seat=f.seat, reason=f.reason, message=f.reason)
@@ -596,7 +576,7 @@ class GameRunner:
                             placements=placements, reason=reason, failures=seen)
             await self._send_safely(seat, over)
         deals = len(self.state.dealt_decks())
-        cpu_ms = [None if s.cpu_now is None else round(s.cpu_s * 1000, 3) for s in self.seats]
+        cpu_ms = [s.meter.cpu_ms() for s in self.seats]
         if self.logging:
             for seat, s in enumerate(self.seats):
                 if s.log_budget.unlogged_lines:
@@ -613,7 +593,7 @@ class GameRunner:
             forfeited=self.forfeited, deals=deals, decisions=self.decisions,
             log_path=str(self.log.path) if self.log.path else None,
             overhead_us=(self.overhead / max(1, self.decisions)) * 1e6,
-            think_ms=[t * 1000 for t in self.think], cpu_ms=cpu_ms, asked=[s.asked for s in self.seats],
+            think_ms=[t * 1000 for t in self.think], cpu_ms=cpu_ms, asked=[s.meter.asked for s in self.seats],
             requests=self.request_id - sp.request_id_base,
             evidence=self.evidence,
         )

@@ -137,6 +137,11 @@ def remove_stale(host: CgroupHost) -> int:
         for path in parent.glob(f"{GROUP_PREFIX}-*"):
             pid = path.name.removeprefix(f"{GROUP_PREFIX}-").split("-")[0]
             if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+                for file, thawed in (("freezer.state", "THAWED"), ("cgroup.freeze", "0")):
+                    try:  # a v1-frozen bot the guardian killed dies only once thawed
+                        (path / file).write_text(thawed)
+                    except OSError:
+                        pass
                 try:
                     path.rmdir()  # fails, harmlessly, while a process is still inside
                     removed += 1

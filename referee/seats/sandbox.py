@@ -252,19 +252,23 @@ FREEZER_MISSING = ("freeze_idle needs the cgroup freezer, and {why}: run the ref
                    "controller, or set freeze_idle = false (see `chicago-referee doctor`)")
 
 
-def require_sandbox(limits: SandboxLimits | None = None) -> HostReport:
-    """The host report, or SandboxUnavailable naming what is missing (for
-    `limits` that ask for freeze_idle: the freezer too)."""
+def require_sandbox() -> HostReport:
+    """The host report, or SandboxUnavailable naming what is missing."""
     host = probe_host()
     problems = host.problems()
     if problems:
         raise SandboxUnavailable("cannot sandbox bots on this machine: " + "; ".join(problems)
                                  + " (see `chicago-referee doctor`)")
+    return host
+
+
+def require_freezer(limits: SandboxLimits | None) -> None:
+    """SandboxUnavailable if `limits` ask for freeze_idle and no freezer is usable."""
+    host = probe_host()
     if limits is not None and limits.freeze_idle and "freezer" not in host.cgroups.usable:
         why = ("cgroups are used only when the referee runs as root" if not host.root
                else "this machine offers no freezer the referee can use")
         raise SandboxUnavailable(FREEZER_MISSING.format(why=why))
-    return host
 
 
 def describe(limits: SandboxLimits | None) -> dict[str, Any]:
@@ -453,7 +457,8 @@ def check_bot(argv: tuple[str, ...], cwd: str | None, name: str, forbidden: list
 def plan(argv: tuple[str, ...], cwd: str | None, name: str, limits: SandboxLimits, forbidden: list[Path],
          tag: str) -> SandboxedBot:
     """The bwrap command, environment, identity and limits for one bot start."""
-    host = require_sandbox(limits)
+    host = require_sandbox()
+    require_freezer(limits)
     check_bot(argv, cwd, name, forbidden)
     args = list(argv)
     binds: list[str] = []

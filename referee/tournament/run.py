@@ -41,7 +41,7 @@ from referee.logs.gamelog import GameLogWriter, PlayerInfo
 from referee.play.match import BotHandle, save_stderr, stderr_path
 from referee.play.runner import GameRecord, GameRunner, GameSpec
 from referee.seats.bot_process import BotSpec, check_runnable
-from referee.seats.sandbox import check_bot, describe, forbidden_paths, require_sandbox
+from referee.seats.sandbox import check_bot, describe, forbidden_paths, require_freezer, require_sandbox
 from referee.tournament.audit import file_sha256, result_record, results_digest
 from referee.tournament.config import Tournament
 from referee.tournament.schedule import ScheduledGame, schedule_for
@@ -260,7 +260,8 @@ class TournamentRunner:
         self.on_start = on_start
         self.specs: dict[str, BotSpec] = {b.name: b.spec for b in t.bots}
         if t.sandbox is not None:  # fail closed; no bot may see the config, the results or the logs
-            require_sandbox(t.sandbox)
+            require_sandbox()
+            require_freezer(t.sandbox)
             hidden = tuple(str(p) for p in (t.path, store.path, log_dir) if p is not None)
             self.specs = {name: dataclasses.replace(spec, hidden=hidden) for name, spec in self.specs.items()}
             for spec in self.specs.values():

@@ -246,9 +246,9 @@ def test_freeze_idle_refuses_without_a_freezer(monkeypatch: pytest.MonkeyPatch) 
                                         "prlimit": "/bin/true", "trial_error": ""})
     monkeypatch.setattr(sandbox_module, "probe_host", lambda: fake)
     with pytest.raises(SandboxUnavailable, match="freeze_idle needs the cgroup freezer") as caught:
-        sandbox_module.require_sandbox(SandboxLimits(freeze_idle=True))
+        sandbox_module.require_freezer(SandboxLimits(freeze_idle=True))
     assert "freeze_idle = false" in str(caught.value) and "\n" not in str(caught.value)
-    sandbox_module.require_sandbox(SandboxLimits(freeze_idle=False))  # without it, the same host will do
+    sandbox_module.require_freezer(SandboxLimits(freeze_idle=False))  # without it, the same host will do
     with pytest.raises(SandboxUnavailable, match="freezer"):
         MatchConfig(game=GAME, rules=RULES, bots=[bot("cpu_user"), bot("cpu_user", label="other")], games=1,
                     seed=1, time_control=TC, sandbox=SandboxLimits(freeze_idle=True))
