@@ -33,7 +33,7 @@ from referee.games.rules import build_rules
 from referee.play.match import MatchConfig, MatchResult, run_match, stderr_path
 from referee.seats import sandbox as sandbox_module
 from referee.seats.bot_process import resolve_command
-from referee.seats.cgroups import BotCgroup, CgroupHost, find_cgroups
+from referee.seats.cgroups import BotCgroup, CgroupHost
 from referee.seats.cputime import ProcessTreeCpu
 from referee.seats.sandbox import SandboxLimits, limits_from_table, probe_host
 from referee.tournament.config import TOURNAMENT_SANDBOX
@@ -46,7 +46,6 @@ TC = TimeControl(decision_ms=3000, startup_ms=10000)
 LIMITS = SandboxLimits(memory_mb=256, processes=32, cpu_s=60, file_size_mb=1, open_files=64, scratch_mb=8)
 PROBLEMS = probe_host().problems() if Path("/proc/self/ns/pid").exists() else ["needs Linux /proc"]
 needs_sandbox = pytest.mark.skipif(bool(PROBLEMS), reason="cannot sandbox here: " + "; ".join(PROBLEMS))
-CGROUPS = find_cgroups() if os.geteuid() == 0 else CgroupHost(version="none")
 needs_freezer = pytest.mark.skipif("freezer" not in probe_host().cgroups.usable,
                                    reason="no cgroup freezer the referee can use (needs root and cgroups)")
 
