@@ -43,6 +43,12 @@ def _findings(host: HostReport) -> list[tuple[str, str, str]]:
                      "hit is read from its last words"))
     for note in host.cgroups.notes:
         rows.append(("warn", "cgroups", note))
+    if "freezer" in usable:
+        kind = "v2 cgroup.freeze" if host.cgroups.freezer_v2 else "v1 freezer controller"
+        rows.append(("ok", "freezer", f"{kind}: freeze_idle can stop a bot's sandbox while it is not its turn"))
+    else:
+        rows.append(("warn", "freezer", "none usable: freeze_idle (on by default in sandboxed tournaments) "
+                     "refuses to start; run as root with cgroups, or set freeze_idle = false"))
     missing = [c for c in ("memory", "pids") if c not in usable]
     if usable and missing:
         rows.append(("warn", "cgroups", f"no {' or '.join(missing)} controller: those limits are per process only"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import statistics
@@ -91,6 +92,9 @@ def match(
     host: HostOpt = "127.0.0.1",
     no_open: NoOpenOpt = False,
     reveal_delay: RevealOpt = None,
+    freeze_idle: Annotated[bool, typer.Option(
+        "--freeze-idle", help="With --sandbox: freeze each bot's sandbox while it is not its turn (cgroup "
+        "freezer), so no bot computes on another's time.")] = False,
 ) -> None:
     """Play a match between 2-4 bots in deal sets and print the standings."""
     delay = reveal_seconds(reveal_delay)
@@ -113,7 +117,8 @@ def match(
         policy=FailurePolicy(mode=failure_policy, max_strikes=3 if max_strikes is None else max_strikes),  # type: ignore[arg-type]
         deals=load_deals(deals, game) if deals else (), log_dir=log_dir,
         sprt=parse_sprt(sprt_text) if sprt_text else None,
-        sandbox=_sandbox_limits(sandbox, sandbox_limits), hidden=tuple(p for p in (deals, start_file(start)) if p is not None),
+        sandbox=_sandbox_limits(sandbox, sandbox_limits, freeze_idle),
+        hidden=tuple(p for p in (deals, start_file(start)) if p is not None),
         start=read_start(start) if start is not None else None,
         concurrency=concurrency,
     )
@@ -157,10 +162,10 @@ def match(
         if interrupted:
             raise typer.Exit(EXIT_INTERRUPTED)
         return
-    from referee.cli.output import elo_lines, failure_lines, match_table
+    from referee.cli.output import elo_lines, failure_lines, match_table, time_lines
 
     out.print(match_table(result, out.width))
-    for line in failure_lines(result):
+    for line in [*time_lines(result), *failure_lines(result)]:
         out.print(line, highlight=False, markup=False)
     for line in elo_lines(result):
         out.print(line, highlight=False, markup=False)
@@ -179,12 +184,15 @@ SandboxLimitsOpt = Annotated[Optional[str], typer.Option(
     "--sandbox-limits", help=f"With --sandbox: {LIMITS_HELP}; unnamed limits keep their defaults.")]
 
 
-def _sandbox_limits(sandbox: bool, limits: str | None) -> SandboxLimits | None:
+def _sandbox_limits(sandbox: bool, limits: str | None, freeze_idle: bool = False) -> SandboxLimits | None:
     if limits is not None and not sandbox:
         raise typer.BadParameter("needs --sandbox", param_hint="--sandbox-limits")
+    if freeze_idle and not sandbox:
+        raise typer.BadParameter("needs --sandbox (it freezes the sandbox's cgroup)", param_hint="--freeze-idle")
     if not sandbox:
         return None
-    return parse_limits(limits) if limits else SandboxLimits()
+    chosen = parse_limits(limits) if limits else SandboxLimits()
+    return dataclasses.replace(chosen, freeze_idle=True) if freeze_idle else chosen
 
 
 async def _run_served(config: MatchConfig, on_game: Any, dashboard: Any) -> Any:

@@ -83,6 +83,20 @@ def failure_lines(result: MatchResult) -> list[str]:
     return lines
 
 
+def time_lines(result: MatchResult) -> list[str]:
+    """Per bot: wall and CPU time per decision (CPU counts every process of the
+    bot; a bot whose CPU is far below its wall time was waiting, one far above
+    it ran in parallel)."""
+    lines = []
+    for b in result.bots:
+        if not b.asked:
+            continue
+        d = b.as_dict()
+        cpu = "CPU not measured" if d["cpu_ms_per_decision"] is None else f"{d['cpu_ms_per_decision']:.2f} ms CPU"
+        lines.append(f"{b.name}: {d['ms_per_decision']:.2f} ms wall, {cpu} per decision ({b.asked} decisions)")
+    return lines
+
+
 def _shorten(text: str, limit: int = 160) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."

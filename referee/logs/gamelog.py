@@ -70,6 +70,10 @@ class LogResult(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag
     decisions: int
     referee_overhead_us: float = 0.0
     """Mean referee time per decision (engine, views, encoding): a timing field."""
+    think_ms: list[float] = msgspec.field(default_factory=list)
+    """Per seat: wall time of its decisions (timing; absent in older logs)."""
+    cpu_ms: list[float | None] = msgspec.field(default_factory=list)
+    """Per seat: CPU time of its decisions, null where not measured (timing; absent in older logs)."""
 
 
 class GameLogWriter:

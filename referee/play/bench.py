@@ -35,7 +35,6 @@ from pathlib import Path
 import msgspec
 import trio
 
-import protocol
 from referee.errors import BotStartError, SandboxUnavailable
 from referee.games import get_game
 from referee.games.base import PUBLIC
@@ -46,6 +45,7 @@ from referee.play.seeding import derive_seed
 from referee.seats.bot_process import BotProcess, BotSpec
 from referee.seats.clock import SeatClock
 from referee.seats.sandbox import SANDBOX_PATH, SandboxLimits, sandbox_python
+from referee.seats.sandbox_files import stage
 
 _encoder = msgspec.json.Encoder()
 
@@ -275,12 +275,8 @@ def plain_twin(spec: BotSpec, home: Path) -> BotSpec:
         python = sandbox_python()
         if python is None:
             raise SandboxUnavailable("bench --sandbox: no system python of the referee's version for .py bots")
-        lib = home / "lib"
-        lib.mkdir(exist_ok=True)
-        for module in (protocol, msgspec):
-            (lib / module.__name__).symlink_to(Path(module.__file__ or "").resolve().parent)
-        argv = [python, "-s", *argv[1:]]
-        env.update(PYTHONPATH=str(lib), PYTHONDONTWRITEBYTECODE="1")
+        argv = [python, "-s", *argv[1:]]  # the library the sandbox shows, at its host path
+        env.update(PYTHONPATH=str(stage() / "lib"), PYTHONDONTWRITEBYTECODE="1")
     return replace(spec, argv=tuple(argv), env=tuple(env.items()))
 
 

@@ -44,6 +44,7 @@ from referee.seats.sandbox import (
     check_bot,
     describe,
     forbidden_paths,
+    require_freezer,
     require_sandbox,
 )
 from referee.stats.ratings import (
@@ -158,6 +159,7 @@ def check_isolation(bots: Sequence[BotSpec], sandbox: SandboxLimits | None, hidd
     if sandbox is None:
         return
     require_sandbox()
+    require_freezer(sandbox)
     forbidden = forbidden_paths([*hidden, *([log_dir] if log_dir else [])])
     for spec in bots:
         check_bot(spec.argv, spec.cwd, spec.name, forbidden)
@@ -244,14 +246,20 @@ class BotSummary:
     deals: int = 0
     place_sum: int = 0
     failures: Counter[str] = field(default_factory=Counter)
+    asked: int = 0  # requests it answered (or let time out)
+    think_ms: float = 0.0  # wall time of those decisions
+    cpu_ms: float | None = None  # their CPU time; None: not measured
 
     def as_dict(self) -> dict[str, Any]:
         g = max(1, self.games)
+        n = max(1, self.asked)
         return {
             "name": self.name, "command": self.command, "games": self.games, "wins": self.wins,
             "win_rate": round(self.wins / g, 4), "avg_score": round(self.score_sum / g, 3),
             "points_per_deal": round(self.score_sum / max(1, self.deals), 4),
             "avg_place": round(self.place_sum / g, 3), "failures": dict(sorted(self.failures.items())),
+            "decisions": self.asked, "ms_per_decision": round(self.think_ms / n, 3),
+            "cpu_ms_per_decision": None if self.cpu_ms is None else round(self.cpu_ms / n, 3),
         }
 
 
@@ -281,6 +289,12 @@ def summarize(config: MatchConfig, records: list[GameRecord]) -> MatchResult:
             b.score_sum += rec.scores[seat]
             b.deals += rec.deals
             b.place_sum += rec.placements[seat]
+            if seat < len(rec.asked):
+                b.asked += rec.asked[seat]
+                b.think_ms += rec.think_ms[seat]
+                cpu = rec.cpu_ms[seat]
+                if cpu is not None:
+                    b.cpu_ms = (b.cpu_ms or 0.0) + cpu
         for f in rec.failures:
             bots[names.index(rec.seat_names[f.seat])].failures[f.reason] += 1
     result = MatchResult(config=config, records=records, bots=bots)

@@ -53,7 +53,7 @@ from referee.play.replies import (
 from referee.play.seeding import derive_seed
 from referee.play.start import deals_before, game_start_text, initial_state
 from referee.play.watch import GameWatch
-from referee.seats.clock import SeatClock
+from referee.seats.clock import DecisionMeter, SeatClock
 from referee.seats.seat import Seat
 
 _encoder = msgspec.json.Encoder()
@@ -133,6 +133,8 @@ class GameRecord:
     log_path: str | None
     overhead_us: float = 0.0
     think_ms: list[float] = field(default_factory=list)
+    cpu_ms: list[float | None] = field(default_factory=list)  # per seat; None: not measured (a person)
+    asked: list[int] = field(default_factory=list)  # per seat: the requests it answered or let time out
     requests: int = 0  # request ids issued: the next game's ids start after them
     evidence: list[str] = field(default_factory=list)  # per failure: what the bot wrote (line, stderr tail)
 
@@ -164,6 +166,7 @@ class _InFlight:
     outcome: Any = None  # the reply or the BotError, once one came
     unsolicited: int = 0  # lines that answered nothing, and their bytes
     unsolicited_bytes: int = 0
+    cpu_sent: float = 0.0  # the bot's CPU seconds when the request went out
 
 
 @dataclass
@@ -174,6 +177,7 @@ class _Seat:
     strikes: int = 0
     out: bool = False  # forfeited or unable to play: the referee acts for it
     log_budget: LogBudget = field(default_factory=LogBudget)  # its unsolicited lines in the log
+    meter: DecisionMeter = field(default_factory=lambda: DecisionMeter(None))  # CPU time, freeze_idle
 
 
 class GameRunner:
@@ -185,7 +189,8 @@ class GameRunner:
         self.watch = watch  # an onlooker (the live stream), told of every start, action, failure, end
         self.state: GameState = initial_state(spec.game, spec.rules, spec.n_players, spec.seed, spec.deals, spec.start)
         self.deals_before = deals_before(spec.start)  # deal records are numbered on from a start position's deal
-        self.seats = [_Seat(bot=b, clock=SeatClock(spec.seat_time_control(i))) for i, b in enumerate(bots)]
+        self.seats = [_Seat(bot=b, clock=SeatClock(spec.seat_time_control(i)), meter=DecisionMeter(b))
+                      for i, b in enumerate(bots)]
         self.failures: list[SeatFailure] = []
         self.evidence: list[str] = []  # per failure: the offending line and the bot's stderr tail
         self.forfeited: list[int] = []
@@ -328,8 +333,9 @@ class GameRunner:
             self.log.write({"type": "send", "seat": seat, "t": self._t(), "elided": ["view", "legal"],
                             "msg": {"type": "request", "id": rid, "game_id": self.spec.game_id, "events": events,
                                     "clock": req.clock}})
+        cpu = s.meter.start()  # thawed before its clock starts
         now = self._now()
-        p = _InFlight(seat, rid, legal, limit, now, now + limit, data)
+        p = _InFlight(seat, rid, legal, limit, now, now + limit, data, cpu_sent=cpu)
         if p.deadline < self._scope_deadline:  # a shorter limit than before (a bank running low)
             self._set_deadline(p.deadline)
         self._pending = p
@@ -360,6 +366,7 @@ class GameRunner:
         elapsed = self._now() - p.t_sent
         s.clock.charge(elapsed)
         self.think[seat] += elapsed
+        cpu = s.meter.stop(p.cpu_sent)
         outcome = p.outcome
         if isinstance(outcome, BotError):
             self._bot_error(seat, bot, outcome)
@@ -373,12 +380,12 @@ class GameRunner:
             else:
                 self.decisions += 1
                 if self.logging:
-                    self._log_action(seat, p.rid, "bot", action, elapsed)
+                    self._log_action(seat, p.rid, "bot", action, elapsed, cpu)
                 if self.watch is not None:
                     self.watch.acted(self, seat, "bot", action, elapsed)
                 self.overhead += perf_counter() - started
                 return
-        await self._play_default(seat, p.legal, p.rid, elapsed)
+        await self._play_default(seat, p.legal, p.rid, elapsed, cpu)
 
     async def _reply(self, seat: int, s: _Seat, bot: Seat, p: _InFlight) -> None:
         """Read lines until the answer to request `p.rid` (its outcome); earlier ids are dropped."""
@@ -437,6 +444,7 @@ class GameRunner:
         elapsed = self._now() - p.t_sent
         s.clock.charge(elapsed)
         self.think[p.seat] += elapsed
+        cpu = s.meter.stop(p.cpu_sent)
         if p.stale is None and p.sent:
             bot.late_id = p.rid  # its answer may still come, in this game or the next: stale, not wrong
         if p.stale is not None:
@@ -447,7 +455,7 @@ class GameRunner:
             self._on_failure(p.seat, "timeout", why, bot.stderr_text(), fatal=not p.sent)
         if not p.sent:
             bot.dead = True  # its stdin is full and part of a request may be in it
-        await self._play_default(p.seat, p.legal, p.rid, elapsed)
+        await self._play_default(p.seat, p.legal, p.rid, elapsed, cpu)
 
     def _set_deadline(self, deadline: float) -> None:
         self._scope_deadline = deadline
@@ -498,6 +506,8 @@ class GameRunner:
                 seed=derive_seed(sp.seed, "bot", seat),
             )
             await self._send_safely(seat, start)
+        for s in self.seats:  # freeze_idle: nobody runs until asked
+            s.meter.idle()
         self._log_engine()  # the first deal's events come before the first action
         while not self._over():
             p = self._pending
@@ -545,7 +555,8 @@ class GameRunner:
             self.overhead += perf_counter() - started
             await self._decide(p)
 
-    async def _play_default(self, seat: int, legal: Sequence[Any], rid: int | None, elapsed: float | None) -> None:
+    async def _play_default(self, seat: int, legal: Sequence[Any], rid: int | None, elapsed: float | None,
+                            cpu: float | None = None) -> None:
         """After a failure (or for a seat that is out): the first legal action."""
         started = perf_counter()
         s = self.seats[seat]
@@ -559,19 +570,23 @@ class GameRunner:
         self.state.apply_action(action)
         self.decisions += 1
         if self.logging:
-            self._log_action(seat, rid, "default", action, elapsed)
+            self._log_action(seat, rid, "default", action, elapsed, cpu)
         if self.watch is not None:
             self.watch.acted(self, seat, "default", action, elapsed)
         self.overhead += perf_counter() - started
 
-    def _log_action(self, seat: int, rid: int | None, source: str, action: Any, elapsed: float | None) -> None:
+    def _log_action(self, seat: int, rid: int | None, source: str, action: Any, elapsed: float | None,
+                    cpu: float | None = None) -> None:
         think = None if elapsed is None else round(elapsed * 1000, 3)
-        self.log.write({"type": "action", "seat": seat, "id": rid, "source": source, "action": action, "ms": think})
+        self.log.write({"type": "action", "seat": seat, "id": rid, "source": source, "action": action, "ms": think,
+                        "cpu_ms": None if cpu is None else round(cpu * 1000, 3)})
         self._log_engine()
 
     async def _finish(self) -> GameRecord:
         sp = self.spec
         winner, scores, placements, reason = final_outcome(self.state, self.forfeited, sp.n_players)
+        for s in self.seats:  # game_over is read off the clock, by everyone
+            s.meter.wake()
         for seat in range(sp.n_players):
             # Another seat's failure message may quote its hand: others get the reason only.
             seen = [f if f.seat == seat else SeatFailure(seat=f.seat, reason=f.reason, message=f.reason)
@@ -580,6 +595,7 @@ class GameRunner:
                             placements=placements, reason=reason, failures=seen)
             await self._send_safely(seat, over)
         deals = len(self.state.dealt_decks())
+        cpu_ms = [s.meter.cpu_ms() for s in self.seats]
         if self.logging:
             for seat, s in enumerate(self.seats):
                 if s.log_budget.unlogged_lines:
@@ -587,7 +603,8 @@ class GameRunner:
                                     "bytes": s.log_budget.unlogged_bytes})
             self.log.write(LogResult(winner=winner, scores=scores, placements=placements, reason=reason,
                                      failures=self.failures, forfeited=self.forfeited, decisions=self.decisions,
-                                     referee_overhead_us=round(self.overhead / max(1, self.decisions) * 1e6, 1)))
+                                     referee_overhead_us=round(self.overhead / max(1, self.decisions) * 1e6, 1),
+                                     think_ms=[round(t * 1000, 3) for t in self.think], cpu_ms=cpu_ms))
         self.log.close()
         record = GameRecord(
             game_id=sp.game_id, seed=sp.seed, deal_set=sp.deal_set, seat_names=self.names,
@@ -595,7 +612,7 @@ class GameRunner:
             forfeited=self.forfeited, deals=deals, decisions=self.decisions,
             log_path=str(self.log.path) if self.log.path else None,
             overhead_us=(self.overhead / max(1, self.decisions)) * 1e6,
-            think_ms=[t * 1000 for t in self.think],
+            think_ms=[t * 1000 for t in self.think], cpu_ms=cpu_ms, asked=[s.meter.asked for s in self.seats],
             requests=self.request_id - sp.request_id_base,
             evidence=self.evidence,
         )

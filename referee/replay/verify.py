@@ -20,7 +20,7 @@ and walks the records in order, checking each against the simulation:
   position (`match --start`) is of this game, seat count and seed, and the
   game is re-simulated from it.
 
-Timings (`t`, `ms`, `referee_overhead_us`, the clock values in requests) are
+Timings (`t`, `ms`, `cpu_ms`, `think_ms`, `referee_overhead_us`, the clock values in requests) are
 not checked, nor are record fields verify does not know. The first mismatch
 of a file is reported as `file:line: what differs: expected ... found ...`.
 """

@@ -32,7 +32,8 @@ from typing import NoReturn
 
 import trio
 
-from referee.errors import BotCrashed, BotStartError, ProtocolViolation
+from referee.errors import BotCrashed, BotStartError, ProtocolViolation, SandboxUnavailable
+from referee.seats.cputime import ProcessTreeCpu
 from referee.seats.guardian import GUARDIAN, TAG_VARIABLE
 from referee.seats.sandbox import SandboxedBot, SandboxLimits, forbidden_paths, plan
 
@@ -298,6 +299,35 @@ class BotProcess:
     stderr_eof: trio.Event = field(default_factory=trio.Event)
     late_id: int = 0  # the last request that timed out unanswered: a reply to it is late, not wrong
     _unsent: bytearray = field(default_factory=bytearray)  # written when the pipe has room
+    _cpu_tree: ProcessTreeCpu | None = None  # without a CPU-accounting cgroup: /proc
+
+    def cpu_seconds(self) -> float:
+        """CPU time the bot (every process of it) has used so far: its sandbox's
+        cgroup when it has one, else its process tree in /proc."""
+        box = self.sandbox
+        if box is not None and box.cgroup is not None and box.cgroup.counts_cpu:
+            return box.cgroup.cpu_seconds()
+        if self._cpu_tree is None:
+            self._cpu_tree = ProcessTreeCpu(self.proc.pid)
+        return self._cpu_tree.seconds()
+
+    def freeze(self) -> None:
+        """freeze_idle: stop every process of the sandbox (not this bot's turn)."""
+        cgroup = self.sandbox.cgroup if self.sandbox is not None else None
+        if cgroup is not None and cgroup.can_freeze and not self.closed:
+            try:
+                cgroup.freeze()
+            except OSError as exc:  # fail closed: never run on unfrozen when freezing was asked
+                raise SandboxUnavailable(f"cannot freeze bot {self.spec.name!r}: {exc.strerror or exc}") from exc
+
+    def thaw(self) -> None:
+        """Let a frozen sandbox run again (its turn, or the end)."""
+        cgroup = self.sandbox.cgroup if self.sandbox is not None else None
+        if cgroup is not None and cgroup.frozen:
+            try:
+                cgroup.thaw()
+            except OSError as exc:
+                raise SandboxUnavailable(f"cannot thaw bot {self.spec.name!r}: {exc.strerror or exc}") from exc
 
     @property
     def pid(self) -> int:
@@ -400,6 +430,10 @@ class BotProcess:
             return
         self.closed = True
         with trio.CancelScope(shield=True):
+            try:
+                self.thaw()  # to read its bye and exit (v1 kills a frozen process only once thawed)
+            except SandboxUnavailable:
+                pass  # the group is gone: the kill below still ends the sandbox
             if farewell is not None and not self.dead:
                 with trio.move_on_after(0.2):
                     try:
@@ -420,6 +454,8 @@ class BotProcess:
                 kill_tagged(self.tag)  # children that left the group
             if self.sandbox is not None:
                 self.sandbox.sweep()  # its cgroups (empty by now) and its uid
+            if self._cpu_tree is not None:
+                self._cpu_tree.close()
             # Close our ends of stdout/stderr now: frees the fds at once and ends
             # the stderr drain even if a child that left the group holds the pipe.
             for stream in (self.proc.stdout, self.proc.stderr):

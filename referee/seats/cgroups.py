@@ -8,6 +8,12 @@ taking each controller where it is mounted. A bot joins its groups itself,
 before its sandbox starts, through file descriptors the referee opened:
 the kernel checks a move against the opener's credentials, so the bot may
 already run under its own uid when it writes.
+
+The freezer (`freeze_idle`) stops every process of a sandbox at once while it
+is not that bot's turn: v2's `cgroup.freeze` where a unified hierarchy is
+mounted (frozen processes still die of SIGKILL), else v1's freezer controller
+(frozen processes die only once thawed, so `thaw` comes before every kill).
+A group is made for it only when it is asked for.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-CONTROLLERS = ("memory", "pids", "cpuacct")
+CONTROLLERS = ("memory", "pids", "cpuacct", "freezer")
 GROUP_PREFIX = "chicago-referee"
 
 
@@ -29,6 +35,7 @@ class CgroupHost:
     version: str  # "v1", "v2", "hybrid" or "none"
     parents: dict[str, Path] = field(default_factory=dict)  # controller -> a folder we may create groups in
     v2_parent: Path | None = None  # the unified folder when memory/pids come from v2
+    freezer_v2: bool = False  # the freezer is v2's cgroup.freeze (under parents["freezer"])
     notes: tuple[str, ...] = ()
 
     @property
@@ -91,7 +98,7 @@ def find_cgroups() -> CgroupHost:
         except OSError:
             available = set()
         wanted = {"memory": "memory", "pids": "pids", "cpuacct": "cpu"}
-        missing = [c for c in CONTROLLERS if c not in parents and wanted[c] in available]
+        missing = [c for c in wanted if c not in parents and wanted[c] in available]
         if missing and _writable_dir(parent):
             try:
                 (parent / "cgroup.subtree_control").write_text(" ".join(f"+{wanted[c]}" for c in missing))
@@ -102,8 +109,24 @@ def find_cgroups() -> CgroupHost:
                 notes.append(f"cgroup v2: cannot enable {', '.join(missing)} below {parent}: {exc.strerror or exc}")
         elif missing:
             notes.append(f"cgroup v2: {parent} is not writable")
+    freezer_v2 = False
+    if v2 and "" in own:  # v2's freezer needs no controller: prefer it (SIGKILL works while frozen)
+        parent = Path(v2[0][1]) / own[""].lstrip("/")
+        if _writable_dir(parent) and _kernel_at_least(5, 2):
+            parents["freezer"], freezer_v2 = parent, True
+        elif "freezer" not in parents:
+            notes.append(f"cgroup v2 freezer: {parent} is not writable, or the kernel is older than 5.2")
     version = "hybrid" if v1 and v2 else "v1" if v1 else "v2" if v2 else "none"
-    return CgroupHost(version=version, parents=parents, v2_parent=v2_parent, notes=tuple(notes))
+    return CgroupHost(version=version, parents=parents, v2_parent=v2_parent, freezer_v2=freezer_v2,
+                      notes=tuple(notes))
+
+
+def _kernel_at_least(major: int, minor: int) -> bool:
+    try:
+        found = tuple(int(x) for x in os.uname().release.split("-")[0].split(".")[:2])
+    except ValueError:
+        return False
+    return found >= (major, minor)
 
 
 def remove_stale(host: CgroupHost) -> int:
@@ -114,6 +137,11 @@ def remove_stale(host: CgroupHost) -> int:
         for path in parent.glob(f"{GROUP_PREFIX}-*"):
             pid = path.name.removeprefix(f"{GROUP_PREFIX}-").split("-")[0]
             if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+                for file, thawed in (("freezer.state", "THAWED"), ("cgroup.freeze", "0")):
+                    try:  # a v1-frozen bot the guardian killed dies only once thawed
+                        (path / file).write_text(thawed)
+                    except OSError:
+                        pass
                 try:
                     path.rmdir()  # fails, harmlessly, while a process is still inside
                     removed += 1
@@ -125,12 +153,19 @@ def remove_stale(host: CgroupHost) -> int:
 class BotCgroup:
     """The groups of one bot: created with limits, joined by the bot, read, removed."""
 
-    def __init__(self, host: CgroupHost, name: str, memory_bytes: int, processes: int) -> None:
+    def __init__(self, host: CgroupHost, name: str, memory_bytes: int, processes: int,
+                 freeze: bool = False) -> None:
         self.dirs: dict[str, Path] = {}
         self._v2 = host.v2_parent
         self._fds: list[int] = []
+        self._cpu_fd = -1  # kept open: read once or twice per decision
+        self._freeze_fd = -1
+        self._freezer_v2 = host.freezer_v2
+        self.frozen = False
         try:
             for controller, parent in host.parents.items():
+                if controller == "freezer" and not freeze:
+                    continue
                 path = parent / f"{GROUP_PREFIX}-{name}"
                 if path not in self.dirs.values():
                     path.mkdir()
@@ -147,6 +182,12 @@ class BotCgroup:
                 self._write("pids", "pids.max", processes)
             for path in sorted(set(self.dirs.values())):
                 self._fds.append(os.open(path / "cgroup.procs", os.O_WRONLY))
+            if "cpuacct" in self.dirs:
+                file = "cpu.stat" if self.dirs["cpuacct"] == self._v2 else "cpuacct.usage"
+                self._cpu_fd = os.open(self.dirs["cpuacct"] / file, os.O_RDONLY)
+            if "freezer" in self.dirs:
+                file = "cgroup.freeze" if self._freezer_v2 else "freezer.state"
+                self._freeze_fd = os.open(self.dirs["freezer"] / file, os.O_WRONLY)
         except OSError:
             self.remove()
             raise
@@ -173,6 +214,7 @@ class BotCgroup:
             os.write(fd, b"0")
 
     def close_fds(self) -> None:
+        """Close the join descriptors (the bot has joined, or will not)."""
         for fd in self._fds:
             os.close(fd)
         self._fds = []
@@ -206,13 +248,47 @@ class BotCgroup:
         """Forks (or threads) refused because the process limit was reached."""
         return self._counter(self._read("pids", "pids.events"), "max")
 
+    @property
+    def counts_cpu(self) -> bool:
+        return self._cpu_fd >= 0
+
     def cpu_seconds(self) -> float:
-        if "cpuacct" not in self.dirs:
+        """CPU time of every process of the sandbox so far (0.0 without cpuacct)."""
+        if self._cpu_fd < 0:
+            return 0.0
+        try:
+            text = os.pread(self._cpu_fd, 4096, 0)
+        except OSError:
             return 0.0
         if self.dirs["cpuacct"] == self._v2:
-            return self._counter(self._read("cpuacct", "cpu.stat"), "usage_usec") / 1e6
-        text = self._read("cpuacct", "cpuacct.usage").strip()
+            return self._counter(text.decode(), "usage_usec") / 1e6
+        text = text.strip()
         return int(text) / 1e9 if text.isdigit() else 0.0
+
+    @property
+    def can_freeze(self) -> bool:
+        return self._freeze_fd >= 0
+
+    def freeze(self) -> None:
+        """Stop every process of the group (the kernel finishes it asynchronously)."""
+        if self._freeze_fd >= 0 and not self.frozen:
+            os.pwrite(self._freeze_fd, b"1" if self._freezer_v2 else b"FROZEN", 0)
+            self.frozen = True
+
+    def thaw(self) -> None:
+        """Let the group run again; the processes are runnable when this returns."""
+        if self._freeze_fd >= 0 and self.frozen:
+            os.pwrite(self._freeze_fd, b"0" if self._freezer_v2 else b"THAWED", 0)
+            self.frozen = False
+
+    def freezer_state(self) -> str:
+        """What the kernel says: 'frozen', 'freezing' or 'thawed' ('' without a freezer)."""
+        if "freezer" not in self.dirs:
+            return ""
+        if self._freezer_v2:
+            done = self._counter(self._read("freezer", "cgroup.events"), "frozen")
+            return "frozen" if done else "freezing" if self.frozen else "thawed"
+        return self._read("freezer", "freezer.state").strip().lower()
 
     def pids(self) -> list[int]:
         found: set[int] = set()
@@ -226,13 +302,16 @@ class BotCgroup:
     def kill_all(self) -> int:
         """SIGKILL every process still in the groups; returns how many were left."""
         left = 0
-        if self._v2 is not None and self._v2 in self.dirs.values():
-            for path in set(self.dirs.values()):
-                if (path / "cgroup.kill").exists():
-                    try:
-                        (path / "cgroup.kill").write_text("1")
-                    except OSError:
-                        pass
+        try:
+            self.thaw()  # v1: a frozen process dies only once thawed
+        except OSError:
+            pass
+        for path in set(self.dirs.values()):  # v2 groups kill all at once
+            if (path / "cgroup.kill").exists():
+                try:
+                    (path / "cgroup.kill").write_text("1")
+                except OSError:
+                    pass
         for _ in range(20):
             pids = self.pids()
             if not pids:
@@ -249,6 +328,10 @@ class BotCgroup:
     def remove(self) -> None:
         """Remove the groups (once empty; an exiting process may linger briefly)."""
         self.close_fds()
+        for fd in (self._cpu_fd, self._freeze_fd):
+            if fd >= 0:
+                os.close(fd)
+        self._cpu_fd = self._freeze_fd = -1
         for path in sorted(set(self.dirs.values()), reverse=True):
             for _ in range(50):
                 try:

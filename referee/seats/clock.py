@@ -92,3 +92,45 @@ class SeatClock:
         if self.bank_ms is not None:
             self.bank_ms = max(0.0, self.bank_ms - elapsed_s * 1000.0) + self.tc.increment_ms
             self._update()
+
+
+class DecisionMeter:
+    """One seat's CPU time per decision, and `freeze_idle`'s stop and start.
+
+    A seat that can tell its CPU time (`cpu_seconds`) and be frozen (`freeze`,
+    `thaw`: a bot process; a person cannot) is read when its request's clock
+    starts and when its reply arrives, and frozen in between its turns; the
+    thaw comes before the clock starts, so it is not the seat's time."""
+
+    def __init__(self, seat: object) -> None:
+        self._cpu = getattr(seat, "cpu_seconds", None)
+        self._freeze = getattr(seat, "freeze", None)
+        self._thaw = getattr(seat, "thaw", None)
+        self.cpu_s = 0.0  # CPU seconds of its decisions so far
+        self.asked = 0  # decisions it was asked
+
+    def start(self) -> float:
+        """Before the request's clock starts: thaw, and read the CPU time."""
+        self.wake()
+        return self._cpu() if self._cpu is not None else 0.0
+
+    def stop(self, started_cpu: float) -> float | None:
+        """The reply came (or the deadline passed): this decision's CPU seconds
+        (None if not measured), then freeze."""
+        self.asked += 1
+        used = None if self._cpu is None else max(0.0, self._cpu() - started_cpu)
+        self.idle()
+        if used is not None:
+            self.cpu_s += used
+        return used
+
+    def idle(self) -> None:
+        if self._freeze is not None:
+            self._freeze()
+
+    def wake(self) -> None:
+        if self._thaw is not None:
+            self._thaw()
+
+    def cpu_ms(self) -> float | None:
+        return None if self._cpu is None else round(self.cpu_s * 1000, 3)

@@ -39,22 +39,17 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
-import protocol
 import referee
 from referee.errors import ConfigError, SandboxUnavailable
 from referee.seats.cgroups import BotCgroup, CgroupHost, find_cgroups, remove_stale
+from referee.seats.sandbox_files import SYSTEM_DIRS, etc_binds, lib_binds, system_binds
 
 SCRATCH = "/scratch"
 BOT_DIR = "/bot"
-LIB_DIR = "/sandbox-lib"  # protocol/ and msgspec, for Python bots using the SDK
+LIB_DIR = "/sandbox-lib"  # protocol/, msgspec and the pure engine (referee.games), for Python bots
 SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
 SEAT_UID_BASE = 2_100_000_000  # far above any account; one uid per running seat
 SEAT_UIDS_PER_REFEREE = 256
-SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
-SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime",
-                "/etc/alternatives", "/etc/nsswitch.conf", "/etc/passwd", "/etc/group", "/etc/ssl")
 NAMESPACES = ("cgroup", "ipc", "mount", "network", "pid", "user", "uts")
 BWRAP_INSTALL = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap)"
 MiB = 1 << 20
@@ -71,6 +66,7 @@ class SandboxLimits:
     open_files: int = 256
     scratch_mb: int = 64
     env: tuple[str, ...] = ()  # names passed on from the referee's environment
+    freeze_idle: bool = False  # frozen (cgroup freezer) while it is not this bot's turn
 
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -79,12 +75,13 @@ class SandboxLimits:
 
 
 _KEYS = {"memory": "memory_mb", "processes": "processes", "cpu": "cpu_s", "file_size": "file_size_mb",
-         "open_files": "open_files", "scratch": "scratch_mb", "env": "env"}
+         "open_files": "open_files", "scratch": "scratch_mb", "env": "env", "freeze_idle": "freeze_idle"}
 _SIZE = re.compile(r"^(\d+)\s*(m|mb|mib|g|gb|gib)?$", re.IGNORECASE)
 _TIME = re.compile(r"^(\d+)\s*(s|m|min|h)?$", re.IGNORECASE)
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-LIMITS_HELP = ("memory=SIZE,processes=N,cpu=SECONDS,file_size=SIZE,open_files=N,scratch=SIZE,env=NAME:NAME "
-               "(sizes like 512M or 2G, times like 90s or 10m)")
+LIMITS_HELP = ("memory=SIZE,processes=N,cpu=SECONDS,file_size=SIZE,open_files=N,scratch=SIZE,env=NAME:NAME,"
+               "freeze_idle=true|false (sizes like 512M or 2G, times like 90s or 10m)")
+_BOOLS = {"true": True, "yes": True, "on": True, "1": True, "false": False, "no": False, "off": False, "0": False}
 
 
 def _limit_value(key: str, value: object) -> Any:
@@ -94,6 +91,11 @@ def _limit_value(key: str, value: object) -> Any:
         if not isinstance(names, list | tuple) or not all(isinstance(n, str) and _ENV_NAME.match(n) for n in names):
             raise ConfigError(f"sandbox {key}: give variable names (NAME:NAME, or a list in a config)")
         return tuple(n for n in names if n)
+    if key == "freeze_idle":
+        flag = value if isinstance(value, bool) else _BOOLS.get(str(value).strip().lower())
+        if flag is None:
+            raise ConfigError(f"sandbox {key}: {value!r} is not true or false")
+        return flag
     text = str(value).strip() if not isinstance(value, bool) else ""
     if field_name.endswith("_mb"):
         m = _SIZE.match(text)
@@ -173,6 +175,7 @@ class HostReport:
             "trial_error": self.trial_error, "root": self.root, "user_namespaces": self.userns,
             "cgroup_version": self.cgroups.version, "cgroup_controllers": list(self.cgroups.usable),
             "cgroup_notes": list(self.cgroups.notes), "prlimit": self.prlimit, "python": self.python,
+            "freezer": ("v2" if self.cgroups.freezer_v2 else "v1") if "freezer" in self.cgroups.usable else None,
             "load": list(self.load), "cores": self.cores, "swap_mb": self.swap_mb, "memory_mb": self.memory_mb,
             "problems": self.problems(),
         }
@@ -233,7 +236,7 @@ def probe_host() -> HostReport:
             )
             works = trial.returncode == 0
             error = "" if works else (trial.stderr.strip().splitlines() or [f"exit code {trial.returncode}"])[-1]
-        except (OSError, subprocess.SubprocessError) as exc:
+        except (OSError, subprocess.SubprocessError, SandboxUnavailable) as exc:
             error = str(exc)
     return HostReport(
         bwrap=bwrap, bwrap_version=version, works=works, trial_error=error, root=os.geteuid() == 0,
@@ -244,6 +247,11 @@ def probe_host() -> HostReport:
     )
 
 
+FREEZER_MISSING = ("freeze_idle needs the cgroup freezer, and {why}: run the referee as root on a machine "
+                   "with a writable cgroup v2 hierarchy (kernel 5.2 or later) or the cgroup v1 freezer "
+                   "controller, or set freeze_idle = false (see `chicago-referee doctor`)")
+
+
 def require_sandbox() -> HostReport:
     """The host report, or SandboxUnavailable naming what is missing."""
     host = probe_host()
@@ -252,6 +260,15 @@ def require_sandbox() -> HostReport:
         raise SandboxUnavailable("cannot sandbox bots on this machine: " + "; ".join(problems)
                                  + " (see `chicago-referee doctor`)")
     return host
+
+
+def require_freezer(limits: SandboxLimits | None) -> None:
+    """SandboxUnavailable if `limits` ask for freeze_idle and no freezer is usable."""
+    host = probe_host()
+    if limits is not None and limits.freeze_idle and "freezer" not in host.cgroups.usable:
+        why = ("cgroups are used only when the referee runs as root" if not host.root
+               else "this machine offers no freezer the referee can use")
+        raise SandboxUnavailable(FREEZER_MISSING.format(why=why))
 
 
 def describe(limits: SandboxLimits | None) -> dict[str, Any]:
@@ -297,16 +314,10 @@ def _namespace_args() -> list[str]:
             "--hostname", "sandbox"]
 
 
-def _system_args() -> list[str]:
-    args: list[str] = []
-    for path in SYSTEM_DIRS:
-        if os.path.islink(path):
-            args += ["--symlink", os.readlink(path), path]
-        elif os.path.isdir(path):
-            args += ["--ro-bind", path, path]
-    for path in SYSTEM_FILES:
-        args += ["--ro-bind-try", path, path]
-    return args + ["--proc", "/proc", "--dev", "/dev"]
+@functools.cache
+def _system_args() -> tuple[str, ...]:
+    """The same for every bot of this referee: worked out once."""
+    return (*system_binds(), *etc_binds(), "--proc", "/proc", "--dev", "/dev")
 
 
 def _under(path: Path, folder: Path) -> bool:
@@ -447,6 +458,7 @@ def plan(argv: tuple[str, ...], cwd: str | None, name: str, limits: SandboxLimit
          tag: str) -> SandboxedBot:
     """The bwrap command, environment, identity and limits for one bot start."""
     host = require_sandbox()
+    require_freezer(limits)
     check_bot(argv, cwd, name, forbidden)
     args = list(argv)
     binds: list[str] = []
@@ -463,26 +475,22 @@ def plan(argv: tuple[str, ...], cwd: str | None, name: str, limits: SandboxLimit
                                      f"which is not installed (Debian: apt-get install {version})")
         args = [host.python, "-s", *args[1:]]
     env = {"PATH": SANDBOX_PATH, "LANG": os.environ.get("LANG", "C.UTF-8"), "HOME": SCRATCH, "TMPDIR": SCRATCH}
-    if is_python:
+    if is_python:  # a copy readable by every uid, however the referee is installed (sandbox_files)
         env.update(PYTHONPATH=LIB_DIR, PYTHONDONTWRITEBYTECODE="1")
-        for module in (protocol, msgspec):
-            folder = Path(module.__file__ or "").resolve().parent
-            blocked = _readable_by_others(folder) if host.root else ""
-            if blocked:
-                raise SandboxUnavailable(
-                    f"bot {name!r}: {blocked} cannot be read by other users, so the {module.__name__} package "
-                    f"({folder}) cannot be shown to a sandboxed Python bot; install the referee where every "
-                    "user can read it (chmod o+rx)")
-            binds += ["--ro-bind", str(folder), f"{LIB_DIR}/{module.__name__}"]
+        binds += lib_binds(LIB_DIR)
     for var in limits.env:
         if var in os.environ:
             env[var] = os.environ[var]
     cgroup = None
     if host.cgroups.usable:
         try:
-            cgroup = BotCgroup(host.cgroups, f"{os.getpid()}-{tag[:12]}", limits.memory_mb * MiB, limits.processes + 2)
+            cgroup = BotCgroup(host.cgroups, f"{os.getpid()}-{tag[:12]}", limits.memory_mb * MiB, limits.processes + 2,
+                               freeze=limits.freeze_idle)
         except OSError as exc:
             raise SandboxUnavailable(f"cannot make the cgroups of bot {name!r}: {exc.strerror or exc}") from exc
+        if limits.freeze_idle and not cgroup.can_freeze:  # fail closed
+            cgroup.remove()
+            raise SandboxUnavailable(FREEZER_MISSING.format(why="no freezer group could be made"))
     # CPU: SIGXCPU at the limit (a bot that ignores it gets SIGKILL a second later).
     rlimits = [(resource.RLIMIT_CPU, limits.cpu_s, limits.cpu_s + 1),
                (resource.RLIMIT_FSIZE, limits.file_size_mb * MiB, limits.file_size_mb * MiB),

@@ -30,6 +30,8 @@ from referee.seats.bot_process import BotSpec, resolve_command
 from referee.seats.clock import parse_time_control
 from referee.seats.sandbox import SandboxLimits, limits_from_table
 
+TOURNAMENT_SANDBOX = SandboxLimits(freeze_idle=True)  # nobody computes on another bot's time
+
 FORMATS = ("round-robin", "gauntlet")
 BOT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
 DEFAULT_TIME_CONTROL = "decision=1s,startup=10s"
@@ -269,11 +271,11 @@ def _resolve(cfg: TournamentFile, text: str, base_dir: Path, source: Path | None
         raise ConfigError(f"name: {cfg.name!r} must be 1-40 letters, digits, '_', '.' or '-'")
     if isinstance(cfg.sandbox, dict):
         try:
-            sandbox: SandboxLimits | None = limits_from_table(cfg.sandbox)
+            sandbox: SandboxLimits | None = limits_from_table(cfg.sandbox, TOURNAMENT_SANDBOX)
         except ConfigError as exc:
             raise ConfigError(str(exc).replace("sandbox ", "sandbox.", 1)) from None
     else:
-        sandbox = SandboxLimits() if cfg.sandbox else None
+        sandbox = TOURNAMENT_SANDBOX if cfg.sandbox else None
     bots = tuple(_resolve_bot(i, b, base_dir, sandbox) for i, b in enumerate(cfg.bots))
     names = [b.name for b in bots]
     dupes = sorted({n for n in names if names.count(n) > 1})

@@ -82,6 +82,8 @@ CREATE TABLE IF NOT EXISTS game_seats (
     placement INTEGER NOT NULL,
     forfeited INTEGER NOT NULL,
     think_ms  REAL NOT NULL,
+    cpu_ms    REAL,
+    asked     INTEGER,
     PRIMARY KEY (game_key, seat)
 );
 CREATE TABLE IF NOT EXISTS failures (
@@ -129,6 +131,19 @@ _TYPED = (
     ("game_seats", "game_key", {"seat": _INT, "bot": _TEXT, "score": _INT, "placement": _INT, "forfeited": _INT}),
     ("failures", "game_key", {"seat": _INT, "bot": _TEXT, "reason": _TEXT, "message": _TEXT}),
 )
+
+
+SEAT_TIMING_COLUMNS = (("cpu_ms", "REAL"), ("asked", "INTEGER"))
+"""Added to game_seats after schema 2 was first written: a database made
+before them gets them when it records its next game (nullable: older rows
+have no CPU time)."""
+
+
+def add_seat_timing_columns(conn: sqlite3.Connection) -> None:
+    have = {r[1] for r in conn.execute("PRAGMA table_info(game_seats)")}
+    for name, kind in SEAT_TIMING_COLUMNS:
+        if name not in have:
+            conn.execute(f"ALTER TABLE game_seats ADD COLUMN {name} {kind}")
 
 
 def check_sound(path: Path, conn: sqlite3.Connection) -> None:

@@ -41,6 +41,7 @@ from referee.tournament.schema import (
     COMMITMENT_SCHEME,
     SCHEMA,
     SCHEMA_VERSION,
+    add_seat_timing_columns,
     check_sound,
     check_types,
     damaged,
@@ -186,6 +187,7 @@ class Store:
         self.path = path
         self.conn = conn
         self._lock_fd = lock_fd
+        self._timing_columns = False  # game_seats has cpu_ms and asked (added on the first record)
         self._identity: tuple[int, int] | None = None
 
     # ------------------------------------------------------------ open/close
@@ -390,6 +392,11 @@ class Store:
         names = list(rec.seat_names)
         winner = names[rec.winner] if rec.winner is not None else None
         think = rec.think_ms or [0.0] * len(names)
+        cpu = rec.cpu_ms or [None] * len(names)
+        asked = rec.asked or [None] * len(names)
+        if not self._timing_columns:
+            add_seat_timing_columns(self.conn)
+            self._timing_columns = True
         with self._transaction():
             self.conn.execute(
                 "INSERT INTO games (key, game_id, table_key, deal_set, rotation, seed, spec, spec_hash,"
@@ -400,10 +407,11 @@ class Store:
                  rec.decisions, self.rel_path(log_path), log_sha256, run_id, _iso(started), _iso(finished),
                  round(finished - started, 3)))
             self.conn.executemany(
-                "INSERT INTO game_seats (game_key, seat, bot, score, placement, forfeited, think_ms)"
-                " VALUES (?,?,?,?,?,?,?)",
+                "INSERT INTO game_seats (game_key, seat, bot, score, placement, forfeited, think_ms, cpu_ms, asked)"
+                " VALUES (?,?,?,?,?,?,?,?,?)",
                 [(game.key, s, names[s], rec.scores[s], rec.placements[s], int(s in rec.forfeited),
-                  round(think[s], 3)) for s in range(len(names))])
+                  round(think[s], 3), None if cpu[s] is None else round(cpu[s], 3), asked[s])
+                 for s in range(len(names))])
             self.conn.executemany(
                 "INSERT INTO failures (game_key, seat, bot, reason, message) VALUES (?,?,?,?,?)",
                 [(game.key, f.seat, names[f.seat], f.reason, f.message) for f in rec.failures])

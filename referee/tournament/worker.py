@@ -19,7 +19,7 @@ import trio
 
 from referee.errors import ClusterError, SandboxUnavailable
 from referee.seats.bot_process import BotSpec
-from referee.seats.sandbox import require_sandbox
+from referee.seats.sandbox import require_freezer, require_sandbox
 from referee.tournament.bot_files import check_same_files
 from referee.tournament.game_job import GameJob, PlayedGame, play_job_shipped, worker_info, worker_label
 
@@ -52,6 +52,7 @@ def run_job(job: GameJob, coordinator_python: str) -> PlayedGame:
     if job.sandbox is not None:
         try:
             require_sandbox()
+            require_freezer(job.sandbox)
         except SandboxUnavailable as exc:
             raise ClusterError(f"worker {name} cannot isolate bots, and the tournament is sandboxed: {exc}") from None
     job = replace(job, bots=tuple(_local_python(b, coordinator_python) for b in job.bots))

@@ -57,10 +57,23 @@ for path in [*filter(None, opts.get("write", "").split(",")), "/bot/planted.txt"
     except OSError as exc:
         report["write"][path] = type(exc).__name__
 try:
-    import referee  # noqa: F401  (the referee's own engine, to re-deal)
-    report["import_referee"] = "ok"
+    import referee.games  # noqa: F401  (the pure engine is shown on purpose: it knows no seed)
+    report["import_referee_games"] = "ok"
 except ImportError as exc:
-    report["import_referee"] = type(exc).__name__
+    report["import_referee_games"] = type(exc).__name__
+report["engine_files"] = sorted(os.listdir(os.path.dirname(referee.__file__))) if "referee" in sys.modules else []
+try:  # the engine is read-only: no planted rules
+    with open(os.path.join(os.path.dirname(referee.games.__file__), "planted.py"), "w") as fh:
+        fh.write("x = 1\n")
+    report["engine_write"] = "written"
+except (OSError, NameError) as exc:
+    report["engine_write"] = type(exc).__name__
+for runtime in ("referee.tournament", "referee.play", "referee.seats", "referee.logs", "trio", "typer"):
+    try:  # the referee's runtime and the virtualenv's other packages are not
+        __import__(runtime)
+        report.setdefault("import_runtime", {})[runtime] = "ok"
+    except ImportError as exc:
+        report.setdefault("import_runtime", {})[runtime] = type(exc).__name__
 if "port" in opts:
     try:
         socket.create_connection(("127.0.0.1", int(opts["port"])), timeout=2).close()

@@ -110,7 +110,7 @@ def test_every_limit_key_is_accepted():
     keys = [re.fullmatch(r"`([a-z_]+)`", cell).group(1) for cell in column("key")]
     assert {"memory", "processes", "cpu", "file_size", "open_files", "scratch", "env"} <= set(keys)
     for key in keys:
-        value = [] if key == "env" else "2"
+        value = [] if key == "env" else True if key == "freeze_idle" else "2"
         limits_from_table({key: value})  # raises ConfigError for a key the code does not know
 
 

@@ -251,7 +251,10 @@ async def test_a_snooping_bot_sees_only_itself(tmp_path: Path, monkeypatch: pyte
         # Files: the config, the logs and the referee's source are not there;
         # its own folder is read-only, its scratch is writable.
         assert set(rep["paths"].values()) == {"FileNotFoundError"}
-        assert rep["import_referee"] == "ModuleNotFoundError"
+        assert rep["import_referee_games"] == "ok"  # the pure engine is shown, read-only
+        assert rep["engine_files"] == ["__init__.py", "errors.py", "games"]  # nothing else of referee/
+        assert rep["engine_write"] in ("OSError", "PermissionError")
+        assert set(rep["import_runtime"].values()) == {"ModuleNotFoundError"}, rep["import_runtime"]
         assert rep["write"]["/bot/planted.txt"] in ("OSError", "PermissionError")
         assert rep["write"]["/scratch/mine.txt"] == "written"
         for path in ("/planted.txt", "/dev/shm/planted.txt", "/dev/planted.txt"):  # no unbounded tmpfs

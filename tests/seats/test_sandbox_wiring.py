@@ -109,11 +109,14 @@ TWO_BOTS = f'[[bots]]\nname = "a"\ncommand = "{RANDOM}"\n[[bots]]\nname = "b"\nc
 
 
 def test_tournament_sandbox_key_defaults_to_on() -> None:
-    assert parse_config("seed = 1\n" + TWO_BOTS, ROOT).sandbox == SandboxLimits()
-    assert parse_config("seed = 1\nsandbox = true\n" + TWO_BOTS, ROOT).sandbox == SandboxLimits()
+    # In tournaments freeze_idle is on unless switched off.
+    assert parse_config("seed = 1\n" + TWO_BOTS, ROOT).sandbox == SandboxLimits(freeze_idle=True)
+    assert parse_config("seed = 1\nsandbox = true\n" + TWO_BOTS, ROOT).sandbox == SandboxLimits(freeze_idle=True)
     assert parse_config("seed = 1\nsandbox = false\n" + TWO_BOTS, ROOT).sandbox is None
     t = parse_config('seed = 1\nsandbox = { memory = "512M", processes = 32, env = ["KEY"] }\n' + TWO_BOTS, ROOT)
-    assert t.sandbox == SandboxLimits(memory_mb=512, processes=32, env=("KEY",))
+    assert t.sandbox == SandboxLimits(memory_mb=512, processes=32, env=("KEY",), freeze_idle=True)
+    off = parse_config("seed = 1\nsandbox = { freeze_idle = false }\n" + TWO_BOTS, ROOT)
+    assert off.sandbox == SandboxLimits()
     assert all(b.spec.sandbox == t.sandbox for b in t.bots)
     with pytest.raises(ConfigError, match=r"sandbox: unknown limit 'ram'"):
         parse_config("seed = 1\nsandbox = { ram = 1 }\n" + TWO_BOTS, ROOT)
