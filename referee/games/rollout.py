@@ -195,7 +195,8 @@ def finish_deal(state: Any, rng: random.Random) -> list[int]:
 
 def exchange_candidates(state: ChicagoState) -> list[Exchange]:
     """The exchanges worth searching in Chicago: what `chicago_keep` keeps, that
-    keep with one card more or one fewer, standing pat and changing all five.
+    keep with one card more or one fewer, the highest card or two alone,
+    standing pat and changing all five.
 
     Searching all 32 spreads a small budget too thin; the rest are seldom
     better than one of these."""
@@ -205,7 +206,8 @@ def exchange_candidates(state: ChicagoState) -> list[Exchange]:
         return [Exchange(discard=[])]
     last = state._round + 1 >= state.rules.exchanges
     keep = frozenset(chicago_keep(hand, last))
-    keeps = [keep, frozenset(hand), frozenset()]
+    high = sorted(hand, key=lambda c: c >> 2, reverse=True)
+    keeps = [keep, frozenset(hand), frozenset(), frozenset(high[:1]), frozenset(high[:2])]
     keeps += [keep - {c} for c in keep] + [keep | {c} for c in hand if c not in keep]
     seen: set[frozenset[int]] = set()
     out = []

@@ -10,9 +10,10 @@ with the best mean reward over the worlds. Every candidate meets the same
 worlds and the same playout random stream, so the comparison is paired and
 a few dozen worlds separate close options.
 
-Candidates: every legal action, except in a Chicago exchange where the 32
-discards are cut to a handful (the plain keep, one card more or fewer,
-standing pat, changing all five: `rollout.exchange_candidates`).
+Candidates: every legal action (all 32 discards of a Chicago exchange). The
+playouts are shared out by sequential halving (Karnin, Koren and Somekh
+2013): a few worlds for every candidate, then more for the better half, and
+so on, so close choices get most of the budget.
 
 Reward: a seat's score change over the deal minus the mean of the others',
 plus a bonus for winning the game (`search_common.rewards`): the showdown
@@ -30,6 +31,7 @@ number of playouts outright.
 
 from __future__ import annotations
 
+import math
 import random
 import sys
 from pathlib import Path
@@ -38,39 +40,44 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from search_common import Decision, main, rewards  # noqa: E402
 
 from referee.games import state_from_position  # noqa: E402
-from referee.games.rollout import finish_deal, search_actions  # noqa: E402
+from referee.games.rollout import finish_deal  # noqa: E402
 
 ITERATIONS_PER_MS = 2.5  # playouts per millisecond of budget (measured on a 2-core machine)
-MIN_WORLDS = 2
+
+
+def _sample_world(decision: Decision):
+    return state_from_position(decision.knowledge.sample(decision.rng), decision.rules)
 
 
 def pimc(decision: Decision) -> object:
-    """The candidate with the best mean reward over sampled worlds."""
-    rng = decision.rng
-    first = state_from_position(decision.knowledge.sample(rng), decision.rules)
-    candidates = [a for a in (decision.legal_match(c) for c in search_actions(first)) if a is not None]
-    if not candidates:
-        return None
-    if len(candidates) == 1:
-        return candidates[0]
-    totals = [0.0] * len(candidates)
+    """The candidate with the best mean reward over sampled worlds, found by
+    sequential halving: every round plays the surviving candidates in fresh
+    worlds (each candidate the same worlds) and keeps the better half, so
+    the budget goes where the choice is close."""
+    candidates = list(decision.legal)
     seat = decision.seat
-    worlds = max(MIN_WORLDS, decision.iterations // len(candidates))
-    world = first
-    for w in range(worlds):
-        if w:
+    rounds = max(1, math.ceil(math.log2(len(candidates))))
+    per_round = decision.iterations / rounds
+    totals = {i: 0.0 for i in range(len(candidates))}
+    alive = list(totals)
+    while len(alive) > 1:
+        worlds = max(1, int(per_round / len(alive)))
+        for w in range(worlds):
             if decision.deadline.passed():
                 break
-            world = state_from_position(decision.knowledge.sample(rng), decision.rules)
-        playout_seed = rng.getrandbits(32)
-        for i, action in enumerate(candidates):
-            state = world.clone()
-            state.apply_action(action)
-            stream = random.Random(playout_seed)
-            gains = finish_deal(state, stream)
-            totals[i] += rewards(gains, state)[seat]
-    best = max(range(len(candidates)), key=lambda i: (totals[i], -i))
-    return candidates[best]
+            world = _sample_world(decision)
+            playout_seed = decision.rng.getrandbits(32)
+            for i in alive:
+                state = world.clone()
+                state.apply_action(candidates[i])
+                gains = finish_deal(state, random.Random(playout_seed))
+                totals[i] += rewards(gains, state)[seat]
+        else:
+            alive.sort(key=lambda i: (-totals[i], i))
+            alive = alive[: (len(alive) + 1) // 2]
+            continue
+        break  # out of time: the best so far
+    return candidates[max(alive, key=lambda i: (totals[i], -i))]
 
 
 if __name__ == "__main__":
