@@ -37,7 +37,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from search_common import Decision, main, rewards  # noqa: E402
+from search_common import Decision, call_margin, main, rewards  # noqa: E402
 
 from referee.games import state_from_position  # noqa: E402
 from referee.games.rollout import finish_deal  # noqa: E402
@@ -59,6 +59,7 @@ def pimc(decision: Decision) -> object:
     rounds = max(1, math.ceil(math.log2(len(candidates))))
     per_round = decision.iterations / rounds
     totals = {i: 0.0 for i in range(len(candidates))}
+    counts = dict.fromkeys(totals, 0)
     alive = list(totals)
     while len(alive) > 1:
         worlds = max(1, int(per_round / len(alive)))
@@ -72,12 +73,14 @@ def pimc(decision: Decision) -> object:
                 state.apply_action(candidates[i])
                 gains = finish_deal(state, random.Random(playout_seed))
                 totals[i] += rewards(gains, state)[seat]
+                counts[i] += 1
         else:
             alive.sort(key=lambda i: (-totals[i], i))
             alive = alive[: (len(alive) + 1) // 2]
             continue
         break  # out of time: the best so far
-    return candidates[max(alive, key=lambda i: (totals[i], -i))]
+    means = [totals[i] / counts[i] if counts[i] else -math.inf for i in range(len(candidates))]
+    return candidates[max(alive, key=lambda i: (means[i] - call_margin(candidates[i]), -i))]
 
 
 if __name__ == "__main__":

@@ -19,7 +19,8 @@ can the play differ from an idle machine's.
 **Reward.** A playout runs to the end of the deal. A seat's reward is its
 score change minus the mean of the others' (what placement rewards), in
 tens of points, plus `WIN_BONUS` when the playout ends the game: a won game
-is worth more than any points that do not win it.
+is worth more than any points that do not win it. A Chicago call has to beat
+not calling by `CALL_MARGIN` (see `call_margin`).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ except ImportError:  # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     from protocol.bot import run_bot
 
+from protocol.chicago import CallChicago
 from protocol.common import DealStarted
 from protocol.messages import GameStart, Request
 from referee.games import seat_knowledge
@@ -47,6 +49,17 @@ SAFE_FRACTION = 0.5  # of the decision limit: the search stops there whatever it
 RESERVE_MS = 40  # kept back from the limit for decoding, encoding and the pipe
 POINT_SCALE = 10.0  # rewards in tens of points, so UCB constants near 1 fit
 WIN_BONUS = 3.0
+CALL_MARGIN = 0.5  # a Chicago call must look this much better (5 points) than no call
+
+
+def call_margin(action: Any) -> float:
+    """What a search subtracts from an action's mean reward before choosing.
+
+    Sampled worlds deal the unseen cards uniformly, but the others kept their
+    best cards in the exchanges, so they hold more high cards than a uniform
+    deal gives them and a Chicago call looks likelier to succeed than it is.
+    Calling only with a clear margin makes up for that."""
+    return CALL_MARGIN if isinstance(action, CallChicago) and action.call else 0.0
 
 USAGE = "options: --budget-ms N (1-60000, default 200) | --iterations N (fixed count; overrides the budget)"
 
