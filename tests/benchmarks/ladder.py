@@ -99,16 +99,17 @@ def main() -> None:
             search = upper in ("pimc", "ismcts")
             work.append((game, seats, upper, lower, args.search_games if search else args.games))
     t0 = time.monotonic()
-    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        results = list(pool.map(lambda w: play_pair(*w, args.budget_ms, args.seed), work))
     print("| table | step | games | score | Elo ± 95 % | LOS | separated | failures |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
-    for r in results:
-        print(row(r))
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |", flush=True)
+    results = []
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        for r in pool.map(lambda w: play_pair(*w, args.budget_ms, args.seed), work):
+            results.append(r)
+            print(row(r), flush=True)
+            if args.json:
+                args.json.write_text(json.dumps(results, indent=1))
     print(f"\n{len(results)} matches, search budget {args.budget_ms} ms a decision, seed {args.seed}, "
           f"{time.monotonic() - t0:.0f} s with {args.jobs} at once")
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=1))
 
 
 if __name__ == "__main__":
