@@ -15,8 +15,10 @@ How it plays:
 * Chicago: called only when every card is a sure winner (it heads its suit
   down from the ace);
 * tricks: sheds its lowest card and saves its strongest for the last trick;
-  on the fourth trick it wins cheaply when that leaves it the boss card to
-  lead; as declarer it plays its top card; against a declarer it beats the
+  from three cards left it deals the unseen cards at random 30 times (voids
+  respected) and plays the card that wins the last trick most often against
+  best defence; on the fourth trick it wins cheaply when that leaves it the
+  boss card to lead; as declarer it plays its top card; against a declarer it beats the
   card led whenever it can.
 
 Any other game, or a decision it does not know: the first legal action.
@@ -108,7 +110,93 @@ def sure_winners(hand: list[tuple[int, int]]) -> int:
     return sum(all((h, s) in mine for h in range(r + 1, 13)) for r, s in hand)
 
 
-def choose_card(view: dict, legal: list[dict]) -> dict:
+def voids(view: dict) -> dict[int, set[int]]:
+    """Suits each seat has shown it lacks (it did not follow them)."""
+    out: dict[int, set[int]] = {}
+    for cards in [t["cards"] for t in view.get("tricks", [])] + [view.get("trick", [])]:
+        if cards:
+            led = card(cards[0]["card"])[1]
+            for p in cards[1:]:
+                if card(p["card"])[1] != led:
+                    out.setdefault(p["seat"], set()).add(led)
+    return out
+
+
+def last_trick_won(hands: dict, seat: int, trick: list, order: list[int], me: int, tricks_left: int) -> bool:
+    """Double-dummy: does `me` win the last trick, everybody else playing against it?"""
+    hand = hands[seat]
+    led = trick[0][1][1] if trick else None
+    options = [c for c in hand if c[1] == led] if led is not None else list(hand)
+    options = options or list(hand)
+    for c in options:
+        hand.remove(c)
+        now = trick + [(seat, c)]
+        if len(now) == len(order):
+            lead_suit = now[0][1][1]
+            winner = max((x for x in now if x[1][1] == lead_suit), key=lambda x: x[1][0])[0]
+            if tricks_left == 1:
+                result = winner == me
+            else:
+                result = last_trick_won(hands, winner, [], order, me, tricks_left - 1)
+        else:
+            nxt = order[(order.index(seat) + 1) % len(order)]
+            result = last_trick_won(hands, nxt, now, order, me, tricks_left)
+        hand.append(c)
+        if result == (seat == me):
+            return result
+    return seat != me
+
+
+def endgame_card(view: dict, legal: list[dict], rng: random.Random) -> dict | None:
+    """With three cards or fewer: the card that wins the last trick in the most
+    sampled deals of the unseen cards (voids respected)."""
+    me = view["seat"]
+    order = list(view["active"])
+    hand = [card(c) for c in view["hand"]]
+    trick = [(p["seat"], card(p["card"])) for p in view.get("trick", [])]
+    played_now = {s for s, _ in trick}
+    tricks_left = 5 - len(view.get("tricks", []))
+    unseen = [(r, s) for r in range(13) for s in range(4) if (r, s) not in seen_cards(view)]
+    lacks = voids(view)
+    others = [s for s in order if s != me]
+    wins = [0] * len(legal)
+    for _ in range(30):
+        pool = list(unseen)
+        rng.shuffle(pool)
+        hands = {me: list(hand)}
+        for s in others:
+            size = tricks_left - (1 if s in played_now else 0)
+            fit = [c for c in pool if c[1] not in lacks.get(s, set())]
+            if len(fit) < size:
+                return None
+            hands[s] = fit[:size]
+            pool = [c for c in pool if c not in hands[s]]
+        for i, a in enumerate(legal):
+            c = card(a["card"])
+            hands[me].remove(c)
+            now = trick + [(me, c)]
+            if len(now) == len(order):
+                lead_suit = now[0][1][1]
+                winner = max((x for x in now if x[1][1] == lead_suit), key=lambda x: x[1][0])[0]
+                ok = winner == me if tricks_left == 1 else last_trick_won(hands, winner, [], order, me, tricks_left - 1)
+            else:
+                nxt = order[(order.index(me) + 1) % len(order)]
+                ok = last_trick_won(hands, nxt, now, order, me, tricks_left)
+            hands[me].append(c)
+            wins[i] += ok
+    best = max(range(len(legal)), key=lambda i: (wins[i], -card(legal[i]["card"])[0]))
+    return legal[best]
+
+
+def choose_card(view: dict, legal: list[dict], rng: random.Random) -> dict:
+    if view.get("chicago_declarer") is None and len(view["hand"]) <= 3:
+        pick = endgame_card(view, legal, rng)
+        if pick is not None:
+            return pick
+    return plain_card(view, legal)
+
+
+def plain_card(view: dict, legal: list[dict]) -> dict:
     options = [card(a["card"]) for a in legal]
     hand = [card(c) for c in view["hand"]]
     trick = [card(p["card"]) for p in view.get("trick", [])]
@@ -149,7 +237,7 @@ def choose(view: dict, legal: list[dict], rng: random.Random, rounds: int) -> di
         call = sure_winners([card(c) for c in view["hand"]]) == 5
         return next((a for a in legal if a["call"] == call), legal[0])
     if kind == "play":
-        return choose_card(view, legal)
+        return choose_card(view, legal, rng)
     return legal[0]
 
 
