@@ -5,7 +5,9 @@ ismcts through `chicago-referee match` (real bot processes, the real
 referee, duplicate deal sets: every deal is replayed with the seats
 rotated) and prints a Markdown table for sample_bots/README.md: Elo of the
 stronger-meant bot over the weaker one, its 95 % interval, LOS, and whether
-the interval excludes 0.
+the interval excludes 0 (LOS above 0.975). Rows print as each match ends;
+`python tests/benchmarks/ladder.py --table FILE.json` prints the table of a
+saved run again.
 
 Tables: Swedish Chicago with 2, 3 and 4 seats, and Ghost Hand Euchre (3
 seats; there `greedy` is the Euchre heuristic `euchre_bot.py`). At a table
@@ -77,9 +79,11 @@ def play_pair(game: str, seats: int, upper: str, lower: str, games: int, budget_
 
 def row(r: dict) -> str:
     err = r["err95"]
-    separated = err == err and r["elo"] - err > 0  # NaN-safe: no spread means no interval
+    # The 95 % interval of the score excludes 1/2 (Elo 0) exactly when LOS > 0.975;
+    # this also holds when every deal set was won (no spread, LOS 1).
+    separated = r["los"] > 0.975
     table = f"{'Chicago' if r['game'] == 'chicago' else 'Ghost Hand Euchre'}, {r['seats']} seats"
-    err_text = f"± {err:.0f}" if err == err else "(no spread)"
+    err_text = f"± {err:.0f}" if err == err else "(every deal set alike)"
     return (f"| {table} | {r['lower']} < {r['upper']} | {r['games']} | {r['score']:.3f} | "
             f"{r['elo']:+.0f} {err_text} | {r['los']:.3f} | {'yes' if separated else '**no**'} | {r['failures']} |")
 
@@ -92,7 +96,14 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=15)
     ap.add_argument("--jobs", type=int, default=2, help="matches played at once")
     ap.add_argument("--json", type=Path, help="also write the raw figures here")
+    ap.add_argument("--table", type=Path, help="print the table of a run saved with --json, and stop")
     args = ap.parse_args()
+    if args.table:
+        print("| table | step | games | score | Elo ± 95 % | LOS | separated | failures |")
+        print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+        for r in json.loads(args.table.read_text()):
+            print(row(r))
+        return
     work = []
     for game, seats in TABLES:
         for lower, upper in zip(LADDER, LADDER[1:]):
