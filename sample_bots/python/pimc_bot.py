@@ -23,7 +23,7 @@ set all count as the game counts them.
 Time and reproducibility (see `search_common`): `--budget-ms N` (default
 200) buys a fixed number of playouts (`ITERATIONS_PER_MS` per millisecond),
 so a seeded match replays exactly; the clock in each request caps the search
-at half the decision limit, so it never times out. `--iterations N` sets the
+at 40 % of the decision limit, so it never times out. `--iterations N` sets the
 number of playouts outright.
 
     chicago-referee match "sample_bots/python/pimc_bot.py --budget-ms 100" sample_bots/python/greedy_bot.py
@@ -61,24 +61,30 @@ def pimc(decision: Decision) -> object:
     totals = {i: 0.0 for i in range(len(candidates))}
     counts = dict.fromkeys(totals, 0)
     alive = list(totals)
-    while len(alive) > 1:
+    out_of_time = False
+    played = 0
+    while len(alive) > 1 and not out_of_time:
         worlds = max(1, int(per_round / len(alive)))
-        for w in range(worlds):
-            if decision.deadline.passed():
-                break
+        for _ in range(worlds):
             world = _sample_world(decision)
             playout_seed = decision.rng.getrandbits(32)
             for i in alive:
+                # Checked before every playout, not every world: a world of
+                # 32 candidates can take longer than the clock allows.
+                if played and decision.deadline.passed():
+                    out_of_time = True
+                    break
                 state = world.clone()
                 state.apply_action(candidates[i])
                 gains = finish_deal(state, random.Random(playout_seed))
                 totals[i] += rewards(gains, state)[seat]
                 counts[i] += 1
+                played += 1
+            if out_of_time:
+                break
         else:
-            alive.sort(key=lambda i: (-totals[i], i))
+            alive.sort(key=lambda i: (-totals[i] / max(1, counts[i]), i))
             alive = alive[: (len(alive) + 1) // 2]
-            continue
-        break  # out of time: the best so far
     means = [totals[i] / counts[i] if counts[i] else -math.inf for i in range(len(candidates))]
     return candidates[max(alive, key=lambda i: (means[i] - call_margin(candidates[i]), -i))]
 
