@@ -26,7 +26,7 @@ except that Chicago exchanges are cut to a handful of sensible discards
 Time and reproducibility (see `search_common`): `--budget-ms N` (default
 200) buys a fixed number of iterations (`ITERATIONS_PER_MS` per
 millisecond), so a seeded match replays exactly; the clock in each request
-caps the search at 40 % of the decision limit, so it never times out.
+caps the search at 30 % of the decision limit, so it never times out.
 `--iterations N` sets the number of iterations outright.
 
     chicago-referee match "sample_bots/python/ismcts_bot.py --budget-ms 100" sample_bots/python/pimc_bot.py

@@ -23,7 +23,7 @@ set all count as the game counts them.
 Time and reproducibility (see `search_common`): `--budget-ms N` (default
 200) buys a fixed number of playouts (`ITERATIONS_PER_MS` per millisecond),
 so a seeded match replays exactly; the clock in each request caps the search
-at 40 % of the decision limit, so it never times out. `--iterations N` sets the
+at 30 % of the decision limit, so it never times out. `--iterations N` sets the
 number of playouts outright.
 
     chicago-referee match "sample_bots/python/pimc_bot.py --budget-ms 100" sample_bots/python/greedy_bot.py

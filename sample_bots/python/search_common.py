@@ -45,7 +45,7 @@ from referee.games import seat_knowledge
 
 DEFAULT_BUDGET_MS = 200
 MAX_BUDGET_MS = 60_000
-SAFE_FRACTION = 0.4  # of the decision limit: the search stops there whatever its budget
+SAFE_FRACTION = 0.3  # of the decision limit: the search stops there whatever its budget
 RESERVE_MS = 40  # kept back from the limit for decoding, encoding and the pipe
 POINT_SCALE = 10.0  # rewards in tens of points, so UCB constants near 1 fit
 WIN_BONUS = 3.0
