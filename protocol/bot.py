@@ -10,7 +10,8 @@
 `view` is the seat's typed view (e.g. `protocol.chicago.ChicagoView`),
 `legal` the ready-made legal actions. `on_event(game_id, event)` and
 `on_game_start(msg)` / `on_game_over(msg)` are optional hooks for bots that
-track history. Log to stderr, never to stdout: stdout is the protocol.
+track history; `on_request(msg)` sees each whole request (its `clock`, say)
+just before the policy is asked. Log to stderr, never to stdout: stdout is the protocol.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ def run_bot(
     on_event: Callable[[int, Any], None] | None = None,
     on_game_start: Callable[[GameStart], None] | None = None,
     on_game_over: Callable[[GameOver], None] | None = None,
+    on_request: Callable[[Request], None] | None = None,
     stdin: BinaryIO | None = None,
     stdout: BinaryIO | None = None,
 ) -> None:
@@ -65,6 +67,8 @@ def run_bot(
             if on_event is not None:
                 for event in msg.events:
                     on_event(msg.game_id, event)
+            if on_request is not None:
+                on_request(msg)
             action = policy(msg.view, msg.legal)
             send(ActionReply(id=msg.id, action=action))
         elif isinstance(msg, Hello):

@@ -90,6 +90,34 @@ class EngineState:
     def dealt_decks(self) -> list[Deal]:
         return list(self._decks)
 
+    def hand(self, seat: int) -> list[int]:
+        """The card ints `seat` holds now (a copy): what a playout policy needs."""
+        return list(self._hands[seat])  # type: ignore[attr-defined]
+
+    def clone(self) -> EngineState:
+        """An independent copy that plays on exactly as this state would.
+
+        Search bots branch from one sampled position many times; rebuilding it
+        with `state_from_position` costs several times more. Engine states hold
+        only immutable values, flat lists and dicts, lists of lists, sets and
+        one `random.Random`, so copying those one level deep is enough."""
+        twin = object.__new__(type(self))
+        fields = twin.__dict__
+        for key, value in self.__dict__.items():
+            kind = type(value)
+            if kind is list:
+                value = [x[:] if type(x) is list else x for x in value]
+            elif kind is dict:
+                value = {k: (v[:] if type(v) is list else v) for k, v in value.items()}
+            elif kind is set:
+                value = set(value)
+            elif kind is random.Random:
+                stream = random.Random()
+                stream.setstate(value.getstate())
+                value = stream
+            fields[key] = value
+        return twin
+
     def result(self) -> GameResult:
         return GameResult(
             winner=self._winner,

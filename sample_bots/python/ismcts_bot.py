@@ -1,0 +1,125 @@
+"""Sample bot `ismcts`: Information Set Monte Carlo Tree Search, for Swedish
+Chicago (2-4 seats) and Ghost Hand Euchre.
+
+Single-observer ISMCTS (Cowling, Powley and Whitehouse, "Information Set
+Monte Carlo Tree Search", IEEE TCIAIG 2012). One tree for this seat's
+information set; its nodes are reached by sequences of actions, whoever
+made them. Each iteration:
+
+1. **Determinize**: sample one world consistent with what this seat has seen
+   (`referee.games.seat_knowledge`); the tree is walked in that world only.
+2. **Select**: among the children whose action is legal in this world, take
+   the one with the best UCB1 score, where the exploration term counts how
+   often the child was *available*, not how often its parent was visited
+   (actions legal in few worlds are not starved).
+3. **Expand** one action legal here that has no child yet.
+4. **Play out** to the end of the deal with `referee.games.rollout`.
+5. **Back up** the reward of every node for the seat that chose its action
+   (`search_common.rewards`: score change against the others, and a bonus
+   for winning the game), so each seat's nodes maximise that seat's reward.
+
+The move played is the root child visited most (for the Chicago question,
+the better mean reward, a call needing `search_common.CALL_MARGIN` more). Actions are the legal ones,
+except that Chicago exchanges are cut to a handful of sensible discards
+(`rollout.exchange_candidates`) for this seat and for the others.
+
+Time and reproducibility (see `search_common`): `--budget-ms N` (default
+200) buys a fixed number of iterations (`ITERATIONS_PER_MS` per
+millisecond), so a seeded match replays exactly; the clock in each request
+caps the search at 30 % of the decision limit, so it never times out.
+`--iterations N` sets the number of iterations outright.
+
+    chicago-referee match "sample_bots/python/ismcts_bot.py --budget-ms 100" sample_bots/python/pimc_bot.py
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from search_common import Decision, call_margin, main, rewards  # noqa: E402
+
+from protocol.chicago import CallChicago  # noqa: E402
+
+from referee.games import state_from_position  # noqa: E402
+from referee.games.rollout import finish_deal, search_actions  # noqa: E402
+
+ITERATIONS_PER_MS = 2.0  # iterations per millisecond of budget (measured on a 2-core machine)
+EXPLORATION = 0.7  # UCB1 constant; rewards are in tens of points (search_common)
+
+
+class Node:
+    """A tree node: the seat whose action led here, its visit and
+    availability counts, its total reward for that seat, and its children."""
+
+    __slots__ = ("seat", "visits", "available", "reward", "children")
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
+        self.visits = 0
+        self.available = 1
+        self.reward = 0.0
+        self.children: dict[object, Node] = {}
+
+    def ucb(self) -> float:
+        return self.reward / self.visits + EXPLORATION * math.sqrt(math.log(self.available) / self.visits)
+
+
+def _iterate(root: Node, state, rng) -> None:
+    """One determinized descent, expansion, playout and back-up."""
+    path = []
+    node = root
+    deal = state.deal_number
+    while not state.is_terminal() and state.deal_number == deal:
+        actions = search_actions(state)
+        seat = state.current_player()
+        children = node.children
+        untried = [a for a in actions if a not in children]
+        for a in actions:
+            child = children.get(a)
+            if child is not None:
+                child.available += 1
+        if untried:
+            action = untried[rng.randrange(len(untried))]
+            child = children[action] = Node(seat)
+            state.apply_action(action)
+            path.append(child)
+            break
+        action = max(actions, key=lambda a: children[a].ucb())
+        node = children[action]
+        state.apply_action(action)
+        path.append(node)
+    gains = finish_deal(state, rng)
+    reward = rewards(gains, state)
+    for n in path:
+        n.visits += 1
+        n.reward += reward[n.seat]
+
+
+def ismcts(decision: Decision) -> object:
+    """The root action visited most after the iteration budget (or the deadline)."""
+    rng = decision.rng
+    root = Node(decision.seat)
+    for i in range(decision.iterations):
+        if i and decision.deadline.passed():
+            break
+        state = state_from_position(decision.knowledge.sample(rng), decision.rules)
+        _iterate(root, state, rng)
+    def rank(kv):
+        action, node = kv
+        if isinstance(action, CallChicago):  # two options: compare means, with the call's margin
+            return (1, node.reward / max(1, node.visits) - call_margin(action))
+        return (node.visits, node.reward)
+
+    ranked = sorted(root.children.items(), key=rank, reverse=True)
+    for action, _ in ranked:
+        reply = decision.legal_match(action)
+        if reply is not None:
+            return reply
+    return None
+
+
+if __name__ == "__main__":
+    main("ismcts", ismcts, ITERATIONS_PER_MS)
