@@ -28,6 +28,7 @@ from referee.errors import RefereeError
 from referee.live.board import LiveBoard
 from referee.live.follow import DbStandings
 from referee.replay.html import build_replay_data, render_html
+from referee.web.server import HEADERS, Receive, Send, answer_lifespan, respond
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
 STATIC = {"live.html": "text/html", "live.js": "text/javascript", "live.css": "text/css",
@@ -36,20 +37,6 @@ MIN_GAP_S = 1.0  # a viewer's stream sends at most this often: cost does not gro
 TABLE_GAP_S = 1.0
 PAGE_REUSE_S = 1.0
 KEEPALIVE_S = 15.0
-
-Receive = Callable[[], Awaitable[dict[str, Any]]]
-Send = Callable[[dict[str, Any]], Awaitable[None]]
-_HEADERS = [(b"cache-control", b"no-store"), (b"x-content-type-options", b"nosniff"),
-            (b"referrer-policy", b"no-referrer")]
-
-
-async def _respond(send: Send, status: int, body: bytes, content_type: str = "application/json",
-                   gzipped: bool = False) -> None:
-    headers = [(b"content-type", content_type.encode() + b"; charset=utf-8"), *_HEADERS]
-    if gzipped:
-        headers.append((b"content-encoding", b"gzip"))
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
 
 
 @dataclass
@@ -128,18 +115,13 @@ class DashboardApp:
 
     async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
-            while True:
-                msg = await receive()
-                if msg["type"] == "lifespan.startup":
-                    await send({"type": "lifespan.startup.complete"})
-                elif msg["type"] == "lifespan.shutdown":
-                    await send({"type": "lifespan.shutdown.complete"})
-                    return
+            await answer_lifespan(receive, send)
+            return
         if scope["type"] != "http":
             return
         path, method = scope["path"], scope["method"]
         if method != "GET" or not path.startswith(self.prefix):
-            await _respond(send, 404, b"not found", "text/plain")
+            await respond(send, 404, b"not found", "text/plain")
             return
         route = path[len(self.prefix):]
         query = urllib.parse.parse_qs(scope.get("query_string", b"").decode("latin-1"))
@@ -149,7 +131,7 @@ class DashboardApp:
         elif route.startswith("assets/") and route[7:] in STATIC:
             await self._static(send, route[7:])
         elif route == "summary":
-            await _respond(send, 200, self.source.summary_bytes())
+            await respond(send, 200, self.source.summary_bytes())
         elif route == "summary/events":
             await self._stream(receive, send, self._summary_events)
         elif route == "events":
@@ -161,10 +143,10 @@ class DashboardApp:
         elif len(parts) >= 2 and parts[0] == "game" and _int(parts[1]) is not None:
             await self._game(scope, receive, send, _int(parts[1]) or 0, "/".join(parts[2:]))
         else:
-            await _respond(send, 404, b"not found", "text/plain")
+            await respond(send, 404, b"not found", "text/plain")
 
     async def _static(self, send: Send, name: str) -> None:
-        await _respond(send, 200, (ASSETS / name).read_bytes(), STATIC[name])
+        await respond(send, 200, (ASSETS / name).read_bytes(), STATIC[name])
 
     async def _game(self, scope: dict[str, Any], receive: Receive, send: Send, game_id: int, rest: str) -> None:
         if rest == "":
@@ -172,25 +154,25 @@ class DashboardApp:
         elif rest == "page":
             page = self.source.page(game_id)
             if page is None:
-                await _respond(send, 404, b"no such game in progress or recently finished", "text/plain")
+                await respond(send, 404, b"no such game in progress or recently finished", "text/plain")
             elif b"gzip" in dict(scope.get("headers") or []).get(b"accept-encoding", b""):
-                await _respond(send, 200, page, "text/html", gzipped=True)  # a quarter of the bytes
+                await respond(send, 200, page, "text/html", gzipped=True)  # a quarter of the bytes
             else:
-                await _respond(send, 200, gzip.decompress(page), "text/html")
+                await respond(send, 200, gzip.decompress(page), "text/html")
         elif rest == "data":
             data = self.source.board.table_data(game_id)
             if data is None:
-                await _respond(send, 404, b'{"error":"no such game in progress or recently finished"}')
+                await respond(send, 404, b'{"error":"no such game in progress or recently finished"}')
             else:
-                await _respond(send, 200, msgspec.json.encode(data))
+                await respond(send, 200, msgspec.json.encode(data))
         elif rest == "events":
             await self._stream(receive, send, lambda s: self._table_events(s, game_id))
         else:
-            await _respond(send, 404, b"not found", "text/plain")
+            await respond(send, 404, b"not found", "text/plain")
 
     async def _stream(self, receive: Receive, send: Send, body: Callable[[Send], Awaitable[None]]) -> None:
         """A server-sent event stream until the viewer goes away."""
-        headers = [(b"content-type", b"text/event-stream; charset=utf-8"), *_HEADERS]
+        headers = [(b"content-type", b"text/event-stream; charset=utf-8"), *HEADERS]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         async with trio.open_nursery() as nursery:
             async def watch_disconnect() -> None:

@@ -19,26 +19,16 @@ import msgspec
 import trio
 
 from referee.web.session import Refused, WebPlayer
+from referee.web.server import HEADERS, Receive, Send, answer_lifespan, respond
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
 STATIC = {"play.html": "text/html", "play.js": "text/javascript", "play.css": "text/css", "replay.css": "text/css"}
 MAX_BODY = 16 * 1024
 KEEPALIVE_S = 15.0
 
-Receive = Callable[[], Awaitable[dict[str, Any]]]
-Send = Callable[[dict[str, Any]], Awaitable[None]]
-_HEADERS = [(b"cache-control", b"no-store"), (b"x-content-type-options", b"nosniff"),
-            (b"referrer-policy", b"no-referrer")]
-
-
-async def _respond(send: Send, status: int, body: bytes, content_type: str = "application/json") -> None:
-    headers = [(b"content-type", content_type.encode() + b"; charset=utf-8"), *_HEADERS]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
-
 
 async def _json(send: Send, status: int, value: Any) -> None:
-    await _respond(send, status, msgspec.json.encode(value))
+    await respond(send, status, msgspec.json.encode(value))
 
 
 async def _body(receive: Receive) -> bytes | None:
@@ -64,18 +54,13 @@ class SeatApp:
 
     async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
-            while True:
-                msg = await receive()
-                if msg["type"] == "lifespan.startup":
-                    await send({"type": "lifespan.startup.complete"})
-                elif msg["type"] == "lifespan.shutdown":
-                    await send({"type": "lifespan.shutdown.complete"})
-                    return
+            await answer_lifespan(receive, send)
+            return
         if scope["type"] != "http":
             return
         path, method = scope["path"], scope["method"]
         if not path.startswith(self.prefix):
-            await _respond(send, 404, b"not found", "text/plain")
+            await respond(send, 404, b"not found", "text/plain")
             return
         route = path[len(self.prefix):]
         if method == "GET" and route in ("", "play.html"):
@@ -89,11 +74,11 @@ class SeatApp:
         elif method == "POST" and route in ("act", "resign", "again"):
             await self._post(route, receive, send)
         else:
-            await _respond(send, 404, b"not found", "text/plain")
+            await respond(send, 404, b"not found", "text/plain")
 
     async def _static(self, send: Send, name: str) -> None:
         body = (ASSETS / name).read_bytes()
-        await _respond(send, 200, body, STATIC[name])
+        await respond(send, 200, body, STATIC[name])
 
     async def _post(self, route: str, receive: Receive, send: Send) -> None:
         raw = await _body(receive)
@@ -118,7 +103,7 @@ class SeatApp:
 
     async def _events(self, receive: Receive, send: Send) -> None:
         """Server-sent events: the current snapshot, then every new one."""
-        headers = [(b"content-type", b"text/event-stream; charset=utf-8"), *_HEADERS]
+        headers = [(b"content-type", b"text/event-stream; charset=utf-8"), *HEADERS]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         async with trio.open_nursery() as nursery:
             async def watch_disconnect() -> None:

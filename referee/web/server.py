@@ -73,3 +73,32 @@ async def start_server(
     if open_browser:
         nursery.start_soon(partial(trio.to_thread.run_sync, webbrowser.open, served.url, abandon_on_cancel=True))
     return served
+
+
+# ------------------------------------------------------------------ ASGI pieces both web apps share
+
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+HEADERS = [(b"cache-control", b"no-store"), (b"x-content-type-options", b"nosniff"),
+           (b"referrer-policy", b"no-referrer")]
+"""Sent with every answer: pages hold a game's state, never to be cached or sniffed."""
+
+
+async def respond(send: Send, status: int, body: bytes, content_type: str = "application/json",
+                  gzipped: bool = False) -> None:
+    headers = [(b"content-type", content_type.encode() + b"; charset=utf-8"), *HEADERS]
+    if gzipped:
+        headers.append((b"content-encoding", b"gzip"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def answer_lifespan(receive: Receive, send: Send) -> None:
+    """The ASGI lifespan protocol, for an app with nothing to start or stop."""
+    while True:
+        msg = await receive()
+        if msg["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif msg["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return
