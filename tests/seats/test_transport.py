@@ -570,20 +570,24 @@ async def test_bench_raw_stream_is_exactly_what_the_referee_sends(game_name: str
     rules = build_rules(gdef)
     n = min(gdef.seat_counts)
     names = [f"bot{i}" for i in range(n)]
+    # A long limit: a loaded machine must not turn an answer into a timeout
+    # (and a default move), which would change the stream.
+    tc = TimeControl(decision_ms=30_000, startup_ms=30_000)
     config = MatchConfig(game=gdef, rules=rules, bots=[BotSpec(m, (m,)) for m in names], games=1, seed=5,
-                         time_control=TC)
+                         time_control=tc)
     for game_id, seed in [(1, 11), (7, 12345)]:
         bots = [FakeBot() for _ in range(n)]
         spec = GameSpec(game=gdef, rules=rules, n_players=n, seed=seed, game_id=game_id,
-                        time_control=TC, policy=FailurePolicy())
+                        time_control=tc, policy=FailurePolicy())
         runner = GameRunner(spec, bots, names, GameLogWriter(None))  # type: ignore[arg-type]
-        with trio.fail_after(60):
+        with trio.fail_after(600):
             await runner.run([PlayerInfo(seat=i, name=m, argv=["fake"]) for i, m in enumerate(names)], {})
         sent = sorted(((seat, m) for seat, b in enumerate(bots) for m in b.of_type("request")),
                       key=lambda sm: sm[1]["id"])
         stream = game_stream(config, [(game_id, seed)])
         assert [(seat, json.loads(line)) for _, seat, line in stream] == sent
         assert len(stream) == runner.decisions > 20
+        assert not runner.failures  # every answer was in time
 
 
 async def test_a_short_bank_limit_is_enforced_on_time(autojump_clock: Any, tmp_path: Path) -> None:
