@@ -5,8 +5,8 @@ Chicago decisions are not searched.
 **Search where it is strong.** Measured against `greedy_bot.py`, playouts
 judge trick play well and exchanges badly (a whole deal's noise on a choice
 that turns on the next showdown). So in Chicago an exchange is scored by
-many cheap draws (`search_exchange.best_exchange`), the face-up card and
-the Chicago question are greedy's (`HEURISTIC_PHASES`), and trick play is
+many cheap draws (`search_exchange.best_exchange`), the face-up card is
+greedy's (`HEURISTIC_PHASES`), and the Chicago question and trick play are
 searched. Ghost Hand Euchre is searched throughout.
 
 **Reproducible by design.** A search that runs until a wall-clock deadline
@@ -61,7 +61,7 @@ RESERVE_MS = 40  # kept back from the limit for decoding, encoding and the pipe
 POINT_SCALE = 10.0  # rewards in tens of points, so UCB constants near 1 fit
 WIN_BONUS = 3.0
 # Chicago phases decided without search (see `SearchBot.choose`).
-HEURISTIC_PHASES = frozenset({"take_open", "chicago_call"})
+HEURISTIC_PHASES = frozenset({"take_open"})
 CALL_MARGIN = 0.5  # a Chicago call must look this much better (5 points) than no call
 
 
