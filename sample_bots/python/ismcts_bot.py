@@ -20,8 +20,10 @@ made them. Each iteration:
 
 The move played is the root child visited most (for the Chicago question,
 the better mean reward, a call needing `search_common.CALL_MARGIN` more). Actions are the legal ones,
-except that Chicago exchanges are cut to a handful of sensible discards
-(`rollout.exchange_candidates`) for this seat and for the others.
+except that the others' Chicago exchanges are cut to a handful of sensible
+discards (`rollout.exchange_candidates`). This seat's own exchanges and the
+face-up card are not searched (see `search_common`: exchanges by cheap draws
+in `search_exchange`).
 
 Time and reproducibility (see `search_common`): `--budget-ms N` (default
 200) buys a fixed number of iterations (`ITERATIONS_PER_MS` per

@@ -10,7 +10,10 @@ with the best mean reward over the worlds. Every candidate meets the same
 worlds and the same playout random stream, so the comparison is paired and
 a few dozen worlds separate close options.
 
-Candidates: every legal action (all 32 discards of a Chicago exchange). The
+Chicago exchanges and the face-up card are not searched (see
+`search_common`: exchanges by cheap draws in `search_exchange`).
+
+Candidates: every legal action. The
 playouts are shared out by sequential halving (Karnin, Koren and Somekh
 2013): a few worlds for every candidate, then more for the better half, and
 so on, so close choices get most of the budget.

@@ -1,5 +1,13 @@
 """What the search bots (`pimc_bot.py`, `ismcts_bot.py`) share: the command
-line, the clock, the seed, the events of the deal, and the reward.
+line, the clock, the seed, the events of the deal, the reward, and which
+Chicago decisions are not searched.
+
+**Search where it is strong.** Measured against `greedy_bot.py`, playouts
+judge trick play well and exchanges badly (a whole deal's noise on a choice
+that turns on the next showdown). So in Chicago an exchange is scored by
+many cheap draws (`search_exchange.best_exchange`), the face-up card is
+greedy's (`HEURISTIC_PHASES`), and the Chicago question and trick play are
+searched. Ghost Hand Euchre is searched throughout.
 
 **Reproducible by design.** A search that runs until a wall-clock deadline
 gives different answers on a busy machine and an idle one, so a match would
@@ -38,10 +46,13 @@ except ImportError:  # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     from protocol.bot import run_bot
 
-from protocol.chicago import CallChicago
+from protocol.chicago import CallChicago, ChicagoRules
 from protocol.common import DealStarted
 from protocol.messages import GameStart, Request
 from referee.games import seat_knowledge
+
+import greedy_bot  # noqa: E402  (a sibling sample bot: its heuristics where sampling is weak)
+from search_exchange import best_exchange  # noqa: E402
 
 DEFAULT_BUDGET_MS = 200
 MAX_BUDGET_MS = 60_000
@@ -49,6 +60,8 @@ SAFE_FRACTION = 0.3  # of the decision limit: the search stops there whatever it
 RESERVE_MS = 40  # kept back from the limit for decoding, encoding and the pipe
 POINT_SCALE = 10.0  # rewards in tens of points, so UCB constants near 1 fit
 WIN_BONUS = 3.0
+# Chicago phases decided without search (see `SearchBot.choose`).
+HEURISTIC_PHASES = frozenset({"take_open"})
 CALL_MARGIN = 0.5  # a Chicago call must look this much better (5 points) than no call
 
 
@@ -200,6 +213,11 @@ class SearchBot:
         deadline = Deadline(self.received, clock_ms)
         rng = random.Random(f"{self.seed}/{self.decisions}")
         try:
+            phase = view.phase if isinstance(self.rules, ChicagoRules) else None
+            if phase == "exchange":
+                return best_exchange(view, legal, self.rules, rng) or legal[0]
+            if phase in HEURISTIC_PHASES:
+                return greedy_bot.choose(view, legal, self.rules)
             knowledge = seat_knowledge(view, self.events, self.rules)
             decision = Decision(view, legal, knowledge, self.rules, rng,
                                 self.settings.iteration_budget(self.per_ms), deadline)
