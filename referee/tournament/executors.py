@@ -184,6 +184,11 @@ async def open_executor(placement: Placement, concurrency: int, run_id: str = "0
             threads = max(1, math.ceil(concurrency / placement.workers))
 
             def start_local() -> Any:
+                import dask
+
+                # Its sampling profiler costs the workers CPU the games need, and
+                # has printed tracebacks of its own: the referee has no use for it.
+                dask.config.set({"distributed.worker.profile.enabled": False})
                 c = distributed.LocalCluster(n_workers=placement.workers, threads_per_worker=threads,
                                              processes=True, dashboard_address=None, silence_logs=logging.ERROR,
                                              host="127.0.0.1")
