@@ -42,10 +42,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from search_common import Decision, call_margin, main, rewards  # noqa: E402
+from search_tricks import TRICK_WORLDS, Solver, card_bits, chicago_call, plausible_hands, trick_spot, two_seat  # noqa: E402
 
 from protocol.chicago import CallChicago  # noqa: E402
 
 from referee.games import state_from_position  # noqa: E402
+from referee.games.cards import CARD_STR  # noqa: E402
 from referee.games.rollout import finish_deal, search_actions  # noqa: E402
 
 ITERATIONS_PER_MS = 2.0  # iterations per millisecond of budget (measured on a 2-core machine)
@@ -100,8 +102,62 @@ def _iterate(root: Node, state, rng) -> None:
         n.reward += reward[n.seat]
 
 
+def _two_seat_tricks(decision: Decision) -> object:
+    """ISMCTS over a two-seat trick phase: each iteration samples a plausible
+    hand for the other seat (`search_tricks.plausible_hands`), walks the tree
+    of both seats' cards in that world, and values the leaf exactly
+    (`search_tricks.Solver`) instead of by a playout. The Chicago call, a
+    question of two answers, is the exact comparison of `chicago_call`."""
+    view = decision.view
+    solver = Solver(decision.rules)
+    if view.phase == "chicago_call":
+        return chicago_call(decision, solver)
+    rng = decision.rng
+    me, other = view.seat, 1 - view.seat
+    root = Node(me)
+    worlds: list[int] = []
+    # Rewards from -1 to 1, the range EXPLORATION is meant for: only the last
+    # trick (or the Chicago) is at stake here, a few points, not a deal's worth.
+    scale = float(max(solver.top.values()) if view.chicago_declarer is not None else solver.top[0])
+    for i in range(decision.iterations):
+        if i and decision.deadline.passed():
+            break
+        if len(worlds) < TRICK_WORLDS:  # then the same worlds again, each walked afresh by the tree
+            worlds.append(card_bits(plausible_hands(decision.knowledge, view, rng)[other]))
+        spot = trick_spot(view, worlds[i % len(worlds)])
+        node, path = root, []
+        while True:
+            cards = solver.choices(spot)
+            children = node.children
+            for c in cards:
+                child = children.get(c)
+                if child is not None:
+                    child.available += 1
+            untried = [c for c in cards if c not in children]
+            if untried:
+                card = untried[rng.randrange(len(untried))]
+                node = children[card] = Node(me if spot[2] else other)
+            else:
+                card = max(cards, key=lambda c: children[c].ucb())
+                node = children[card]
+            path.append(node)
+            final, spot = solver.after(spot, card)
+            if final is not None or untried:
+                value = final if final is not None else solver.value(spot)
+                break
+        for n in path:
+            n.visits += 1
+            n.reward += (value if n.seat == me else -value) / scale
+    by_card = {CARD_STR[c]: n for c, n in root.children.items()}
+    ranked = sorted(decision.legal, key=lambda a: (by_card[a.card].visits, by_card[a.card].reward)
+                    if a.card in by_card else (-1, 0.0), reverse=True)
+    return ranked[0] if ranked else None
+
+
 def ismcts(decision: Decision) -> object:
     """The root action visited most after the iteration budget (or the deadline)."""
+    if two_seat(decision.view):
+        return _two_seat_tricks(decision)
     rng = decision.rng
     root = Node(decision.seat)
     for i in range(decision.iterations):

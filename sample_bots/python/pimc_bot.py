@@ -41,6 +41,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from search_common import Decision, call_margin, main, rewards  # noqa: E402
+from search_tricks import pimc_two_seat, two_seat  # noqa: E402
 
 from referee.games import state_from_position  # noqa: E402
 from referee.games.rollout import finish_deal  # noqa: E402
@@ -57,6 +58,8 @@ def pimc(decision: Decision) -> object:
     sequential halving: every round plays the surviving candidates in fresh
     worlds (each candidate the same worlds) and keeps the better half, so
     the budget goes where the choice is close."""
+    if two_seat(decision.view):
+        return pimc_two_seat(decision)
     candidates = list(decision.legal)
     seat = decision.seat
     rounds = max(1, math.ceil(math.log2(len(candidates))))

@@ -1,0 +1,261 @@
+"""Two-seat Chicago trick play and the Chicago call, searched exactly in
+sampled worlds, with the other seat's hand sampled as a player keeps it.
+
+**Worlds that look like real hands.** A uniform sample of the unseen cards
+gives the other seat a random hand, but it kept cards in every exchange: a
+seat that changed three cards holds a pair far more often than chance says,
+and one that stood pat holds a made hand. `plausible_hands` draws sampled
+positions and keeps one with a probability that says whether the other
+seat's hand (its cards in hand and those it has played) contains a keep of
+the size its last exchange left: a pair or better, four to a flush or a
+straight, high cards, or a made hand for standing pat (`_keeps_like`).
+Hands with no such keep stay possible, at `UNLIKELY` odds, so an opponent
+that plays otherwise is still covered.
+
+**Exact play in each world.** With two seats the rest of the trick phase is
+small: at most five cards each, and only the last trick (or, after a
+Chicago call, whether the declarer takes every trick) scores. `Solver`
+plays it out exactly (minimax over both hands, memoised by the cards left),
+so every card is judged by its best continuation in each world, not by one
+random playout. The move played is the one with the best mean over the
+worlds (Perfect Information Monte Carlo with an exact search, as the bridge
+program GIB did); the Chicago call is made when it beats not calling by
+`CALL_MARGIN_POINTS` on average.
+"""
+
+from __future__ import annotations
+
+import random
+from itertools import combinations
+from typing import Any
+
+from protocol.chicago import CallChicago
+from protocol.common import PlayCard
+from referee.games.cards import CARD_INT
+from referee.games.poker import category_index, evaluate
+
+UNLIKELY = 0.1  # the chance kept for a hand that shows no keep of its exchange's size
+MAX_DRAWS = 30  # sampled positions tried per world before one is taken as it is
+TRICK_WORLDS = 120  # worlds per trick decision
+CALL_WORLDS = 120  # worlds for the Chicago question
+CALL_MARGIN_POINTS = 2.0  # a call must beat not calling by this many points on average
+STRAIGHT = 4
+QUEEN = 10
+KING = 11
+
+
+def card_bits(cards: list[int]) -> int:
+    out = 0
+    for c in cards:
+        out |= 1 << c
+    return out
+
+
+def _cards(bits: int) -> list[int]:
+    out = []
+    while bits:
+        low = bits & -bits
+        out.append(low.bit_length() - 1)
+        bits ^= low
+    return out
+
+
+_CARDS: dict[int, list[int]] = {}
+
+
+def _made(keep: tuple[int, ...]) -> bool:
+    """Every card pairs with another (pairs, two pair, trips, quads, full house)."""
+    ranks = [c >> 2 for c in keep]
+    return all(ranks.count(r) >= 2 for r in ranks)
+
+
+def _keeps_like(keep: tuple[int, ...]) -> bool:
+    """Would a sensible player keep exactly these cards and change the rest?"""
+    n = len(keep)
+    if n == 0:
+        return True
+    if n == 5:
+        return category_index(evaluate(list(keep))) >= 2  # two pair or better stands pat
+    if _made(keep):
+        return True
+    ranks = sorted(c >> 2 for c in keep)
+    if n >= 3 and _made(tuple(c for c in keep if c >> 2 != max(ranks))) and max(ranks) >= KING:
+        return True  # a made hand and a high kicker for the last trick
+    if n == 4 and (len({c & 3 for c in keep}) == 1 or ranks[-1] - ranks[0] == 3 and len(set(ranks)) == 4):
+        return True  # four to a flush or to a straight
+    return n <= 2 and ranks[0] >= QUEEN  # one or two high cards
+
+
+_PLAUSIBLE: dict[tuple[int, int], bool] = {}
+
+
+def hand_plausible(hand: list[int], kept: int) -> bool:
+    """Does `hand` (the five cards after an exchange) hold a keep of `kept` cards?"""
+    if kept <= 0:
+        return True
+    key = (card_bits(hand), kept)
+    got = _PLAUSIBLE.get(key)
+    if got is None:
+        got = _PLAUSIBLE[key] = any(_keeps_like(k) for k in combinations(sorted(hand), kept))
+    return got
+
+
+def plausible_hands(knowledge: Any, view: Any, rng: random.Random) -> dict[int, list[int]]:
+    """The other seats' hidden cards in one sample, taken with the odds that
+    each one's hand looks like what its last exchange kept (see the module
+    docstring); card numbers by seat."""
+    last_count = {}
+    for record in view.exchanges:
+        last_count[record.seat] = record.count
+    played: dict[int, list[int]] = {}
+    for p in [*(p for t in view.tricks for p in t.cards), *view.trick]:
+        played.setdefault(p.seat, []).append(CARD_INT[p.card])
+    others = [s for s in view.active if s != view.seat and s in last_count]
+    cards = knowledge.sample_cards(rng)
+    for _ in range(MAX_DRAWS):
+        odds = 1.0
+        for seat in others:
+            hand = cards[seat] + played.get(seat, [])
+            if len(hand) == 5 and not hand_plausible(hand, 5 - last_count[seat]):
+                odds *= UNLIKELY
+        if odds >= 1.0 or rng.random() < odds:
+            return cards
+        cards = knowledge.sample_cards(rng)
+    return cards
+
+
+class Solver:
+    """Exact value of the rest of a two-seat trick phase for seat `me`, in
+    points (mine minus the other seat's): the last trick, or a Chicago.
+
+    A spot is `(mine, theirs, my_turn, led, declarer)`: both hands as card
+    bitmasks, whether `me` acts, the card on the table (-1: the seat to act
+    leads) and the Chicago declarer (1 me, -1 the other seat, 0 none)."""
+
+    def __init__(self, rules: Any) -> None:
+        self.last_trick = rules.last_trick_points
+        self.two_bonus = rules.last_trick_two_bonus
+        self.chicago = rules.chicago_points
+        self.penalty = rules.chicago_penalty
+        self.memo: dict[tuple[int, int, bool, int, int], int] = {}
+        self.top = {0: max(self.last_trick, self.two_bonus or 0), 1: self.chicago, -1: self.penalty}
+        self.bottom = {0: -self.top[0], 1: -self.penalty, -1: -self.chicago}
+
+    @staticmethod
+    def choices(spot: tuple[int, int, bool, int, int]) -> list[int]:
+        """The cards the seat to act may play (it must follow suit if it can)."""
+        mine, theirs, my_turn, led, _ = spot
+        hand = mine if my_turn else theirs
+        cards = _CARDS.get(hand)
+        if cards is None:
+            cards = _CARDS[hand] = _cards(hand)
+        if led >= 0:
+            follow = [c for c in cards if c & 3 == led & 3]
+            return follow or cards
+        return cards
+
+    def after(self, spot: tuple[int, int, bool, int, int], card: int) -> tuple[int | None, Any]:
+        """Play `card` for the seat to act: (the final value, None) if that
+        ends the trick phase, else (None, the next spot)."""
+        mine, theirs, my_turn, led, declarer = spot
+        if my_turn:
+            mine &= ~(1 << card)
+        else:
+            theirs &= ~(1 << card)
+        if led < 0:
+            return None, (mine, theirs, not my_turn, card, declarer)
+        follower_wins = card & 3 == led & 3 and card > led
+        i_win = follower_wins == my_turn
+        if declarer and (declarer == 1) != i_win:
+            # The declarer lost a trick: the Chicago fails and nobody scores the last trick.
+            return (-self.penalty if declarer == 1 else self.penalty), None
+        if not mine:
+            if declarer:
+                return (self.chicago if declarer == 1 else -self.chicago), None
+            points = self.last_trick
+            if self.two_bonus is not None and (card if follower_wins else led) >> 2 == 0:
+                points = self.two_bonus
+            return (points if i_win else -points), None
+        return None, (mine, theirs, i_win, -1, declarer)
+
+    def outcome(self, spot: tuple[int, int, bool, int, int], card: int) -> int:
+        """The exact value after the seat to act plays `card`."""
+        final, nxt = self.after(spot, card)
+        return final if final is not None else self.value(nxt)
+
+    def value(self, spot: tuple[int, int, bool, int, int]) -> int:
+        got = self.memo.get(spot)
+        if got is not None:
+            return got
+        my_turn, declarer = spot[2], spot[4]
+        goal = self.top[declarer] if my_turn else self.bottom[declarer]
+        best = None
+        for c in self.choices(spot):
+            v = self.outcome(spot, c)
+            if best is None or (v > best if my_turn else v < best):
+                best = v
+                if best == goal:
+                    break  # nothing can do better for the seat to act
+        assert best is not None
+        self.memo[spot] = best
+        return best
+
+
+def trick_spot(view: Any, theirs: int) -> tuple[int, int, bool, int, int]:
+    """The spot of a two-seat trick phase, from `view` and the other seat's cards."""
+    mine = card_bits([CARD_INT[c] for c in view.hand])
+    declarer = 0 if view.chicago_declarer is None else (1 if view.chicago_declarer == view.seat else -1)
+    led = CARD_INT[view.trick[0].card] if view.trick else -1
+    return (mine, theirs, True, led, declarer)
+
+
+def two_seat(view: Any) -> bool:
+    """Is this a two-seat Chicago call or trick, which `Solver` can play exactly?"""
+    return view.n_players == 2 and len(view.active) == 2 and view.phase in ("trick", "chicago_call")
+
+
+def pimc_two_seat(decision: Any) -> Any:
+    """Flat PIMC for a two-seat Chicago call or trick: each card's exact value
+    averaged over plausible worlds; None when this is not such a decision."""
+    view = decision.view
+    if not two_seat(view):
+        return None
+    solver = Solver(decision.rules)
+    if view.phase == "chicago_call":
+        return chicago_call(decision, solver)
+    options = [a for a in decision.legal if isinstance(a, PlayCard)]
+    if len(options) <= 1:
+        return options[0] if options else None
+    other = 1 - view.seat
+    totals = [0.0] * len(options)
+    for i in range(TRICK_WORLDS):
+        if i and decision.deadline.passed():
+            break
+        spot = trick_spot(view, card_bits(plausible_hands(decision.knowledge, view, decision.rng)[other]))
+        for j, action in enumerate(options):
+            totals[j] += solver.outcome(spot, CARD_INT[action.card])
+    best = max(range(len(options)), key=lambda j: (totals[j], -j))
+    return options[best]
+
+
+def chicago_call(decision: Any, solver: Solver) -> Any:
+    """Call Chicago when, over plausible worlds, calling beats not calling by
+    `CALL_MARGIN_POINTS` on average, both played out exactly."""
+    view = decision.view
+    calls = [a for a in decision.legal if isinstance(a, CallChicago) and a.call]
+    passes = [a for a in decision.legal if isinstance(a, CallChicago) and not a.call]
+    if not calls or not passes:
+        return (calls or passes or [None])[0]
+    me, other = view.seat, 1 - view.seat
+    eldest = (view.dealer + 1) % 2
+    i_lead_called = decision.rules.chicago_leader == "declarer" or eldest == me
+    mine = card_bits([CARD_INT[c] for c in view.hand])
+    gain = 0.0
+    worlds = 0
+    for i in range(CALL_WORLDS):
+        if i and decision.deadline.passed():
+            break
+        theirs = card_bits(plausible_hands(decision.knowledge, view, decision.rng)[other])
+        gain += solver.value((mine, theirs, i_lead_called, -1, 1)) - solver.value((mine, theirs, eldest == me, -1, 0))
+        worlds += 1
+    return calls[0] if gain / max(1, worlds) > CALL_MARGIN_POINTS else passes[0]
