@@ -42,7 +42,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from search_common import Decision, call_margin, main, rewards  # noqa: E402
-from search_tricks import TRICK_WORLDS, Solver, card_bits, chicago_call, plausible_hands, trick_spot, two_seat  # noqa: E402
+from search_tricks import (  # noqa: E402
+    TRICK_WORLDS,
+    PlausibleHands,
+    Solver,
+    card_bits,
+    chicago_call,
+    trick_spot,
+    two_seat,
+    worlds_for,
+)
 
 from protocol.chicago import CallChicago  # noqa: E402
 
@@ -104,7 +113,7 @@ def _iterate(root: Node, state, rng) -> None:
 
 def _two_seat_tricks(decision: Decision) -> object:
     """ISMCTS over a two-seat trick phase: each iteration samples a plausible
-    hand for the other seat (`search_tricks.plausible_hands`), walks the tree
+    hand for the other seat (`search_tricks.PlausibleHands`), walks the tree
     of both seats' cards in that world, and values the leaf exactly
     (`search_tricks.Solver`) instead of by a playout. The Chicago call, a
     question of two answers, is the exact comparison of `chicago_call`."""
@@ -116,14 +125,16 @@ def _two_seat_tricks(decision: Decision) -> object:
     me, other = view.seat, 1 - view.seat
     root = Node(me)
     worlds: list[int] = []
+    hands = PlausibleHands(decision.knowledge, view)
+    pool = min(decision.iterations, worlds_for(decision, TRICK_WORLDS))
     # Rewards from -1 to 1, the range EXPLORATION is meant for: only the last
     # trick (or the Chicago) is at stake here, a few points, not a deal's worth.
     scale = float(max(solver.top.values()) if view.chicago_declarer is not None else solver.top[0])
     for i in range(decision.iterations):
         if i and decision.deadline.passed():
             break
-        if len(worlds) < TRICK_WORLDS:  # then the same worlds again, each walked afresh by the tree
-            worlds.append(card_bits(plausible_hands(decision.knowledge, view, rng)[other]))
+        if len(worlds) < pool:  # then the same worlds again, each walked afresh by the tree
+            worlds.append(card_bits(hands.draw(rng)[other]))
         spot = trick_spot(view, worlds[i % len(worlds)])
         node, path = root, []
         while True:

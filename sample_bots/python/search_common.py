@@ -153,7 +153,7 @@ class Decision:
     the seat knows, its random stream, its iteration budget and deadline."""
 
     def __init__(self, view: Any, legal: list[Any], knowledge: Any, rules: Any,
-                 rng: random.Random, iterations: int, deadline: Deadline) -> None:
+                 rng: random.Random, iterations: int, deadline: Deadline, share: float = 1.0) -> None:
         self.view = view
         self.legal = legal
         self.seat = view.seat
@@ -162,6 +162,7 @@ class Decision:
         self.rng = rng
         self.iterations = iterations
         self.deadline = deadline
+        self.share = share  # of the default budget: searches with their own unit of work scale by it
 
     def legal_match(self, action: Any) -> Any:
         """The element of `legal` equal to `action` (exchanges compare as sets)."""
@@ -215,12 +216,13 @@ class SearchBot:
         try:
             phase = view.phase if isinstance(self.rules, ChicagoRules) else None
             if phase == "exchange":
-                return best_exchange(view, legal, self.rules, rng) or legal[0]
+                return best_exchange(view, legal, self.rules, rng, deadline) or legal[0]
             if phase in HEURISTIC_PHASES:
                 return greedy_bot.choose(view, legal, self.rules)
             knowledge = seat_knowledge(view, self.events, self.rules)
-            decision = Decision(view, legal, knowledge, self.rules, rng,
-                                self.settings.iteration_budget(self.per_ms), deadline)
+            iterations = self.settings.iteration_budget(self.per_ms)
+            decision = Decision(view, legal, knowledge, self.rules, rng, iterations, deadline,
+                                iterations / (DEFAULT_BUDGET_MS * self.per_ms))
             action = self.search(decision)
         except Exception as exc:  # never lose a game to a search bug: fall back, and say so
             print(f"{self.name}: {type(exc).__name__}: {exc}; playing the first legal action",

@@ -15,7 +15,12 @@ discard directly:
   which seldom wins, is worth less than its one point;
 * **the last round** (trick play follows): the best card of the hand made
   is also worth the last trick's points times the chance it takes it
-  (`LAST_TRICK_ODDS`, by rank).
+  (`LAST_TRICK_ODDS`, by rank);
+* **two seats, the last round**: the `SHORTLIST` best discards by that
+  quick figure are then played out exactly (`search_tricks.Solver`) against
+  `TRICK_SAMPLES` hands the other seat could keep, for the last trick, and
+  for a Chicago when this seat has the points to call one; the exact figure
+  replaces the quick one.
 
 The random stream is the decision's own, so the choice is reproducible.
 """
@@ -29,6 +34,7 @@ from typing import Any
 from referee.games.cards import CARD_INT
 from referee.games.poker import evaluate, hand_points
 from referee.games.rollout import chicago_keep
+from search_tricks import CALL_MARGIN_POINTS, Solver, card_bits
 
 DRAWS = 300  # refills per discard
 OPPONENT_HANDS = 400  # sampled hands of the others, for the chance of winning a showdown
@@ -36,6 +42,8 @@ OPPONENT_HANDS = 400  # sampled hands of the others, for the chance of winning a
 # (rank 12 = ace): a rough figure; an ace wins it unless beaten in suit or led around.
 LAST_TRICK_ODDS = {12: 0.6, 11: 0.35, 10: 0.2, 9: 0.1}
 OTHER_RANK_ODDS = 0.04
+SHORTLIST = 4  # best last-round exchanges by the quick figure that are then played out exactly (two seats)
+TRICK_SAMPLES = 24  # refills and hands of the other seat per exact figure
 
 
 def _opponent_values(unseen: list[int], rng: random.Random, ace_low: bool, last: bool) -> list[int]:
@@ -51,7 +59,7 @@ def _opponent_values(unseen: list[int], rng: random.Random, ace_low: bool, last:
     return values
 
 
-def best_exchange(view: Any, legal: list[Any], rules: Any, rng: random.Random) -> Any:
+def best_exchange(view: Any, legal: list[Any], rules: Any, rng: random.Random, deadline: Any = None) -> Any:
     """The legal exchange with the best expected showdown (and, in the last
     round, last-trick) points; `legal[0]` if none can be scored."""
     hand = [CARD_INT[c] for c in view.hand]
@@ -69,12 +77,13 @@ def best_exchange(view: Any, legal: list[Any], rules: Any, rng: random.Random) -
     refills = [rng.sample(unseen, 5) for _ in range(DRAWS)]
     trick_points = rules.last_trick_points if last else 0
     total_opp = len(opponents)
-    best_action, best_score = None, float("-inf")
+    shows: list[float] = []
+    quick: list[float] = []
     for action in legal:
         discard = {CARD_INT[c] for c in action.discard}
         keep = [c for c in hand if c not in discard]
         need = 5 - len(keep)
-        score = 0.0
+        show = trick = 0.0
         for refill in refills:
             made = keep + refill[:need]
             if scored:
@@ -82,10 +91,55 @@ def best_exchange(view: Any, legal: list[Any], rules: Any, rng: random.Random) -
                 points = hand_points(value, table)
                 if points:
                     beats = bisect.bisect_left(opponents, value) / total_opp
-                    score += points * beats**others
+                    show += points * beats**others
             if trick_points:
                 top = max(made) >> 2
-                score += trick_points * LAST_TRICK_ODDS.get(top, OTHER_RANK_ODDS)
-        if score > best_score:
-            best_action, best_score = action, score
-    return best_action
+                trick += trick_points * LAST_TRICK_ODDS.get(top, OTHER_RANK_ODDS)
+        shows.append(show / DRAWS)
+        quick.append(trick / DRAWS)
+    order = sorted(range(len(legal)), key=lambda i: shows[i] + quick[i], reverse=True)
+    if not order:
+        return None
+    if trick_points and len(view.active) == 2 and len(order) > 1:
+        exact = _two_seat_trick_values(view, rules, hand, [legal[i] for i in order[:SHORTLIST]], refills,
+                                       unseen, rng, deadline)
+        if exact is not None:
+            best = max(range(len(exact)), key=lambda j: (shows[order[j]] + exact[j], -j))
+            return legal[order[best]]
+    return legal[order[0]]
+
+
+def _two_seat_trick_values(view: Any, rules: Any, hand: list[int], actions: list[Any], refills: list[list[int]],
+                           unseen: list[int], rng: random.Random, deadline: Any) -> list[float] | None:
+    """What each of `actions` (a last exchange at a two-seat table) is worth
+    in the trick phase, in points: the last trick (or a Chicago, when this
+    seat may call one) played out exactly against plausible hands of the
+    other seat, `TRICK_SAMPLES` of them, the same for every action. None if
+    the clock ran out first (the quick figure stands then)."""
+    solver = Solver(rules)
+    me = view.seat
+    i_lead = (view.dealer + 1) % 2 == me
+    i_lead_called = rules.chicago_leader == "declarer" or i_lead
+    may_call = rules.chicago_enabled and view.scores[me] >= rules.chicago_min_score
+    opponents = []
+    for refill in refills[:TRICK_SAMPLES]:
+        drawn = set(refill)
+        pool = rng.sample([c for c in unseen if c not in drawn], 10)
+        kept = chicago_keep(pool[:5], True)
+        opponents.append(card_bits(kept + pool[5 : 5 + 5 - len(kept)]))
+    values = []
+    for action in actions:
+        if deadline is not None and deadline.passed():
+            return None
+        discard = {CARD_INT[c] for c in action.discard}
+        keep = [c for c in hand if c not in discard]
+        need = 5 - len(keep)
+        total = 0.0
+        for refill, theirs in zip(refills, opponents):
+            made = card_bits(keep + refill[:need])
+            value = solver.value((made, theirs, i_lead, -1, 0))
+            if may_call:
+                value = max(value, solver.value((made, theirs, i_lead_called, -1, 1)) - CALL_MARGIN_POINTS)
+            total += value / 2  # half the swing: this seat's own points, as the showdown figure counts them
+        values.append(total / len(opponents))
+    return values

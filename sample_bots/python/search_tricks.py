@@ -4,7 +4,7 @@ sampled worlds, with the other seat's hand sampled as a player keeps it.
 **Worlds that look like real hands.** A uniform sample of the unseen cards
 gives the other seat a random hand, but it kept cards in every exchange: a
 seat that changed three cards holds a pair far more often than chance says,
-and one that stood pat holds a made hand. `plausible_hands` draws sampled
+and one that stood pat holds a made hand. `PlausibleHands` draws sampled
 positions and keeps one with a probability that says whether the other
 seat's hand (its cards in hand and those it has played) contains a keep of
 the size its last exchange left: a pair or better, four to a flush or a
@@ -60,9 +60,6 @@ def _cards(bits: int) -> list[int]:
     return out
 
 
-_CARDS: dict[int, list[int]] = {}
-
-
 def _made(keep: tuple[int, ...]) -> bool:
     """Every card pairs with another (pairs, two pair, trips, quads, full house)."""
     ranks = [c >> 2 for c in keep]
@@ -86,42 +83,50 @@ def _keeps_like(keep: tuple[int, ...]) -> bool:
     return n <= 2 and ranks[0] >= QUEEN  # one or two high cards
 
 
-_PLAUSIBLE: dict[tuple[int, int], bool] = {}
-
-
 def hand_plausible(hand: list[int], kept: int) -> bool:
     """Does `hand` (the five cards after an exchange) hold a keep of `kept` cards?"""
-    if kept <= 0:
-        return True
-    key = (card_bits(hand), kept)
-    got = _PLAUSIBLE.get(key)
-    if got is None:
-        got = _PLAUSIBLE[key] = any(_keeps_like(k) for k in combinations(sorted(hand), kept))
-    return got
+    return kept <= 0 or any(_keeps_like(k) for k in combinations(sorted(hand), kept))
 
 
-def plausible_hands(knowledge: Any, view: Any, rng: random.Random) -> dict[int, list[int]]:
-    """The other seats' hidden cards in one sample, taken with the odds that
-    each one's hand looks like what its last exchange kept (see the module
-    docstring); card numbers by seat."""
-    last_count = {}
-    for record in view.exchanges:
-        last_count[record.seat] = record.count
-    played: dict[int, list[int]] = {}
-    for p in [*(p for t in view.tricks for p in t.cards), *view.trick]:
-        played.setdefault(p.seat, []).append(CARD_INT[p.card])
-    others = [s for s in view.active if s != view.seat and s in last_count]
-    cards = knowledge.sample_cards(rng)
-    for _ in range(MAX_DRAWS):
-        odds = 1.0
-        for seat in others:
-            hand = cards[seat] + played.get(seat, [])
-            if len(hand) == 5 and not hand_plausible(hand, 5 - last_count[seat]):
-                odds *= UNLIKELY
-        if odds >= 1.0 or rng.random() < odds:
-            return cards
-        cards = knowledge.sample_cards(rng)
-    return cards
+def worlds_for(decision: Any, at_default: int) -> int:
+    """How many worlds a search of `at_default` worlds at the default budget gets."""
+    return max(8, round(at_default * decision.share))
+
+
+class PlausibleHands:
+    """Draws the other seats' hidden cards, each sample taken with the odds
+    that each one's hand looks like what its last exchange kept (see the
+    module docstring). One per decision: it caches what it has judged."""
+
+    def __init__(self, knowledge: Any, view: Any) -> None:
+        self.knowledge = knowledge
+        self.last_count = {r.seat: r.count for r in view.exchanges}
+        self.played: dict[int, list[int]] = {}
+        for p in [*(p for t in view.tricks for p in t.cards), *view.trick]:
+            self.played.setdefault(p.seat, []).append(CARD_INT[p.card])
+        self.others = [s for s in view.active if s != view.seat and s in self.last_count]
+        self.judged: dict[tuple[int, int], bool] = {}
+
+    def _plausible(self, hand: list[int], kept: int) -> bool:
+        key = (card_bits(hand), kept)
+        got = self.judged.get(key)
+        if got is None:
+            got = self.judged[key] = hand_plausible(hand, kept)
+        return got
+
+    def draw(self, rng: random.Random) -> dict[int, list[int]]:
+        """Card numbers by seat (and the stock and discards under negative keys)."""
+        cards = self.knowledge.sample_cards(rng)
+        for _ in range(MAX_DRAWS):
+            odds = 1.0
+            for seat in self.others:
+                hand = cards[seat] + self.played.get(seat, [])
+                if len(hand) == 5 and not self._plausible(hand, 5 - self.last_count[seat]):
+                    odds *= UNLIKELY
+            if odds >= 1.0 or rng.random() < odds:
+                return cards
+            cards = self.knowledge.sample_cards(rng)
+        return cards
 
 
 class Solver:
@@ -138,17 +143,17 @@ class Solver:
         self.chicago = rules.chicago_points
         self.penalty = rules.chicago_penalty
         self.memo: dict[tuple[int, int, bool, int, int], int] = {}
+        self.cards_of: dict[int, list[int]] = {}
         self.top = {0: max(self.last_trick, self.two_bonus or 0), 1: self.chicago, -1: self.penalty}
         self.bottom = {0: -self.top[0], 1: -self.penalty, -1: -self.chicago}
 
-    @staticmethod
-    def choices(spot: tuple[int, int, bool, int, int]) -> list[int]:
+    def choices(self, spot: tuple[int, int, bool, int, int]) -> list[int]:
         """The cards the seat to act may play (it must follow suit if it can)."""
         mine, theirs, my_turn, led, _ = spot
         hand = mine if my_turn else theirs
-        cards = _CARDS.get(hand)
+        cards = self.cards_of.get(hand)
         if cards is None:
-            cards = _CARDS[hand] = _cards(hand)
+            cards = self.cards_of[hand] = _cards(hand)
         if led >= 0:
             follow = [c for c in cards if c & 3 == led & 3]
             return follow or cards
@@ -228,10 +233,11 @@ def pimc_two_seat(decision: Any) -> Any:
         return options[0] if options else None
     other = 1 - view.seat
     totals = [0.0] * len(options)
-    for i in range(TRICK_WORLDS):
+    hands = PlausibleHands(decision.knowledge, view)
+    for i in range(worlds_for(decision, TRICK_WORLDS)):
         if i and decision.deadline.passed():
             break
-        spot = trick_spot(view, card_bits(plausible_hands(decision.knowledge, view, decision.rng)[other]))
+        spot = trick_spot(view, card_bits(hands.draw(decision.rng)[other]))
         for j, action in enumerate(options):
             totals[j] += solver.outcome(spot, CARD_INT[action.card])
     best = max(range(len(options)), key=lambda j: (totals[j], -j))
@@ -252,10 +258,11 @@ def chicago_call(decision: Any, solver: Solver) -> Any:
     mine = card_bits([CARD_INT[c] for c in view.hand])
     gain = 0.0
     worlds = 0
-    for i in range(CALL_WORLDS):
+    hands = PlausibleHands(decision.knowledge, view)
+    for i in range(worlds_for(decision, CALL_WORLDS)):
         if i and decision.deadline.passed():
             break
-        theirs = card_bits(plausible_hands(decision.knowledge, view, decision.rng)[other])
+        theirs = card_bits(hands.draw(decision.rng)[other])
         gain += solver.value((mine, theirs, i_lead_called, -1, 1)) - solver.value((mine, theirs, eldest == me, -1, 0))
         worlds += 1
     return calls[0] if gain / max(1, worlds) > CALL_MARGIN_POINTS else passes[0]

@@ -10,7 +10,10 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
+
 from protocol.chicago import ChicagoRules, Exchange
+from referee.games.cards import CARD_INT, CARD_STR
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "sample_bots" / "python"))
 from search_exchange import best_exchange  # noqa: E402
@@ -22,7 +25,7 @@ def _all_exchanges(hand: list[str]) -> list[Exchange]:
 
 def _choose(hand: str, round_number: int = 1, seed: int = 1) -> Exchange:
     cards = hand.split()
-    view = SimpleNamespace(hand=cards, exchange_round=round_number, active=[0, 1])
+    view = SimpleNamespace(hand=cards, exchange_round=round_number, active=[0, 1], seat=0, dealer=1, scores=[0, 0])
     legal = _all_exchanges(cards)
     action = best_exchange(view, legal, ChicagoRules(), random.Random(seed))
     assert action in legal
@@ -48,3 +51,25 @@ def test_the_same_random_stream_gives_the_same_exchange() -> None:
     hands = ["Kh Qd 9c 6s 3h", "Th 9h 8d 7c 2s", "5h 5d Kc Ks 2s"]
     for hand in hands:
         assert _choose(hand, seed=7) == _choose(hand, seed=7)
+
+
+def test_a_two_seat_last_round_values_trick_winners_exactly() -> None:
+    """The exact trick figure of the last round: keeping aces is worth more than
+    drawing five new cards, and with 15 points a sure Chicago hand is worth more
+    than the last trick alone."""
+    from search_exchange import _two_seat_trick_values
+    from search_tricks import CALL_MARGIN_POINTS
+
+    hand = [CARD_INT[c] for c in ["Ah", "Kh", "Ad", "Kd", "Ac"]]
+    keep_all, change_all = Exchange(discard=[]), Exchange(discard=["Ah", "Kh", "Ad", "Kd", "Ac"])
+    rng = random.Random(3)
+    unseen = [c for c in range(52) if c not in hand]
+    refills = [rng.sample(unseen, 5) for _ in range(60)]
+    values = {}
+    for points in (0, 20):
+        view = SimpleNamespace(hand=[CARD_STR[c] for c in hand], active=[0, 1], seat=0, dealer=1, scores=[points, 0])
+        values[points] = _two_seat_trick_values(view, ChicagoRules(), hand, [keep_all, change_all], refills, unseen,
+                                                random.Random(4), None)
+    assert values[0][0] > values[0][1] + 1.5  # a random five, leading, takes it about 60 % of the time
+    assert values[0][0] == pytest.approx(2.5)  # the top cards of three suits: the last trick every time (half of +5)
+    assert values[20][0] == pytest.approx((15 - CALL_MARGIN_POINTS) / 2)  # a sure Chicago, less the call's margin

@@ -19,11 +19,11 @@ from referee.games.rules import build_rules
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "sample_bots" / "python"))
 import search_common
 from search_tricks import (
+    PlausibleHands,
     Solver,
     card_bits,
     chicago_call,
     hand_plausible,
-    plausible_hands,
 )
 
 RULES = ChicagoRules()
@@ -143,10 +143,11 @@ def test_the_other_seats_sampled_hand_follows_its_last_exchange() -> None:
     decision = _decision(state, rules)
     view = decision.view
     rng = random.Random(5)
+    hands = PlausibleHands(decision.knowledge, view)
     biased, uniform = Counter(), Counter()
     ours = {CARD_INT[c] for c in view.hand}
     for _ in range(400):
-        hand = plausible_hands(decision.knowledge, view, rng)[1]
+        hand = hands.draw(rng)[1]
         assert len(hand) == 5 and not ours & set(hand)
         biased[len({c >> 2 for c in hand}) < 5] += 1
         plain = decision.knowledge.sample_cards(rng)[1]
