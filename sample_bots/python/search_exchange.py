@@ -16,6 +16,10 @@ discard directly:
 * **the last round** (trick play follows): the best card of the hand made
   is also worth the last trick's points times the chance it takes it
   (`LAST_TRICK_ODDS`, by rank);
+* **the rounds ahead** (every round but the last): the `LOOKAHEAD` best
+  discards by that figure are followed through the later rounds, the hand
+  made going on through plain exchanges, and each later showdown (and the
+  last trick) is added in (`FUTURE_DRAWS` draws each);
 * **two seats, the last round**: the `SHORTLIST` best discards by that
   quick figure are then played out exactly (`search_tricks.Solver`) against
   `TRICK_SAMPLES` hands the other seat could keep, for the last trick, and
@@ -42,6 +46,8 @@ OPPONENT_HANDS = 400  # sampled hands of the others, for the chance of winning a
 # (rank 12 = ace): a rough figure; an ace wins it unless beaten in suit or led around.
 LAST_TRICK_ODDS = {12: 0.6, 11: 0.35, 10: 0.2, 9: 0.1}
 OTHER_RANK_ODDS = 0.04
+LOOKAHEAD = 6  # best discards by the quick figure that are followed into the later rounds
+FUTURE_DRAWS = 100  # draws per later-rounds figure
 SHORTLIST = 4  # best last-round exchanges by the quick figure that are then played out exactly (two seats)
 TRICK_SAMPLES = 24  # refills and hands of the other seat per exact figure
 
@@ -100,6 +106,11 @@ def best_exchange(view: Any, legal: list[Any], rules: Any, rng: random.Random, d
     order = sorted(range(len(legal)), key=lambda i: shows[i] + quick[i], reverse=True)
     if not order:
         return None
+    if not last and len(order) > 1:
+        ahead = _later_rounds(rules, round_index, hand, [legal[i] for i in order[:LOOKAHEAD]], unseen,
+                              opponents, others, rng)
+        best = max(range(len(ahead)), key=lambda j: (shows[order[j]] + quick[order[j]] + ahead[j], -j))
+        return legal[order[best]]
     if trick_points and len(view.active) == 2 and len(order) > 1:
         exact = _two_seat_trick_values(view, rules, hand, [legal[i] for i in order[:SHORTLIST]], refills,
                                        unseen, rng, deadline)
@@ -107,6 +118,42 @@ def best_exchange(view: Any, legal: list[Any], rules: Any, rng: random.Random, d
             best = max(range(len(exact)), key=lambda j: (shows[order[j]] + exact[j], -j))
             return legal[order[best]]
     return legal[order[0]]
+
+
+def _later_rounds(rules: Any, round_index: int, hand: list[int], actions: list[Any], unseen: list[int],
+                  opponents: list[int], others: int, rng: random.Random) -> list[float]:
+    """What each of `actions` is worth in the rounds after this one: the hand
+    it makes goes on through plain exchanges (`rollout.chicago_keep`), and
+    each later showdown counts as this one does (the last round also its
+    best card's share of the last trick). The same draws for every action."""
+    ace_low = rules.ace_low_straight
+    table = dict(rules.hand_points)
+    total_opp = max(1, len(opponents))
+    later = range(round_index + 1, rules.exchanges)
+    draws = [rng.sample(unseen, 5 * (1 + len(later))) for _ in range(FUTURE_DRAWS)]
+    values = []
+    for action in actions:
+        discard = {CARD_INT[c] for c in action.discard}
+        keep = [c for c in hand if c not in discard]
+        total = 0.0
+        for pool in draws:
+            made = keep + pool[: 5 - len(keep)]
+            used = set(made)
+            fresh = [c for c in pool[5:] if c not in used]
+            for r in later:
+                last = r + 1 >= rules.exchanges
+                kept = chicago_keep(made, last)
+                made = kept + fresh[: 5 - len(kept)]
+                fresh = fresh[5 - len(kept):]
+                if rules.showdown_after[r] or (last and rules.final_showdown):
+                    value = evaluate(made, ace_low)
+                    points = hand_points(value, table)
+                    if points and opponents:
+                        total += points * (bisect.bisect_left(opponents, value) / total_opp) ** others
+                if last and rules.last_trick_points:
+                    total += rules.last_trick_points * LAST_TRICK_ODDS.get(max(made) >> 2, OTHER_RANK_ODDS)
+        values.append(total / FUTURE_DRAWS)
+    return values
 
 
 def _two_seat_trick_values(view: Any, rules: Any, hand: list[int], actions: list[Any], refills: list[list[int]],

@@ -73,3 +73,17 @@ def test_a_two_seat_last_round_values_trick_winners_exactly() -> None:
     assert values[0][0] > values[0][1] + 1.5  # a random five, leading, takes it about 60 % of the time
     assert values[0][0] == pytest.approx(2.5)  # the top cards of three suits: the last trick every time (half of +5)
     assert values[20][0] == pytest.approx((15 - CALL_MARGIN_POINTS) / 2)  # a sure Chicago, less the call's margin
+
+
+def test_the_rounds_ahead_value_a_kept_pair_over_a_fresh_hand() -> None:
+    """Before the last round the hand goes on: a kept pair of aces keeps scoring
+    in the later showdowns and takes last tricks; five new cards seldom do as well."""
+    from search_exchange import _later_rounds, _opponent_values
+
+    hand = [CARD_INT[c] for c in ["Ah", "Ad", "7c", "4s", "2h"]]
+    unseen = [c for c in range(52) if c not in hand]
+    rng = random.Random(2)
+    opponents = _opponent_values(unseen, rng, True, False)
+    actions = [Exchange(discard=["7c", "4s", "2h"]), Exchange(discard=["Ah", "Ad", "7c", "4s", "2h"])]
+    pair, fresh = _later_rounds(ChicagoRules(), 0, hand, actions, unseen, opponents, 1, rng)
+    assert pair > fresh + 0.5
