@@ -11,9 +11,12 @@ another user the user namespace maps it to that user. No capabilities, no
 new privileges (bwrap sets both), no further user namespaces.
 
 Limits: rlimits (CPU seconds, file size, open files, processes, and memory
-when no memory cgroup is usable) and, where the machine lets the referee make
-them, cgroups (memory and processes for the whole sandbox, CPU accounting),
-which also tell afterwards which limit a dead bot ran into. The sandbox runs
+when no memory cgroup is usable), set inside the sandbox by `prlimit` just
+before the bot's program, and, where the machine lets the referee make them,
+cgroups (memory and processes for the whole sandbox, CPU accounting), which
+also tell afterwards which limit a dead bot ran into. The sandbox's processes
+are in their cgroups before the bot's program runs (`BotCgroup.join_self`,
+`sandbox_gate`). It runs
 in a session of its own: killing that session's group kills the sandbox's
 PID 1, and with it every process inside, whatever it did to its session,
 environment or pid. bwrap's `--die-with-parent` is not used: trio forks
@@ -29,7 +32,6 @@ from __future__ import annotations
 import functools
 import os
 import re
-import resource
 import shutil
 import signal
 import stat
@@ -42,6 +44,7 @@ from typing import Any
 import referee
 from referee.errors import ConfigError, SandboxUnavailable
 from referee.seats.cgroups import BotCgroup, CgroupHost, find_cgroups, remove_stale
+from referee.seats.sandbox_gate import GateError, SandboxGate
 from referee.seats.sandbox_files import SYSTEM_DIRS, etc_binds, lib_binds, system_binds
 
 SCRATCH = "/scratch"
@@ -53,6 +56,7 @@ SEAT_UIDS_PER_REFEREE = 256
 NAMESPACES = ("cgroup", "ipc", "mount", "network", "pid", "user", "uts")
 BWRAP_INSTALL = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap)"
 MiB = 1 << 20
+ADMIT_TIMEOUT_S = 30.0  # for bwrap to report its namespace child (milliseconds, even on a busy machine)
 
 
 @dataclass(frozen=True)
@@ -376,24 +380,47 @@ class SandboxedBot:
     limits: SandboxLimits
     uid: int | None
     cgroup: BotCgroup | None
-    rlimits: list[tuple[int, int, int]] = field(default_factory=list)  # (resource, soft, hard)
-
-    def preexec(self) -> None:
-        """In the child, before bwrap runs: join the cgroups, lower the rlimits."""
-        if self.cgroup is not None:
-            self.cgroup.join()
-        for which, soft, hard in self.rlimits:
-            resource.setrlimit(which, (soft, hard))
+    name: str = ""
+    gate: SandboxGate | None = None  # with cgroups: bwrap waits for the referee before the bot runs
 
     def spawn_options(self) -> dict[str, Any]:
-        opts: dict[str, Any] = {"env": self.env, "cwd": "/", "preexec_fn": self.preexec, "start_new_session": True}
+        """Popen options. The new process enters its cgroup v1 groups itself
+        before it execs bwrap (a single-thread move, without the kernel's wait);
+        v2 groups are entered behind the gate (`admit`)."""
+        opts: dict[str, Any] = {"env": self.env, "cwd": "/", "start_new_session": True}
+        if self.cgroup is not None:
+            opts["preexec_fn"] = self.cgroup.join_self
+        if self.gate is not None:
+            opts["pass_fds"] = self.gate.child_fds()
         if self.uid is not None:
             opts.update(user=self.uid, group=self.uid, extra_groups=[])
         return opts
 
-    def started(self) -> None:
-        if self.cgroup is not None:
-            self.cgroup.close_fds()
+    def admit(self, outer_pid: int, timeout_s: float = ADMIT_TIMEOUT_S) -> bool:
+        """Right after the spawn, in a worker thread (a v2 move waits for the
+        kernel): bwrap's processes into the v2 groups, then the gate opened.
+        False if bwrap ended first (it said why on its stderr; the gate stays
+        shut). SandboxUnavailable if the groups cannot be entered."""
+        gate, cgroup = self.gate, self.cgroup
+        assert gate is not None and cgroup is not None
+        try:
+            cgroup.admit(outer_pid)  # first: the kernel's wait overlaps bwrap's start
+            child = gate.namespace_child(outer_pid, timeout_s)
+            if child is None:
+                return False
+            cgroup.admit(child)
+        except ProcessLookupError:
+            return False  # bwrap ended meanwhile
+        except OSError as exc:
+            raise SandboxUnavailable(f"cannot put bot {self.name!r} into its cgroups: {exc.strerror or exc}; "
+                                     "it was stopped before it ran") from exc
+        except GateError as exc:
+            raise SandboxUnavailable(f"cannot start the sandbox of bot {self.name!r}: {exc}; "
+                                     "it was stopped before it ran") from exc
+        finally:
+            cgroup.close_fds()
+        gate.open()
+        return True
 
     def limit_breach(self, returncode: int | None, stderr_tail: str) -> tuple[str, str] | None:
         """(reason code, plain message) if the bot ran into one of its limits."""
@@ -426,6 +453,8 @@ class SandboxedBot:
         """After the sandbox's PID 1 is dead: kill anything left in its cgroups
         (nothing should be), free them and the uid. Returns how many were left."""
         left = 0
+        if self.gate is not None:
+            self.gate.close()
         if self.cgroup is not None:
             left = self.cgroup.kill_all()
             self.cgroup.remove()
@@ -491,24 +520,42 @@ def plan(argv: tuple[str, ...], cwd: str | None, name: str, limits: SandboxLimit
         if limits.freeze_idle and not cgroup.can_freeze:  # fail closed
             cgroup.remove()
             raise SandboxUnavailable(FREEZER_MISSING.format(why="no freezer group could be made"))
-    # CPU: SIGXCPU at the limit (a bot that ignores it gets SIGKILL a second later).
-    rlimits = [(resource.RLIMIT_CPU, limits.cpu_s, limits.cpu_s + 1),
-               (resource.RLIMIT_FSIZE, limits.file_size_mb * MiB, limits.file_size_mb * MiB),
-               (resource.RLIMIT_NOFILE, limits.open_files, limits.open_files)]
-    if cgroup is None or "memory" not in cgroup.dirs:
-        rlimits.append((resource.RLIMIT_DATA, limits.memory_mb * MiB, limits.memory_mb * MiB))
     assert host.bwrap is not None and host.prlimit is not None
+    try:
+        gate = SandboxGate() if cgroup is not None and cgroup.referee_admits else None
+    except OSError as exc:
+        if cgroup is not None:
+            cgroup.remove()
+        raise SandboxUnavailable(f"cannot make the start pipes of bot {name!r}: {exc.strerror or exc}") from exc
+    command = [host.bwrap, *(gate.bwrap_args() if gate is not None else []), *_namespace_args(), *_system_args(),
+               "--size", str(limits.scratch_mb * MiB), "--tmpfs", SCRATCH, "--symlink", SCRATCH, "/tmp", *binds,
+               # The sandbox's own / and /dev are tmpfs without a size: read-only,
+               # so the scratch folder is the only place a bot can write.
+               "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", SCRATCH, "--",
+               host.prlimit, *_rlimit_args(limits, cgroup), "--", *args]
+    try:
+        uid = SEAT_UIDS.acquire() if host.root else None
+    except SandboxUnavailable:
+        if gate is not None:
+            gate.close()
+        if cgroup is not None:
+            cgroup.remove()
+        raise
+    return SandboxedBot(argv=command, env=env, limits=limits, uid=uid, cgroup=cgroup, name=name, gate=gate)
+
+
+def _rlimit_args(limits: SandboxLimits, cgroup: BotCgroup | None) -> list[str]:
+    """prlimit's options, applied inside the sandbox to the bot's program and
+    inherited by everything it starts."""
+    memory, file_size = limits.memory_mb * MiB, limits.file_size_mb * MiB
+    # CPU: SIGXCPU at the limit (a bot that ignores it gets SIGKILL a second later).
+    args = [f"--cpu={limits.cpu_s}:{limits.cpu_s + 1}", f"--fsize={file_size}", f"--nofile={limits.open_files}"]
+    if cgroup is None or "memory" not in cgroup.dirs:
+        args.append(f"--data={memory}")
     # RLIMIT_NPROC is set inside the sandbox: there it counts the bot's own
     # processes; set before bwrap it would count every process of the uid.
     # With a pids cgroup it is only a backstop, so the cgroup refuses first
     # and records that it did.
     nproc = limits.processes + (16 if cgroup is not None and "pids" in cgroup.dirs else 1)
-    command = [host.bwrap, *_namespace_args(), *_system_args(), "--size", str(limits.scratch_mb * MiB),
-               "--tmpfs", SCRATCH, "--symlink", SCRATCH, "/tmp", *binds,
-               # The sandbox's own / and /dev are tmpfs without a size: read-only,
-               # so the scratch folder is the only place a bot can write.
-               "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", SCRATCH, "--",
-               host.prlimit, f"--nproc={nproc}", "--", *args]
-    uid = SEAT_UIDS.acquire() if host.root else None
-    return SandboxedBot(argv=command, env=env, limits=limits, uid=uid, cgroup=cgroup, rlimits=rlimits)
+    return [*args, f"--nproc={nproc}"]
 
