@@ -39,10 +39,18 @@ class CgroupHost:
     v2_parent: Path | None = None  # the unified folder when memory/pids come from v2
     freezer_v2: bool = False  # the freezer is v2's cgroup.freeze (under parents["freezer"])
     notes: tuple[str, ...] = ()
+    v2_favordynmods: bool = False  # the v2 hierarchy is mounted with favordynmods (moves need no RCU wait)
 
     @property
     def usable(self) -> tuple[str, ...]:
         return tuple(c for c in CONTROLLERS if c in self.parents)
+
+    @property
+    def on_v2(self) -> tuple[str, ...]:
+        """Controllers whose groups are v2 ones (entered behind the sandbox's gate)."""
+        return tuple(c for c in self.usable
+                     if (self.v2_parent is not None and self.parents[c] == self.v2_parent)
+                     or (c == "freezer" and self.freezer_v2))
 
 
 def _mounts() -> list[tuple[str, str, set[str]]]:
@@ -120,7 +128,7 @@ def find_cgroups() -> CgroupHost:
             notes.append(f"cgroup v2 freezer: {parent} is not writable, or the kernel is older than 5.2")
     version = "hybrid" if v1 and v2 else "v1" if v1 else "v2" if v2 else "none"
     return CgroupHost(version=version, parents=parents, v2_parent=v2_parent, freezer_v2=freezer_v2,
-                      notes=tuple(notes))
+                      notes=tuple(notes), v2_favordynmods=bool(v2) and "favordynmods" in v2[0][2])
 
 
 def _kernel_at_least(major: int, minor: int) -> bool:

@@ -180,6 +180,7 @@ class HostReport:
             "cgroup_version": self.cgroups.version, "cgroup_controllers": list(self.cgroups.usable),
             "cgroup_notes": list(self.cgroups.notes), "prlimit": self.prlimit, "python": self.python,
             "freezer": ("v2" if self.cgroups.freezer_v2 else "v1") if "freezer" in self.cgroups.usable else None,
+            "cgroup_v2_groups": list(self.cgroups.on_v2), "cgroup_v2_favordynmods": self.cgroups.v2_favordynmods,
             "load": list(self.load), "cores": self.cores, "swap_mb": self.swap_mb, "memory_mb": self.memory_mb,
             "problems": self.problems(),
         }
@@ -325,7 +326,10 @@ def _system_args() -> tuple[str, ...]:
 
 
 def _under(path: Path, folder: Path) -> bool:
-    return path == folder or folder in path.parents
+    """`path` is `folder` or inside it (both absolute; compared as text, which
+    is what a start can afford: it runs for every bot start)."""
+    text, base = str(path), str(folder)
+    return text == base or text.startswith(os.path.join(base, ""))
 
 
 def _is_system(path: Path) -> bool:
