@@ -27,7 +27,8 @@ def _findings(host: HostReport) -> list[tuple[str, str, str]]:
             rows.append(("fail", "trial sandbox", f"failed: {host.trial_error}"))
     rows.append(("ok" if host.userns == "enabled" else "fail", "user namespaces", host.userns))
     if host.prlimit is None:
-        rows.append(("fail", "prlimit", "not installed (util-linux): needed for the process limit"))
+        rows.append(("ok" if host.root else "fail", "prlimit",
+                     "not installed (util-linux): needed for the limits when the referee is not root"))
     if host.root:
         rows.append(("ok", "running as root", "each running seat gets a uid of its own"))
     else:

@@ -233,6 +233,11 @@ class BotCgroup:
             os.write(fd, b"0")
 
     @property
+    def joins_itself(self) -> bool:
+        """Some groups (cgroup v1) are entered by the new process (`join_self`)."""
+        return bool(self._self_fds)
+
+    @property
     def referee_admits(self) -> bool:
         """Some groups (cgroup v2: no single-thread move into a domain group)
         are entered by the referee moving the sandbox's processes (`admit`)."""

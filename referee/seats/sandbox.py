@@ -11,8 +11,11 @@ another user the user namespace maps it to that user. No capabilities, no
 new privileges (bwrap sets both), no further user namespaces.
 
 Limits: rlimits (CPU seconds, file size, open files, processes, and memory
-when no memory cgroup is usable), set inside the sandbox by `prlimit` just
-before the bot's program, and, where the machine lets the referee make them,
+when no memory cgroup is usable): as root, set by the new process before it
+execs bwrap (its uid is the seat's own, so the process limit counts only this
+sandbox); as a user, set inside the sandbox by `prlimit` just before the
+bot's program (there the process limit counts the bot's own processes, not
+all of the user's). And, where the machine lets the referee make them,
 cgroups (memory and processes for the whole sandbox, CPU accounting), which
 also tell afterwards which limit a dead bot ran into. The sandbox's processes
 are in their cgroups before the bot's program runs (`BotCgroup.join_self`,
@@ -32,6 +35,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import resource
 import shutil
 import signal
 import stat
@@ -169,7 +173,7 @@ class HostReport:
             hint = ("enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, "
                     "user.max_user_namespaces > 0), or run in a container that allows them")
             out.append(f"bubblewrap cannot create a sandbox here ({self.trial_error}); {hint}")
-        if self.prlimit is None:
+        if self.prlimit is None and not self.root:  # as root the limits are set before bwrap runs
             out.append("prlimit (util-linux) is not installed: apt-get install util-linux")
         return out
 
@@ -385,15 +389,23 @@ class SandboxedBot:
     uid: int | None
     cgroup: BotCgroup | None
     name: str = ""
-    gate: SandboxGate | None = None  # with cgroups: bwrap waits for the referee before the bot runs
+    gate: SandboxGate | None = None  # with cgroup v2 groups: bwrap waits for the referee before the bot runs
+    rlimits: list[tuple[int, int, int]] = field(default_factory=list)  # (resource, soft, hard), set before bwrap
+
+    def preexec(self) -> None:
+        """In the new process, before it execs bwrap: into the v1 groups, the rlimits lowered."""
+        if self.cgroup is not None:
+            self.cgroup.join_self()
+        for which, soft, hard in self.rlimits:
+            resource.setrlimit(which, (soft, hard))
 
     def spawn_options(self) -> dict[str, Any]:
         """Popen options. The new process enters its cgroup v1 groups itself
         before it execs bwrap (a single-thread move, without the kernel's wait);
         v2 groups are entered behind the gate (`admit`)."""
         opts: dict[str, Any] = {"env": self.env, "cwd": "/", "start_new_session": True}
-        if self.cgroup is not None:
-            opts["preexec_fn"] = self.cgroup.join_self
+        if self.rlimits or (self.cgroup is not None and self.cgroup.joins_itself):
+            opts["preexec_fn"] = self.preexec
         if self.gate is not None:
             opts["pass_fds"] = self.gate.child_fds()
         if self.uid is not None:
@@ -524,7 +536,7 @@ def plan(argv: tuple[str, ...], cwd: str | None, name: str, limits: SandboxLimit
         if limits.freeze_idle and not cgroup.can_freeze:  # fail closed
             cgroup.remove()
             raise SandboxUnavailable(FREEZER_MISSING.format(why="no freezer group could be made"))
-    assert host.bwrap is not None and host.prlimit is not None
+    assert host.bwrap is not None and (host.root or host.prlimit is not None)
     try:
         gate = SandboxGate() if cgroup is not None and cgroup.referee_admits else None
     except OSError as exc:
@@ -535,8 +547,13 @@ def plan(argv: tuple[str, ...], cwd: str | None, name: str, limits: SandboxLimit
                "--size", str(limits.scratch_mb * MiB), "--tmpfs", SCRATCH, "--symlink", SCRATCH, "/tmp", *binds,
                # The sandbox's own / and /dev are tmpfs without a size: read-only,
                # so the scratch folder is the only place a bot can write.
-               "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", SCRATCH, "--",
-               host.prlimit, *_rlimit_args(limits, cgroup), "--", *args]
+               "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", SCRATCH, "--"]
+    rlimits = _rlimits(limits, cgroup, before_bwrap=host.root)
+    if host.root:
+        command += args
+    else:
+        command += [host.prlimit, *(f"--{PRLIMIT_NAMES[which]}={soft}:{hard}" for which, soft, hard in rlimits),
+                    "--", *args]
     try:
         uid = SEAT_UIDS.acquire() if host.root else None
     except SandboxUnavailable:
@@ -545,21 +562,25 @@ def plan(argv: tuple[str, ...], cwd: str | None, name: str, limits: SandboxLimit
         if cgroup is not None:
             cgroup.remove()
         raise
-    return SandboxedBot(argv=command, env=env, limits=limits, uid=uid, cgroup=cgroup, name=name, gate=gate)
+    return SandboxedBot(argv=command, env=env, limits=limits, uid=uid, cgroup=cgroup, name=name, gate=gate,
+                        rlimits=rlimits if host.root else [])
 
 
-def _rlimit_args(limits: SandboxLimits, cgroup: BotCgroup | None) -> list[str]:
-    """prlimit's options, applied inside the sandbox to the bot's program and
-    inherited by everything it starts."""
+PRLIMIT_NAMES = {resource.RLIMIT_CPU: "cpu", resource.RLIMIT_FSIZE: "fsize", resource.RLIMIT_NOFILE: "nofile",
+                 resource.RLIMIT_DATA: "data", resource.RLIMIT_NPROC: "nproc"}
+
+
+def _rlimits(limits: SandboxLimits, cgroup: BotCgroup | None, before_bwrap: bool) -> list[tuple[int, int, int]]:
+    """(resource, soft, hard) for the bot and everything it starts."""
     memory, file_size = limits.memory_mb * MiB, limits.file_size_mb * MiB
     # CPU: SIGXCPU at the limit (a bot that ignores it gets SIGKILL a second later).
-    args = [f"--cpu={limits.cpu_s}:{limits.cpu_s + 1}", f"--fsize={file_size}", f"--nofile={limits.open_files}"]
+    found = [(resource.RLIMIT_CPU, limits.cpu_s, limits.cpu_s + 1), (resource.RLIMIT_FSIZE, file_size, file_size),
+             (resource.RLIMIT_NOFILE, limits.open_files, limits.open_files)]
     if cgroup is None or "memory" not in cgroup.dirs:
-        args.append(f"--data={memory}")
-    # RLIMIT_NPROC is set inside the sandbox: there it counts the bot's own
-    # processes; set before bwrap it would count every process of the uid.
-    # With a pids cgroup it is only a backstop, so the cgroup refuses first
-    # and records that it did.
-    nproc = limits.processes + (16 if cgroup is not None and "pids" in cgroup.dirs else 1)
-    return [*args, f"--nproc={nproc}"]
-
+        found.append((resource.RLIMIT_DATA, memory, memory))
+    # The process limit counts the processes of a uid. Inside the sandbox they
+    # are the sandbox's init and the bot's; set before bwrap (as root: a uid
+    # of its own per seat) the outer bwrap counts too. With a pids cgroup it is
+    # only a backstop, so that the cgroup refuses first and records that it did.
+    nproc = limits.processes + (16 if cgroup is not None and "pids" in cgroup.dirs else 1) + int(before_bwrap)
+    return [*found, (resource.RLIMIT_NPROC, nproc, nproc)]
