@@ -207,3 +207,21 @@ def test_a_gate_left_shut_never_lets_the_bot_run() -> None:
         os.killpg(proc.pid, 9)
         proc.wait(timeout=BOUND_S)
         box.sweep()
+
+
+@pytest.mark.skipif(bool(PROBLEMS), reason="cannot sandbox here: " + "; ".join(PROBLEMS))
+def test_bench_sandbox_pairs_each_sandboxed_start_with_an_unsandboxed_one() -> None:
+    """`bench --sandbox`'s added start-up is the median of paired differences
+    (a sandboxed start minus the unsandboxed one next to it), not a
+    difference of two medians taken at different moments."""
+    from referee.play.bench import run_sandbox_bench
+
+    spec = resolve_command(str(ROOT / "sample_bots" / "python" / "first_legal_bot.py"))
+    res = trio.run(lambda: run_sandbox_bench(spec, rounds=1, games_per_round=1, starts=5))
+    assert len(res.plain_start_ms) == len(res.sandboxed_start_ms) == 5
+    diffs = sorted(s - p for s, p in zip(res.sandboxed_start_ms, res.plain_start_ms))
+    assert res.added_start_ms == diffs[2]
+    low, high = res.added_start_quartiles
+    assert diffs[0] <= low <= res.added_start_ms <= high <= diffs[-1]
+    assert min(res.plain_start_ms + res.sandboxed_start_ms) > 0 and res.ratio > 0
+    assert all(load >= 0 for load in res.load) and res.decisions > 0
