@@ -27,7 +27,8 @@ def _findings(host: HostReport) -> list[tuple[str, str, str]]:
             rows.append(("fail", "trial sandbox", f"failed: {host.trial_error}"))
     rows.append(("ok" if host.userns == "enabled" else "fail", "user namespaces", host.userns))
     if host.prlimit is None:
-        rows.append(("fail", "prlimit", "not installed (util-linux): needed for the process limit"))
+        rows.append(("ok" if host.root else "fail", "prlimit",
+                     "not installed (util-linux): needed for the limits when the referee is not root"))
     if host.root:
         rows.append(("ok", "running as root", "each running seat gets a uid of its own"))
     else:
@@ -49,6 +50,7 @@ def _findings(host: HostReport) -> list[tuple[str, str, str]]:
     else:
         rows.append(("warn", "freezer", "none usable: freeze_idle (on by default in sandboxed tournaments) "
                      "refuses to start; run as root with cgroups, or set freeze_idle = false"))
+    rows += _moves(host)
     missing = [c for c in ("memory", "pids") if c not in usable]
     if usable and missing:
         rows.append(("warn", "cgroups", f"no {' or '.join(missing)} controller: those limits are per process only"))
@@ -63,6 +65,25 @@ def _findings(host: HostReport) -> list[tuple[str, str, str]]:
                  f"{host.swap_mb} MiB: a bot over its memory limit may swap before it is stopped"
                  if host.swap_mb else "none"))
     return rows
+
+
+def _moves(host: HostReport) -> list[tuple[str, str, str]]:
+    """How a sandbox enters its groups, and whether that waits for the kernel."""
+    cg = host.cgroups
+    if not cg.usable:
+        return []
+    v1 = [c for c in cg.usable if c not in cg.on_v2]
+    said = []
+    if v1:
+        said.append(f"v1 groups ({', '.join(v1)}) are entered by the new process moving its one thread, at once")
+    if cg.on_v2:
+        wait = ("no wait: the v2 hierarchy is mounted with favordynmods" if cg.v2_favordynmods else
+                "each such move waits for an RCU grace period, overlapped with bubblewrap's setup (a host may "
+                "mount cgroup2 with favordynmods, kernel 6.0+, to drop the wait, at some cost to every fork "
+                "and exit on the machine)")
+        names = ", ".join("freezer, with freeze_idle" if c == "freezer" else c for c in cg.on_v2)
+        said.append(f"v2 groups ({names}) by the referee while bubblewrap waits; {wait}")
+    return [("ok", "cgroup moves", "; ".join(said))]
 
 
 def _advice(host: HostReport) -> list[str]:

@@ -337,10 +337,12 @@ def _bench_sandbox(spec: Any, game: str, rounds: int, games: int, limits: Sandbo
         ("sandboxed / no sandbox", f"{100 * res.ratio:8.1f} %"),
         ("start-up to hello, no sandbox", f"{med(res.plain_start_ms):8.1f} ms"),
         ("start-up to hello, sandboxed", f"{med(res.sandboxed_start_ms):8.1f} ms"),
-        ("added start-up per bot", f"{res.added_start_ms:8.1f} ms"),
+        ("added start-up per bot", f"{res.added_start_ms:8.1f} ms  (quartiles "
+                                   + " to ".join(f"{q:.1f}" for q in res.added_start_quartiles) + " ms)"),
     ]
     out.print(f"{res.decisions} decisions; medians of {len(res.plain_per_s)} interleaved rounds and "
-              f"{len(res.plain_start_ms)} start-ups of each kind", highlight=False)
+              f"{len(res.plain_start_ms)} start-ups of each kind, paired (load {res.load[0]:.1f} before, "
+              f"{res.load[1]:.1f} after)", highlight=False)
     for label, value in rows:
         out.print(f"{label:<32}: {value}", highlight=False)
 

@@ -239,8 +239,9 @@ class SandboxBench:
     plain_per_s: list[float]
     sandboxed_per_s: list[float]
     plain_start_ms: list[float]
-    sandboxed_start_ms: list[float]
+    sandboxed_start_ms: list[float]  # the k-th was measured next to the k-th plain one
     decisions: int
+    load: tuple[float, float] = (0.0, 0.0)  # the 1-minute load average before and after
 
     @property
     def ratio(self) -> float:
@@ -248,9 +249,24 @@ class SandboxBench:
         return statistics.median(s / p for s, p in zip(self.sandboxed_per_s, self.plain_per_s))
 
     @property
+    def start_differences_ms(self) -> list[float]:
+        """Each sandboxed start-up (spawn to hello reply) minus the unsandboxed
+        one measured next to it, sorted."""
+        return sorted(s - p for s, p in zip(self.sandboxed_start_ms, self.plain_start_ms))
+
+    @property
     def added_start_ms(self) -> float:
-        """Median start-up (spawn to hello reply) in a sandbox minus without."""
-        return statistics.median(self.sandboxed_start_ms) - statistics.median(self.plain_start_ms)
+        """The median of those differences: a pair shares the machine's moment,
+        so a load that comes and goes falls on both of its starts."""
+        return statistics.median(self.start_differences_ms)
+
+    @property
+    def added_start_quartiles(self) -> tuple[float, float]:
+        diffs = self.start_differences_ms
+        if len(diffs) < 2:
+            return diffs[0], diffs[0]
+        q1, _, q3 = statistics.quantiles(diffs, n=4)
+        return q1, q3
 
 
 async def _start_ms(handle: BotHandle, config: MatchConfig) -> float:
@@ -281,7 +297,7 @@ def plain_twin(spec: BotSpec, home: Path) -> BotSpec:
 
 
 async def run_sandbox_bench(spec: BotSpec, game: str = "chicago", rounds: int = 12, games_per_round: int = 4,
-                            limits: SandboxLimits | None = None, starts: int = 12, seed: int = 1) -> SandboxBench:
+                            limits: SandboxLimits | None = None, starts: int = 24, seed: int = 1) -> SandboxBench:
     """Whole games through the referee with and without the sandbox, rounds
     interleaved in alternating order; and start-ups of each kind, alternating."""
     with tempfile.TemporaryDirectory() as home:
@@ -300,6 +316,7 @@ async def _sandbox_bench(twin: BotSpec, spec: BotSpec, game: str, rounds: int, g
     rates: dict[bool, list[float]] = {False: [], True: []}
     start_ms: dict[bool, list[float]] = {False: [], True: []}
     decisions = 0
+    load_before = os.getloadavg()[0]
     async with trio.open_nursery() as nursery:
         for k in range(starts + 1):  # the first of each warms up and is not counted
             for sandboxed in (k % 2 == 0, k % 2 == 1):
@@ -333,4 +350,5 @@ async def _sandbox_bench(twin: BotSpec, spec: BotSpec, game: str, rounds: int, g
                     for h in handles:
                         await h.close()
     return SandboxBench(plain_per_s=rates[False], sandboxed_per_s=rates[True], plain_start_ms=start_ms[False],
-                        sandboxed_start_ms=start_ms[True], decisions=decisions)
+                        sandboxed_start_ms=start_ms[True], decisions=decisions,
+                        load=(load_before, os.getloadavg()[0]))

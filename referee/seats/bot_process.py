@@ -10,7 +10,8 @@ environment, which its children inherit, and killed too.
 
 A spec with `sandbox` limits runs in a sandbox instead (`seats/sandbox.py`):
 its own namespaces, identity, files and limits, and a session whose group
-kill takes the whole sandbox down.
+kill takes the whole sandbox down. Where it has cgroups, its processes are
+moved into them before the bot's program runs (`seats/sandbox_gate.py`).
 """
 
 from __future__ import annotations
@@ -485,6 +486,30 @@ async def _drain(stream: trio.abc.ReceiveStream, bot: BotProcess) -> None:
         bot.stderr_eof.set()
 
 
+async def _admit(box: SandboxedBot, proc: trio.Process) -> None:
+    """A sandbox with cgroups: bwrap waits at its gate until its processes are
+    in their groups (`sandbox_gate`). If they cannot be, nothing of the bot
+    has run: the sandbox is killed and SandboxUnavailable raised (fail closed)."""
+    assert box.gate is not None
+    box.gate.spawned()
+    try:
+        if await trio.to_thread.run_sync(box.admit, proc.pid):
+            return
+    except SandboxUnavailable:
+        with trio.CancelScope(shield=True):
+            _kill_group(proc.pid)
+            for stream in (proc.stdin, proc.stdout, proc.stderr):
+                if stream is not None:
+                    await stream.aclose()
+            await proc.wait()
+            box.sweep()
+            GUARDIAN.release(proc.pid)
+        raise
+    # bwrap ended before the gate opened: whatever is left goes, and the
+    # handshake then reports bwrap's own words from its stderr.
+    _kill_group(proc.pid)
+
+
 async def start_bot(nursery: trio.Nursery, spec: BotSpec) -> BotProcess:
     """Start `spec` in its own process group (or its sandbox), owned by `nursery`.
 
@@ -519,11 +544,14 @@ async def start_bot(nursery: trio.Nursery, spec: BotSpec) -> BotProcess:
     except (OSError, subprocess.SubprocessError) as exc:
         if box is not None:
             box.sweep()
+            if box.cgroup is not None and "preexec_fn" in str(exc):  # join_self failed: nothing ran
+                raise SandboxUnavailable(f"cannot put bot {spec.name!r} into its cgroups: the new process could "
+                                         "not enter them, and was stopped before it ran bubblewrap") from exc
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise BotStartError(f"cannot start bot {spec.name!r} ({shlex.join(spec.argv)}): {why}") from exc
-    if box is not None:
-        box.started()
-    GUARDIAN.watch(proc.pid, tag)
+    GUARDIAN.watch(proc.pid, tag)  # before the gate opens: a dying referee leaves no bot behind
+    if box is not None and box.gate is not None:
+        await _admit(box, proc)
     assert proc.stdout is not None and proc.stderr is not None
     bot = BotProcess(spec=spec, proc=proc, reader=LineReader(proc.stdout), tag=tag, sandbox=box)
     nursery.start_soon(_drain, proc.stderr, bot)

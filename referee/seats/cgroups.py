@@ -4,10 +4,12 @@ rlimits count per process; a cgroup counts the whole sandbox, every process
 the bot starts included, and says afterwards what happened (an OOM kill, a
 refused fork, CPU used). Both layouts are handled: cgroup v1 (one hierarchy
 per controller) and v2 (one unified hierarchy), and the hybrid of the two,
-taking each controller where it is mounted. A bot joins its groups itself,
-before its sandbox starts, through file descriptors the referee opened:
-the kernel checks a move against the opener's credentials, so the bot may
-already run under its own uid when it writes.
+taking each controller where it is mounted. A sandbox's first process
+enters its v1 groups itself, before it execs bubblewrap (`join_self`), and
+the referee moves bubblewrap's processes into its v2 groups while bubblewrap
+sets up (`admit`, `sandbox_gate`); both write through descriptors opened
+when the groups were made (the kernel checks a move against the opener's
+credentials), and every process the bot starts later is born inside.
 
 The freezer (`freeze_idle`) stops every process of a sandbox at once while it
 is not that bot's turn: v2's `cgroup.freeze` where a unified hierarchy is
@@ -37,10 +39,18 @@ class CgroupHost:
     v2_parent: Path | None = None  # the unified folder when memory/pids come from v2
     freezer_v2: bool = False  # the freezer is v2's cgroup.freeze (under parents["freezer"])
     notes: tuple[str, ...] = ()
+    v2_favordynmods: bool = False  # the v2 hierarchy is mounted with favordynmods (moves need no RCU wait)
 
     @property
     def usable(self) -> tuple[str, ...]:
         return tuple(c for c in CONTROLLERS if c in self.parents)
+
+    @property
+    def on_v2(self) -> tuple[str, ...]:
+        """Controllers whose groups are v2 ones (entered behind the sandbox's gate)."""
+        return tuple(c for c in self.usable
+                     if (self.v2_parent is not None and self.parents[c] == self.v2_parent)
+                     or (c == "freezer" and self.freezer_v2))
 
 
 def _mounts() -> list[tuple[str, str, set[str]]]:
@@ -118,7 +128,7 @@ def find_cgroups() -> CgroupHost:
             notes.append(f"cgroup v2 freezer: {parent} is not writable, or the kernel is older than 5.2")
     version = "hybrid" if v1 and v2 else "v1" if v1 else "v2" if v2 else "none"
     return CgroupHost(version=version, parents=parents, v2_parent=v2_parent, freezer_v2=freezer_v2,
-                      notes=tuple(notes))
+                      notes=tuple(notes), v2_favordynmods=bool(v2) and "favordynmods" in v2[0][2])
 
 
 def _kernel_at_least(major: int, minor: int) -> bool:
@@ -151,13 +161,14 @@ def remove_stale(host: CgroupHost) -> int:
 
 
 class BotCgroup:
-    """The groups of one bot: created with limits, joined by the bot, read, removed."""
+    """The groups of one bot: created with limits, entered, read, removed."""
 
     def __init__(self, host: CgroupHost, name: str, memory_bytes: int, processes: int,
                  freeze: bool = False) -> None:
         self.dirs: dict[str, Path] = {}
         self._v2 = host.v2_parent
-        self._fds: list[int] = []
+        self._self_fds: list[int] = []  # cgroup v1 `tasks`: the new process moves itself (`join_self`)
+        self._procs_fds: list[int] = []  # cgroup v2 `cgroup.procs`: the referee moves it (`admit`)
         self._cpu_fd = -1  # kept open: read once or twice per decision
         self._freeze_fd = -1
         self._freezer_v2 = host.freezer_v2
@@ -180,8 +191,12 @@ class BotCgroup:
                     self._write("memory", "memory.memsw.limit_in_bytes", memory_bytes, optional=True)
             if "pids" in self.dirs:
                 self._write("pids", "pids.max", processes)
+            v2_dirs = {path for c, path in self.dirs.items() if c in v2 or (c == "freezer" and host.freezer_v2)}
             for path in sorted(set(self.dirs.values())):
-                self._fds.append(os.open(path / "cgroup.procs", os.O_WRONLY))
+                if path in v2_dirs:
+                    self._procs_fds.append(os.open(path / "cgroup.procs", os.O_WRONLY))
+                else:
+                    self._self_fds.append(os.open(path / "tasks", os.O_WRONLY))
             if "cpuacct" in self.dirs:
                 file = "cpu.stat" if self.dirs["cpuacct"] == self._v2 else "cpuacct.usage"
                 self._cpu_fd = os.open(self.dirs["cpuacct"] / file, os.O_RDONLY)
@@ -208,16 +223,38 @@ class BotCgroup:
         except OSError:
             return ""
 
-    def join(self) -> None:
-        """Run in the child before exec: move this process into every group."""
-        for fd in self._fds:
+    def join_self(self) -> None:
+        """In a new process before it execs (it has one thread): into every
+        cgroup v1 group. Writing 0 to `tasks` moves the calling thread, and the
+        kernel moves the current thread without the lock, and the RCU grace
+        period it waits for, that moving a whole process through `cgroup.procs`
+        takes (milliseconds per start). A process of one thread is all moved."""
+        for fd in self._self_fds:
             os.write(fd, b"0")
 
+    @property
+    def joins_itself(self) -> bool:
+        """Some groups (cgroup v1) are entered by the new process (`join_self`)."""
+        return bool(self._self_fds)
+
+    @property
+    def referee_admits(self) -> bool:
+        """Some groups (cgroup v2: no single-thread move into a domain group)
+        are entered by the referee moving the sandbox's processes (`admit`)."""
+        return bool(self._procs_fds)
+
+    def admit(self, pid: int) -> None:
+        """Move process `pid`, all its threads, into every cgroup v2 group.
+        Raises OSError (ESRCH: it is gone)."""
+        text = str(pid).encode()
+        for fd in self._procs_fds:
+            os.write(fd, text)
+
     def close_fds(self) -> None:
-        """Close the join descriptors (the bot has joined, or will not)."""
-        for fd in self._fds:
+        """Close the descriptors that move processes in (the bot is inside, or will not run)."""
+        for fd in (*self._self_fds, *self._procs_fds):
             os.close(fd)
-        self._fds = []
+        self._self_fds, self._procs_fds = [], []
 
     @staticmethod
     def _counter(text: str, key: str) -> int:

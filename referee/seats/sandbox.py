@@ -11,9 +11,15 @@ another user the user namespace maps it to that user. No capabilities, no
 new privileges (bwrap sets both), no further user namespaces.
 
 Limits: rlimits (CPU seconds, file size, open files, processes, and memory
-when no memory cgroup is usable) and, where the machine lets the referee make
-them, cgroups (memory and processes for the whole sandbox, CPU accounting),
-which also tell afterwards which limit a dead bot ran into. The sandbox runs
+when no memory cgroup is usable): as root, set by the new process before it
+execs bwrap (its uid is the seat's own, so the process limit counts only this
+sandbox); as a user, set inside the sandbox by `prlimit` just before the
+bot's program (there the process limit counts the bot's own processes, not
+all of the user's). And, where the machine lets the referee make them,
+cgroups (memory and processes for the whole sandbox, CPU accounting), which
+also tell afterwards which limit a dead bot ran into. The sandbox's processes
+are in their cgroups before the bot's program runs (`BotCgroup.join_self`,
+`sandbox_gate`). It runs
 in a session of its own: killing that session's group kills the sandbox's
 PID 1, and with it every process inside, whatever it did to its session,
 environment or pid. bwrap's `--die-with-parent` is not used: trio forks
@@ -42,6 +48,7 @@ from typing import Any
 import referee
 from referee.errors import ConfigError, SandboxUnavailable
 from referee.seats.cgroups import BotCgroup, CgroupHost, find_cgroups, remove_stale
+from referee.seats.sandbox_gate import GateError, SandboxGate
 from referee.seats.sandbox_files import SYSTEM_DIRS, etc_binds, lib_binds, system_binds
 
 SCRATCH = "/scratch"
@@ -53,6 +60,7 @@ SEAT_UIDS_PER_REFEREE = 256
 NAMESPACES = ("cgroup", "ipc", "mount", "network", "pid", "user", "uts")
 BWRAP_INSTALL = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap)"
 MiB = 1 << 20
+ADMIT_TIMEOUT_S = 30.0  # for bwrap to report its namespace child (milliseconds, even on a busy machine)
 
 
 @dataclass(frozen=True)
@@ -165,7 +173,7 @@ class HostReport:
             hint = ("enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, "
                     "user.max_user_namespaces > 0), or run in a container that allows them")
             out.append(f"bubblewrap cannot create a sandbox here ({self.trial_error}); {hint}")
-        if self.prlimit is None:
+        if self.prlimit is None and not self.root:  # as root the limits are set before bwrap runs
             out.append("prlimit (util-linux) is not installed: apt-get install util-linux")
         return out
 
@@ -176,6 +184,7 @@ class HostReport:
             "cgroup_version": self.cgroups.version, "cgroup_controllers": list(self.cgroups.usable),
             "cgroup_notes": list(self.cgroups.notes), "prlimit": self.prlimit, "python": self.python,
             "freezer": ("v2" if self.cgroups.freezer_v2 else "v1") if "freezer" in self.cgroups.usable else None,
+            "cgroup_v2_groups": list(self.cgroups.on_v2), "cgroup_v2_favordynmods": self.cgroups.v2_favordynmods,
             "load": list(self.load), "cores": self.cores, "swap_mb": self.swap_mb, "memory_mb": self.memory_mb,
             "problems": self.problems(),
         }
@@ -321,7 +330,10 @@ def _system_args() -> tuple[str, ...]:
 
 
 def _under(path: Path, folder: Path) -> bool:
-    return path == folder or folder in path.parents
+    """`path` is `folder` or inside it (both absolute; compared as text, which
+    is what a start can afford: it runs for every bot start)."""
+    text, base = str(path), str(folder)
+    return text == base or text.startswith(os.path.join(base, ""))
 
 
 def _is_system(path: Path) -> bool:
@@ -376,24 +388,55 @@ class SandboxedBot:
     limits: SandboxLimits
     uid: int | None
     cgroup: BotCgroup | None
-    rlimits: list[tuple[int, int, int]] = field(default_factory=list)  # (resource, soft, hard)
+    name: str = ""
+    gate: SandboxGate | None = None  # with cgroup v2 groups: bwrap waits for the referee before the bot runs
+    rlimits: list[tuple[int, int, int]] = field(default_factory=list)  # (resource, soft, hard), set before bwrap
 
     def preexec(self) -> None:
-        """In the child, before bwrap runs: join the cgroups, lower the rlimits."""
+        """In the new process, before it execs bwrap: into the v1 groups, the rlimits lowered."""
         if self.cgroup is not None:
-            self.cgroup.join()
+            self.cgroup.join_self()
         for which, soft, hard in self.rlimits:
             resource.setrlimit(which, (soft, hard))
 
     def spawn_options(self) -> dict[str, Any]:
-        opts: dict[str, Any] = {"env": self.env, "cwd": "/", "preexec_fn": self.preexec, "start_new_session": True}
+        """Popen options. The new process enters its cgroup v1 groups itself
+        before it execs bwrap (a single-thread move, without the kernel's wait);
+        v2 groups are entered behind the gate (`admit`)."""
+        opts: dict[str, Any] = {"env": self.env, "cwd": "/", "start_new_session": True}
+        if self.rlimits or (self.cgroup is not None and self.cgroup.joins_itself):
+            opts["preexec_fn"] = self.preexec
+        if self.gate is not None:
+            opts["pass_fds"] = self.gate.child_fds()
         if self.uid is not None:
             opts.update(user=self.uid, group=self.uid, extra_groups=[])
         return opts
 
-    def started(self) -> None:
-        if self.cgroup is not None:
-            self.cgroup.close_fds()
+    def admit(self, outer_pid: int, timeout_s: float = ADMIT_TIMEOUT_S) -> bool:
+        """Right after the spawn, in a worker thread (a v2 move waits for the
+        kernel): bwrap's processes into the v2 groups, then the gate opened.
+        False if bwrap ended first (it said why on its stderr; the gate stays
+        shut). SandboxUnavailable if the groups cannot be entered."""
+        gate, cgroup = self.gate, self.cgroup
+        assert gate is not None and cgroup is not None
+        try:
+            cgroup.admit(outer_pid)  # first: the kernel's wait overlaps bwrap's start
+            child = gate.namespace_child(outer_pid, timeout_s)
+            if child is None:
+                return False
+            cgroup.admit(child)
+        except ProcessLookupError:
+            return False  # bwrap ended meanwhile
+        except OSError as exc:
+            raise SandboxUnavailable(f"cannot put bot {self.name!r} into its cgroups: {exc.strerror or exc}; "
+                                     "it was stopped before it ran") from exc
+        except GateError as exc:
+            raise SandboxUnavailable(f"cannot start the sandbox of bot {self.name!r}: {exc}; "
+                                     "it was stopped before it ran") from exc
+        finally:
+            cgroup.close_fds()
+        gate.open()
+        return True
 
     def limit_breach(self, returncode: int | None, stderr_tail: str) -> tuple[str, str] | None:
         """(reason code, plain message) if the bot ran into one of its limits."""
@@ -426,6 +469,8 @@ class SandboxedBot:
         """After the sandbox's PID 1 is dead: kill anything left in its cgroups
         (nothing should be), free them and the uid. Returns how many were left."""
         left = 0
+        if self.gate is not None:
+            self.gate.close()
         if self.cgroup is not None:
             left = self.cgroup.kill_all()
             self.cgroup.remove()
@@ -491,24 +536,51 @@ def plan(argv: tuple[str, ...], cwd: str | None, name: str, limits: SandboxLimit
         if limits.freeze_idle and not cgroup.can_freeze:  # fail closed
             cgroup.remove()
             raise SandboxUnavailable(FREEZER_MISSING.format(why="no freezer group could be made"))
-    # CPU: SIGXCPU at the limit (a bot that ignores it gets SIGKILL a second later).
-    rlimits = [(resource.RLIMIT_CPU, limits.cpu_s, limits.cpu_s + 1),
-               (resource.RLIMIT_FSIZE, limits.file_size_mb * MiB, limits.file_size_mb * MiB),
-               (resource.RLIMIT_NOFILE, limits.open_files, limits.open_files)]
-    if cgroup is None or "memory" not in cgroup.dirs:
-        rlimits.append((resource.RLIMIT_DATA, limits.memory_mb * MiB, limits.memory_mb * MiB))
-    assert host.bwrap is not None and host.prlimit is not None
-    # RLIMIT_NPROC is set inside the sandbox: there it counts the bot's own
-    # processes; set before bwrap it would count every process of the uid.
-    # With a pids cgroup it is only a backstop, so the cgroup refuses first
-    # and records that it did.
-    nproc = limits.processes + (16 if cgroup is not None and "pids" in cgroup.dirs else 1)
-    command = [host.bwrap, *_namespace_args(), *_system_args(), "--size", str(limits.scratch_mb * MiB),
-               "--tmpfs", SCRATCH, "--symlink", SCRATCH, "/tmp", *binds,
+    assert host.bwrap is not None and (host.root or host.prlimit is not None)
+    try:
+        gate = SandboxGate() if cgroup is not None and cgroup.referee_admits else None
+    except OSError as exc:
+        if cgroup is not None:
+            cgroup.remove()
+        raise SandboxUnavailable(f"cannot make the start pipes of bot {name!r}: {exc.strerror or exc}") from exc
+    command = [host.bwrap, *(gate.bwrap_args() if gate is not None else []), *_namespace_args(), *_system_args(),
+               "--size", str(limits.scratch_mb * MiB), "--tmpfs", SCRATCH, "--symlink", SCRATCH, "/tmp", *binds,
                # The sandbox's own / and /dev are tmpfs without a size: read-only,
                # so the scratch folder is the only place a bot can write.
-               "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", SCRATCH, "--",
-               host.prlimit, f"--nproc={nproc}", "--", *args]
-    uid = SEAT_UIDS.acquire() if host.root else None
-    return SandboxedBot(argv=command, env=env, limits=limits, uid=uid, cgroup=cgroup, rlimits=rlimits)
+               "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", SCRATCH, "--"]
+    rlimits = _rlimits(limits, cgroup, before_bwrap=host.root)
+    if host.root:
+        command += args
+    else:
+        command += [host.prlimit, *(f"--{PRLIMIT_NAMES[which]}={soft}:{hard}" for which, soft, hard in rlimits),
+                    "--", *args]
+    try:
+        uid = SEAT_UIDS.acquire() if host.root else None
+    except SandboxUnavailable:
+        if gate is not None:
+            gate.close()
+        if cgroup is not None:
+            cgroup.remove()
+        raise
+    return SandboxedBot(argv=command, env=env, limits=limits, uid=uid, cgroup=cgroup, name=name, gate=gate,
+                        rlimits=rlimits if host.root else [])
 
+
+PRLIMIT_NAMES = {resource.RLIMIT_CPU: "cpu", resource.RLIMIT_FSIZE: "fsize", resource.RLIMIT_NOFILE: "nofile",
+                 resource.RLIMIT_DATA: "data", resource.RLIMIT_NPROC: "nproc"}
+
+
+def _rlimits(limits: SandboxLimits, cgroup: BotCgroup | None, before_bwrap: bool) -> list[tuple[int, int, int]]:
+    """(resource, soft, hard) for the bot and everything it starts."""
+    memory, file_size = limits.memory_mb * MiB, limits.file_size_mb * MiB
+    # CPU: SIGXCPU at the limit (a bot that ignores it gets SIGKILL a second later).
+    found = [(resource.RLIMIT_CPU, limits.cpu_s, limits.cpu_s + 1), (resource.RLIMIT_FSIZE, file_size, file_size),
+             (resource.RLIMIT_NOFILE, limits.open_files, limits.open_files)]
+    if cgroup is None or "memory" not in cgroup.dirs:
+        found.append((resource.RLIMIT_DATA, memory, memory))
+    # The process limit counts the processes of a uid. Inside the sandbox they
+    # are the sandbox's init and the bot's; set before bwrap (as root: a uid
+    # of its own per seat) the outer bwrap counts too. With a pids cgroup it is
+    # only a backstop, so that the cgroup refuses first and records that it did.
+    nproc = limits.processes + (16 if cgroup is not None and "pids" in cgroup.dirs else 1) + int(before_bwrap)
+    return [*found, (resource.RLIMIT_NPROC, nproc, nproc)]

@@ -58,7 +58,8 @@ def reading_costs() -> None:
                 print(f"CPU read, cgroup ({'v2 cpu.stat' if host.v2_parent else 'v1 cpuacct.usage'}): "
                       f"{per_call_us(group.cpu_seconds):6.1f} us")
                 if group.can_freeze:
-                    sleeper = subprocess.Popen(["sleep", "60"], preexec_fn=group.join)
+                    sleeper = subprocess.Popen(["sleep", "60"], preexec_fn=group.join_self)
+                    group.admit(sleeper.pid)  # its v2 groups (v1: it joined them itself)
                     group.close_fds()
 
                     def cycle() -> None:

@@ -212,8 +212,9 @@ def test_a_frozen_group_uses_no_cpu_and_dies_when_killed(kind: str) -> None:
             pytest.skip("no writable cgroup v1 freezer here")
         fhost = CgroupHost(version="v1", parents={"freezer": v1})
     group = BotCgroup(fhost, f"{os.getpid()}-test-{kind}", 256 << 20, 8, freeze=True)
-    proc = subprocess.Popen([sys.executable, "-S", "-c", "while True: pass"], preexec_fn=group.join)
+    proc = subprocess.Popen([sys.executable, "-S", "-c", "while True: pass"], preexec_fn=group.join_self)
     try:
+        group.admit(proc.pid)  # its v2 groups (v1: it joined them itself)
         group.close_fds()
         meter = ProcessTreeCpu(proc.pid)
         time.sleep(0.2)

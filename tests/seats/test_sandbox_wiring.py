@@ -68,8 +68,16 @@ def test_doctor_reports_what_the_machine_provides() -> None:
     report = json.loads(res.stdout)
     assert report["sandbox_possible"] is True and report["sandbox_works"] is True
     assert report["bwrap_version"] and report["cgroup_version"] in ("v1", "v2", "hybrid", "none")
+    assert set(report["cgroup_v2_groups"]) <= set(report["cgroup_controllers"])
+    assert isinstance(report["cgroup_v2_favordynmods"], bool)
     res = runner.invoke(app, ["doctor"])
     assert res.exit_code == 0 and "sandboxing is possible" in res.output and "bubblewrap" in res.output
+    words = " ".join(res.output.split())
+    if report["cgroup_controllers"]:  # how a sandbox enters them, per hierarchy
+        assert "cgroup moves:" in words
+        v1 = [c for c in report["cgroup_controllers"] if c not in report["cgroup_v2_groups"]]
+        assert ("v1 groups (" + ", ".join(v1)) in words if v1 else "v1 groups" not in words
+        assert ("v2 groups (" in words) == bool(report["cgroup_v2_groups"])
 
 
 @needs_sandbox

@@ -1,0 +1,227 @@
+"""A sandbox's processes are in their cgroups before the bot's first instruction.
+
+The new process enters its cgroup v1 groups itself before it execs
+bubblewrap; where a bot has cgroup v2 groups (here: the v2 freezer that
+freeze_idle uses on a hybrid host) the referee moves bubblewrap's processes
+while bubblewrap waits at its gate. The bot of these tests
+(tests/bots/first_instruction.py) forks as many children as it can at its
+very first instructions and reports what it got and which cgroups it is in:
+inside its process limit, it gets exactly what the limit leaves; outside,
+the much higher rlimit backstop would let it have three times as many.
+A move that fails ends the start, with one line, before anything of the bot
+ran. Real subprocesses throughout, bounded by small limits.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+import trio
+from proctools import alive, proc_state, procs_with
+
+from referee.errors import SandboxUnavailable
+from referee.seats import bot_process
+from referee.seats import sandbox as sandbox_module
+from referee.seats.bot_process import resolve_command, start_bot
+from referee.seats.cgroups import BotCgroup
+from referee.seats.sandbox import SandboxLimits, forbidden_paths, plan, probe_host
+
+ROOT = Path(__file__).resolve().parents[2]
+BOT = ROOT / "tests" / "bots" / "first_instruction.py"
+PROBLEMS = probe_host().problems() if Path("/proc/self/ns/pid").exists() else ["needs Linux /proc"]
+USABLE = probe_host().cgroups.usable if not PROBLEMS else ()
+needs_pids_group = pytest.mark.skipif(
+    "pids" not in USABLE, reason="needs a sandbox with a pids cgroup (root, cgroups): "
+    + ("; ".join(PROBLEMS) or "no pids controller the referee may use"))
+needs_v2_freezer = pytest.mark.skipif(
+    "pids" not in USABLE or not probe_host().cgroups.freezer_v2,
+    reason="needs the cgroup v2 freezer next to a pids cgroup (freeze_idle entered behind the gate)")
+PROCESSES = 8
+LIMITS = SandboxLimits(memory_mb=128, processes=PROCESSES, cpu_s=5, file_size_mb=1, open_files=32, scratch_mb=4)
+FREEZING = dataclasses.replace(LIMITS, freeze_idle=True)
+BOUND_S = 60.0
+
+
+def children_of(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            st = proc_state(int(entry.name))
+            if st is not None and st[1] == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def first_report(limits: SandboxLimits) -> tuple[dict, list[int], int]:
+    """Start the bot, read its report; (report, its processes by the cgroups,
+    forks its group refused). Everything is gone afterwards."""
+    marker = f"first-{uuid.uuid4().hex}"
+    spec = resolve_command([str(BOT), marker], sandbox=limits)
+
+    async def run() -> tuple[dict, list[int], int]:
+        async with trio.open_nursery() as nursery:
+            with trio.fail_after(BOUND_S):
+                bot = await start_bot(nursery, spec)
+                try:
+                    report = json.loads(await bot.receive_line())
+                    assert bot.sandbox is not None and bot.sandbox.cgroup is not None
+                    inside = bot.sandbox.cgroup.pids()
+                    refused = bot.sandbox.cgroup.forks_refused()
+                finally:
+                    await bot.close()
+        return report, inside, refused
+
+    result = trio.run(run)
+    deadline = time.monotonic() + 10
+    while procs_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert procs_with(marker) == []
+    return result
+
+
+@needs_pids_group
+def test_a_bot_is_inside_its_process_limit_at_its_first_instruction() -> None:
+    report, inside, refused = first_report(LIMITS)
+    # pids.max is the limit + 2 (the outer bwrap and the sandbox's init are in
+    # the group too): the bot itself and 7 children. Its rlimit backstop
+    # (the limit + 16) would have let it have 21.
+    assert report["refused"] == "BlockingIOError", report
+    assert report["children"] == PROCESSES - 1, report
+    assert refused >= 1  # the group, not the rlimit, said no
+    assert len(inside) == 2 + 1 + report["children"]  # every process of the sandbox is in its groups
+
+
+@needs_pids_group
+def test_without_its_groups_the_same_bot_forks_past_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The control: the report above tells a bot in its groups from one that
+    is not. With the move into the groups skipped, the bot gets the rlimit
+    backstop's share instead (and the groups never see it)."""
+    monkeypatch.setattr(BotCgroup, "join_self", lambda self: None)
+    monkeypatch.setattr(BotCgroup, "admit", lambda self, pid: None)
+    report, inside, refused = first_report(LIMITS)
+    assert report["children"] > PROCESSES + 8, report
+    assert inside == [] and refused == 0
+
+
+@needs_v2_freezer
+def test_a_bot_with_v2_groups_is_in_them_at_its_first_instruction() -> None:
+    """freeze_idle's v2 freezer group is entered behind bubblewrap's gate. The
+    sandbox's cgroup namespace was made before the move, so the bot sees the
+    group's name on its v2 line; one that had not been moved would see `/`."""
+    report, inside, refused = first_report(FREEZING)
+    v2_line = next(line for line in report["cgroup"] if line.startswith("0::"))
+    assert v2_line.startswith("0::/chicago-referee-"), report["cgroup"]
+    assert report["children"] == PROCESSES - 1 and refused >= 1
+    assert len(inside) == 3 + report["children"]
+
+
+def _planned_with_a_lost_group(monkeypatch: pytest.MonkeyPatch, controller: str) -> list[sandbox_module.SandboxedBot]:
+    """Make each planned sandbox lose one of its groups before it starts (its
+    descriptors stay open: the move into it fails, as on a host whose cgroup
+    tree changed under the referee)."""
+    made: list[sandbox_module.SandboxedBot] = []
+
+    def losing_plan(*args: object, **kwargs: object) -> sandbox_module.SandboxedBot:
+        box = plan(*args, **kwargs)  # type: ignore[arg-type]
+        assert box.cgroup is not None
+        box.cgroup.dirs[controller].rmdir()
+        made.append(box)
+        return box
+
+    monkeypatch.setattr(bot_process, "plan", losing_plan)
+    return made
+
+
+def _start_and_fail(spec: object) -> SandboxUnavailable:
+    caught: list[SandboxUnavailable] = []
+
+    async def run() -> None:
+        async with trio.open_nursery() as nursery:
+            with trio.fail_after(BOUND_S):
+                try:
+                    await start_bot(nursery, spec)  # type: ignore[arg-type]
+                except SandboxUnavailable as exc:
+                    caught.append(exc)
+
+    trio.run(run)
+    assert len(caught) == 1
+    return caught[0]
+
+
+@needs_pids_group
+def test_a_failed_move_into_a_v1_group_stops_the_start_before_bubblewrap(monkeypatch: pytest.MonkeyPatch) -> None:
+    made = _planned_with_a_lost_group(monkeypatch, "pids")
+    marker = f"first-{uuid.uuid4().hex}"
+    error = _start_and_fail(resolve_command([str(BOT), marker], name="lost", sandbox=LIMITS))
+    assert str(error).startswith("cannot put bot 'lost' into its cgroups") and "\n" not in str(error)
+    assert procs_with(marker) == []
+    box = made[0]
+    assert box.cgroup is not None and box.cgroup.dirs == {}  # its other groups were removed
+    assert box.uid is None  # and its uid given back
+
+
+@needs_v2_freezer
+def test_a_failed_move_behind_the_gate_stops_the_start_before_the_bot(monkeypatch: pytest.MonkeyPatch) -> None:
+    made = _planned_with_a_lost_group(monkeypatch, "freezer")
+    opened: list[int] = []
+    original_open = sandbox_module.SandboxGate.open
+    monkeypatch.setattr(sandbox_module.SandboxGate, "open", lambda self: opened.append(1) or original_open(self))
+    marker = f"first-{uuid.uuid4().hex}"
+    error = _start_and_fail(resolve_command([str(BOT), marker], name="lost", sandbox=FREEZING))
+    assert str(error).startswith("cannot put bot 'lost' into its cgroups") and "\n" not in str(error)
+    assert "stopped before it ran" in str(error)
+    assert opened == []  # the gate never opened: the bot's program never ran
+    assert procs_with(marker) == [] and made[0].uid is None
+
+
+@needs_v2_freezer
+def test_a_gate_left_shut_never_lets_the_bot_run() -> None:
+    """A referee that dies before it opens the gate closes its descriptors.
+    bubblewrap must then stay blocked, not run the bot outside its groups:
+    the block pipe has a writer in bubblewrap itself, so it never sees
+    end-of-file."""
+    marker = f"first-{uuid.uuid4().hex}"
+    box = plan(tuple(resolve_command([str(BOT), marker]).argv), None, "shut", FREEZING, forbidden_paths(),
+               uuid.uuid4().hex)
+    assert box.gate is not None and box.cgroup is not None
+    proc = subprocess.Popen(box.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            **box.spawn_options())
+    try:
+        box.gate.spawned()
+        child = box.gate.namespace_child(proc.pid, BOUND_S)
+        assert child is not None
+        box.gate.close()  # as a dying referee would: nothing written
+        os.set_blocking(proc.stdout.fileno(), False)
+        time.sleep(1.0)
+        assert alive(proc.pid) and alive(child)
+        assert proc.stdout.read() is None  # nothing written: the bot's program did not run
+        assert children_of(child) == []  # nor did bubblewrap fork the sandbox's init for it
+    finally:
+        os.killpg(proc.pid, 9)
+        proc.wait(timeout=BOUND_S)
+        box.sweep()
+
+
+@pytest.mark.skipif(bool(PROBLEMS), reason="cannot sandbox here: " + "; ".join(PROBLEMS))
+def test_bench_sandbox_pairs_each_sandboxed_start_with_an_unsandboxed_one() -> None:
+    """`bench --sandbox`'s added start-up is the median of paired differences
+    (a sandboxed start minus the unsandboxed one next to it), not a
+    difference of two medians taken at different moments."""
+    from referee.play.bench import run_sandbox_bench
+
+    spec = resolve_command(str(ROOT / "sample_bots" / "python" / "first_legal_bot.py"))
+    res = trio.run(lambda: run_sandbox_bench(spec, rounds=1, games_per_round=1, starts=5))
+    assert len(res.plain_start_ms) == len(res.sandboxed_start_ms) == 5
+    diffs = sorted(s - p for s, p in zip(res.sandboxed_start_ms, res.plain_start_ms))
+    assert res.added_start_ms == diffs[2]
+    low, high = res.added_start_quartiles
+    assert diffs[0] <= low <= res.added_start_ms <= high <= diffs[-1]
+    assert min(res.plain_start_ms + res.sandboxed_start_ms) > 0 and res.ratio > 0
+    assert all(load >= 0 for load in res.load) and res.decisions > 0
