@@ -17,6 +17,7 @@ same place), averaged; a deal set (the n seat rotations of one deal
 sequence) is one sample (`referee.stats.ratings.set_stats`).
 
     python tests/benchmarks/ladder.py [--games N] [--search-games N] [--budget-ms MS] [--seed S] [--jobs J]
+                                      [--tables chicago-2,chicago-3,chicago-4,ghost-euchre-3]
 
 `--budget-ms` is the search bots' budget per decision (the default 200 ms
 makes a ladder take hours; see sample_bots/README.md for the one published).
@@ -97,7 +98,14 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2, help="matches played at once")
     ap.add_argument("--json", type=Path, help="also write the raw figures here")
     ap.add_argument("--table", type=Path, help="print the table of a run saved with --json, and stop")
+    ap.add_argument("--tables", default=",".join(f"{g}-{n}" for g, n in TABLES),
+                    help="which tables, as GAME-SEATS separated by commas (default: all four)")
     args = ap.parse_args()
+    names = {f"{g}-{n}": (g, n) for g, n in TABLES}
+    unknown = [t for t in args.tables.split(",") if t not in names]
+    if unknown:
+        raise SystemExit(f"ladder: no table {', '.join(unknown)}; the tables are {', '.join(names)}")
+    tables = [names[t] for t in args.tables.split(",")]
     if args.table:
         print("| table | step | games | score | Elo ± 95 % | LOS | separated | failures |")
         print("| --- | --- | --- | --- | --- | --- | --- | --- |")
@@ -105,7 +113,7 @@ def main() -> None:
             print(row(r))
         return
     work = []
-    for game, seats in TABLES:
+    for game, seats in tables:
         for lower, upper in zip(LADDER, LADDER[1:]):
             search = upper in ("pimc", "ismcts")
             work.append((game, seats, upper, lower, args.search_games if search else args.games))
