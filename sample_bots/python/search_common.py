@@ -7,7 +7,8 @@ judge trick play well and exchanges badly (a whole deal's noise on a choice
 that turns on the next showdown). So in Chicago an exchange is scored by
 many cheap draws (`search_exchange.best_exchange`), the face-up card is
 greedy's (`HEURISTIC_PHASES`), and the Chicago question and trick play are
-searched. Ghost Hand Euchre is searched throughout.
+searched; with two seats each bot plays those exactly in sampled worlds
+(`search_tricks`). Ghost Hand Euchre is searched throughout.
 
 **Reproducible by design.** A search that runs until a wall-clock deadline
 gives different answers on a busy machine and an idle one, so a match would
