@@ -14,6 +14,8 @@ shipped or hashed per game beyond what the in-process path does.
   process is gone (so nothing of it writes any more) its games in flight are
   played again on the others, and a replacement is started. A game that was
   on `MAX_LOSSES` workers that died is given up with a `ClusterError`.
+  A worker that sends nothing for `SILENCE_LIMIT` (its loop beats every
+  2 s) is taken for hung, killed, and counts as one that died.
 * A worker that writes something other than whole, valid frames, or does
   not start, stops the run with a `ClusterError` naming it and its last
   stderr line: a broken worker is not a lost one.
@@ -46,6 +48,7 @@ from referee.tournament.pool_wire import Bye, Cancel, Done, Failed, FrameError, 
 WORKER_COMMAND = (sys.executable, "-m", "referee.tournament.pool_worker")
 MAX_LOSSES = 3  # a game that took down this many workers is given up (as with Dask's allowed failures)
 START_LIMIT = 60.0  # seconds for a new worker to say it is ready
+SILENCE_LIMIT = 60.0  # seconds without a frame (it beats every 2 s) after which a worker counts as hung
 CLOSE_GRACE = 10.0  # seconds for a closing worker to cancel its games and exit
 STDERR_TAIL = 4096
 
@@ -129,8 +132,16 @@ class _Worker:
         answer every game still waiting (played again elsewhere, or a broken run)."""
         assert self.process.stdout is not None
         reader = FrameReader(self.process.stdout, FromWorker, f"worker {self.name}")
+        hung = False
         try:
-            while (message := await reader.receive()) is not None:
+            while True:
+                with trio.move_on_after(SILENCE_LIMIT) as silence:
+                    message = await reader.receive()
+                if silence.cancelled_caught:
+                    hung = True
+                    break
+                if message is None:
+                    break
                 self._take(message)
         except FrameError as exc:
             self.broken = ClusterError(f"{exc}; the run stops (the games finished so far are kept)")
@@ -141,7 +152,9 @@ class _Worker:
             with trio.move_on_after(1.0):  # its last stderr lines explain a death
                 await self.stderr_read.wait()
         code = self.process.returncode
-        if self.broken is None and not self.closing:
+        if hung and not self.closing:
+            self.lost = f"worker {self.name} sent nothing for {SILENCE_LIMIT:g} s (hung?) and was killed"
+        elif self.broken is None and not self.closing:
             how = f"killed by signal {-code} ({signal.strsignal(-code)})" if code < 0 else f"exit code {code}"
             self.lost = f"worker {self.name} died ({how})"
         self.gone.set()

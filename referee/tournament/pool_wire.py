@@ -9,7 +9,8 @@ followed by that many bytes of msgpack.
 
 Coordinator to worker: `Play` (a game and where its log goes), `Cancel`.
 Worker to coordinator: `Ready` (once, at start), `Done` or `Failed` (per
-game), `Bye` (once, after its stdin closed: the CPU it and its bots used).
+game), `Beat` (every `BEAT_EVERY` seconds: its loop still runs), `Bye`
+(once, after its stdin closed: the CPU it and its bots used).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from referee.tournament.game_job import GameJob
 
 HEADER = 4
 MAX_FRAME = 64 * 1024 * 1024  # a game record is a few KiB; a job about as much
+BEAT_EVERY = 2.0  # seconds between a worker's heartbeats
 
 
 class FrameError(ClusterError):
@@ -60,13 +62,17 @@ class Failed(msgspec.Struct, frozen=True, tag="failed"):
     refused: bool  # True: an expected refusal (cannot isolate); False: a bug, with its type
 
 
+class Beat(msgspec.Struct, frozen=True, tag="beat"):
+    pass
+
+
 class Bye(msgspec.Struct, frozen=True, tag="bye"):
     cpu_s: float  # the worker's own CPU time
     children_cpu_s: float  # its bots' (the children it has waited for)
 
 
 ToWorker = Play | Cancel
-FromWorker = Ready | Done | Failed | Bye
+FromWorker = Ready | Done | Failed | Beat | Bye
 
 _encoder = msgspec.msgpack.Encoder()
 

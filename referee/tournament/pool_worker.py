@@ -34,8 +34,8 @@ from referee.errors import RefereeError, SandboxUnavailable
 from referee.seats.guardian import GUARDIAN
 from referee.seats.sandbox import require_freezer, require_sandbox
 from referee.tournament.game_job import STARTS_AT_ONCE, play_job, worker_info
-from referee.tournament.pool_wire import Bye, Cancel, Done, Failed, FrameError, FrameReader, Play, Ready, \
-    ToWorker, frame, restore_rules
+from referee.tournament.pool_wire import BEAT_EVERY, Beat, Bye, Cancel, Done, Failed, FrameError, FrameReader, \
+    Play, Ready, ToWorker, frame, restore_rules
 
 
 class PoolWorker:
@@ -49,7 +49,7 @@ class PoolWorker:
         self.scopes: dict[int, trio.CancelScope] = {}
         self._writing = trio.StrictFIFOLock()
 
-    async def send(self, message: Done | Failed | Ready | Bye) -> None:
+    async def send(self, message: Done | Failed | Ready | Beat | Bye) -> None:
         """Write one whole frame; never half of one, even when cancelled."""
         data = frame(message)
         with trio.CancelScope(shield=True):
@@ -58,6 +58,12 @@ class PoolWorker:
                     await self.out.send_all(data)
                 except (trio.BrokenResourceError, trio.ClosedResourceError):
                     pass  # the coordinator is gone: nobody is waiting for this result
+
+    async def beat(self) -> None:
+        """Say now and then that this loop still runs (a silent worker is taken for a hung one)."""
+        while True:
+            await trio.sleep(BEAT_EVERY)
+            await self.send(Beat())
 
     def handle(self, message: ToWorker) -> None:
         if isinstance(message, Play):
@@ -115,6 +121,7 @@ async def serve(frames_in: trio.abc.ReceiveStream, frames_out: trio.abc.SendStre
         async with trio.open_nursery() as games:
             worker = PoolWorker(frames_out, procs, games)
             await worker.send(Ready(pid=os.getpid()))
+            games.start_soon(worker.beat)
             try:
                 while (message := await reader.receive()) is not None:
                     worker.handle(message)

@@ -183,6 +183,48 @@ async def test_a_broken_worker_is_a_clear_error_not_a_hang(tmp_path: Path, monke
     assert wait_no_procs(str(FAKE_WORKER)) == []  # the broken worker was not left running
 
 
+async def test_a_hung_worker_counts_as_lost_not_as_a_hang(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    marker = f"poolmark-{uuid.uuid4().hex}"
+    t = load_config(write_config(tmp_path, marker, ["a", "b"], deal_sets=1))
+    monkeypatch.setattr(pool_module, "WORKER_COMMAND", (sys.executable, str(FAKE_WORKER), "stall"))
+    monkeypatch.setattr(pool_module, "SILENCE_LIMIT", 2.0)
+    with trio.fail_after(90):
+        with pytest.raises(BaseException) as caught:
+            await play(t, tmp_path / "h.db", Placement(workers=1), 1)
+    messages = cluster_errors(caught.value)
+    assert messages, caught.value
+    assert "was running on 3 worker processes that died; it was given up" in messages[0]
+    assert messages[0].count("sent nothing for 2 s (hung?) and was killed") == 3
+    assert wait_no_procs(str(FAKE_WORKER)) == []
+
+
+def test_a_killed_coordinator_leaves_no_worker_and_no_bot(tmp_path: Path) -> None:
+    marker = f"poolmark-{uuid.uuid4().hex}"
+    config = write_config(tmp_path, marker, ["a", "b", "c"], deal_sets=3, think=0.3)
+    cmd = [sys.executable, "-m", "referee.cli", "tournament", str(config), "--db", str(tmp_path / "k.db"),
+           "--workers", "2", "-j", "4"]
+    env = {**os.environ, "CHICAGO_TEST_MARK": marker}
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+                            start_new_session=True, env=env, cwd=ROOT)
+    try:
+        deadline = time.monotonic() + 60
+        while len(procs_with(marker)) < 4 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(pool_workers_left(marker)) == 2, "the pool did not start"
+        os.kill(proc.pid, signal.SIGKILL)  # the coordinator alone: its workers see their stdin close
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert wait_no_procs(marker, within=15.0) == []
+    deadline = time.monotonic() + 15
+    while pool_workers_left(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert pool_workers_left(marker) == []
+    assert not list((tmp_path / "k-logs").glob("*.part"))  # the workers removed the logs of the games they stopped
+
+
 async def test_a_game_cancelled_at_the_coordinator_stops_on_its_worker(tmp_path: Path) -> None:
     marker = f"poolmark-{uuid.uuid4().hex}"
     t = load_config(write_config(tmp_path, marker, ["a", "b"], deal_sets=1, think=2.0))
@@ -270,3 +312,23 @@ def test_workers_need_no_dask(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     assert res.exit_code == 0, res.output
     assert "on 2 worker processes" in res.output and "completed: 2 games" in res.output
     check_games(tmp_path / "n.db", 2)
+
+
+@pytest.mark.parametrize(("data", "expected"), [
+    (b"\x7f\xff\xff\xff" + b"x" * 10, r"wrote a frame of 2147483647 bytes \(at most 67108864\); it began b'\\x7f"),
+    (b"\x00\x00\x00\x10abc", r"stopped after 3 of a frame's 16 bytes"),
+    (b"\x00\x00", r"stopped in the middle of a frame header"),
+    (b"\x00\x00\x00\x01\x01", r"wrote a frame that is not a valid message"),  # msgpack 1: not a tagged message
+])
+async def test_the_frame_reader_names_what_came_instead_of_a_frame(data: bytes, expected: str) -> None:
+    from trio.testing import memory_stream_one_way_pair
+
+    from referee.tournament.pool_wire import FrameError, FrameReader, FromWorker, Ready, frame
+
+    send, receive = memory_stream_one_way_pair()
+    await send.send_all(frame(Ready(pid=7)) + data)
+    await send.aclose()
+    reader = FrameReader(receive, FromWorker, "worker w")
+    assert await reader.receive() == Ready(pid=7)  # a whole frame before the damage is read as such
+    with pytest.raises(FrameError, match=r"^worker w " + expected):
+        await reader.receive()
