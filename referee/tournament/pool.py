@@ -88,7 +88,7 @@ class _Worker:
         self.outbox, self._queued = trio.open_memory_channel[bytes](float("inf"))
         self.ready = False  # it said so
         self.settled = trio.Event()  # it said it is ready, or it is gone
-        self.gone = trio.Event()  # the process has exited and its pipes are read to the end
+        self.gone = trio.Event()  # the process has exited and its stdout is read to the end
         self.lost: str | None = None  # why it went, if it did not go because it was closed
         self.broken: ClusterError | None = None  # it wrote garbage: the run stops
         self.bye: Bye | None = None
@@ -105,7 +105,7 @@ class _Worker:
         return f"; its last words: {lines[-1][-300:]}" if lines else ""
 
     async def write(self) -> None:
-        """Send queued frames to the worker; a worker that stops reading is its own loss."""
+        """Send the queued frames to the worker, in order, whole; then close its stdin."""
         assert self.process.stdin is not None
         try:
             async for data in self._queued:
