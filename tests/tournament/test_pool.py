@@ -82,6 +82,9 @@ def test_workers_give_the_standings_of_one_process(tmp_path: Path) -> None:
     scheduled = len(schedule_for(load_config(config)))
     check_games(tmp_path / "pool.db", scheduled)
     assert header_worker(tmp_path / "pool.db") == {"local-1", "local-2"}  # games went to both
+    first = sorted((tmp_path / "pool-logs").glob("*.jsonl"))[0]
+    worker = json.loads(first.read_text().splitlines()[0])["worker"]
+    assert set(worker) == {"name", "cpus", "load_1m", "load_5m"} and worker["cpus"] == os.cpu_count()
     assert header_worker(tmp_path / "here.db") == {"local"}
     assert wait_no_procs(marker) == []
 
