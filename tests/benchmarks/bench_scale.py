@@ -13,6 +13,7 @@ stdlib only, 1 s per decision) through the real tournament runner:
 * the Dask path: a `LocalCluster` of 2 worker processes (threads = C / 2)
   started here beforehand and reached as `--cluster` would be, at
   concurrency C;
+* in process again, to show how far the machine drifted meanwhile;
 * one game at a time (48 games) in process, on `--workers 1` and on a
   1-worker, 1-thread `LocalCluster`, whose differences in wall and CPU time
   per game are what each path adds to a game.
@@ -190,6 +191,7 @@ RUNS: list[tuple[str, bool, Any]] = [  # label, concurrency C (else 1), where
     ("--workers 1", True, Placement(workers=1)),
     ("--workers 2", True, Placement(workers=2)),
     ("Dask LocalCluster, 2 workers", True, "dask-2"),
+    ("in process, again", True, Placement()),  # how far the machine drifted during the runs
     ("in process, one at a time", False, Placement()),
     ("--workers 1, one at a time", False, Placement(workers=1)),
     ("Dask, 1 worker, one at a time", False, "dask-1"),
@@ -231,7 +233,7 @@ def throughput(games: int, concurrency: int) -> None:
     print(f"a pool starts and stops in {start_wall:.2f} s wall, {start_cpu:.2f} s CPU (1 worker); "
           f"{start2_wall:.2f} s wall, {start2_cpu:.2f} s CPU (2 workers); once per run")
     for label, start in (("in process", 0.0), ("--workers 1", start_wall), ("--workers 2", start2_wall),
-                         ("Dask LocalCluster, 2 workers", 0.0)):
+                         ("Dask LocalCluster, 2 workers", 0.0), ("in process, again", 0.0)):
         r = results[label]
         aside = (f" ({r['games'] / (r['seconds'] - start) / limit:.2f} with the pool's start-up aside)"
                  if start else "")
