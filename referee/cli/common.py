@@ -117,6 +117,7 @@ def expected_errors(fn: F) -> F:
             if errors is None:
                 raise
             code = EXIT_ERROR
+            errors = list({str(e): e for e in errors}.values())  # games failing alike say it once
             for error in errors:
                 if isinstance(error, OSError):
                     code = EXIT_FILES

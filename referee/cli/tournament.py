@@ -220,7 +220,7 @@ def tournament(
     log_dir: Annotated[Optional[Path], typer.Option("--log-dir", help="Folder for the game logs (default: logs/ next to the default database, or <db>-logs/).")] = None,
     concurrency: Annotated[Optional[int], typer.Option("--concurrency", "-j", min=1, help="Games played at once (default: the config's, else cores - 1, at least 1).")] = None,
     resume: Annotated[Optional[bool], typer.Option("--resume/--fresh", help="--resume: continue the existing database (also the default when it exists); --fresh: delete it and its logs and start over.")] = None,
-    workers: Annotated[int, typer.Option("--workers", "-w", min=0, help="Play the games in N worker processes of this machine (a local Dask cluster); 0: in this process.")] = 0,
+    workers: Annotated[int, typer.Option("--workers", "-w", min=0, help="Play the games in N worker processes of this machine (one Trio loop each); 0: in this process.")] = 0,
     cluster: Annotated[Optional[str], typer.Option("--cluster", help="Play the games on a running Dask scheduler, e.g. tcp://10.0.0.5:8786 (docs/cluster.md).")] = None,
     serve: ServeOpt = False,
     port: PortOpt = 0,
@@ -230,7 +230,7 @@ def tournament(
 ) -> None:
     """Run a round robin or gauntlet from a config file; resumes where it stopped."""
     placement = Placement(workers=workers, cluster=cluster)
-    if workers or cluster:
+    if cluster:
         import_distributed()  # before anything is written: a missing extra is a one-line error
     t = load_config(config)
     db_path, logs = default_paths(config, db, log_dir)

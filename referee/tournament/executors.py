@@ -7,22 +7,22 @@ executor plays, and resume stays exact.
 
 * In process (the default): games run concurrently in the runner's own
   Trio loop; logs are written straight into the log folder.
-* `--workers N`: a Dask `LocalCluster` of N worker processes on this
-  machine, each playing games in its own Trio loops (one per thread), so the
-  referee's work spreads over every core.
+* `--workers N`: a pool of N worker processes on this machine (`pool.py`),
+  each playing many games at once in one Trio loop, so the referee's work
+  spreads over every core; they write logs straight into the log folder.
 * `--cluster tcp://HOST:PORT`: a running Dask scheduler and its workers,
   on any number of machines (docs/cluster.md).
 
-Remote games come back as a `PlayedGame` with the log compressed. When a
-worker dies, Dask plays its games again on another worker; a game is
-recorded once whatever happens, since the runner keeps the first result per
-game key. Dask is an optional extra, imported only here and only when asked for.
+Cluster games come back as a `PlayedGame` with the log compressed. When a
+worker dies (pool or cluster), its games are played again on another
+worker; a game is recorded once whatever happens, since the runner keeps the
+first result per game key. Dask is an optional extra, imported only here and
+only for `--cluster`.
 """
 
 from __future__ import annotations
 
 import logging
-import math
 import sys
 from collections import Counter
 from collections.abc import AsyncIterator
@@ -36,10 +36,10 @@ import trio
 from referee.errors import ClusterError, ConfigError, RefereeError
 from referee.play.watch import WatchGames
 from referee.tournament.game_job import STARTS_AT_ONCE, GameJob, PlayedGame, play_job, worker_info, worker_label
+from referee.tournament.pool import MAX_LOSSES, open_pool
 
 INSTALL_HINT = "pip install 'chicago-referee[cluster]'"
 LOCAL = "local"
-MAX_LOSSES = 3  # a game that took down this many workers is given up (Dask's allowed-failures)
 
 
 @dataclass(frozen=True)
@@ -53,8 +53,8 @@ class Placement:
         if self.workers < 0:
             raise ConfigError(f"--workers must be at least 1, got {self.workers}")
         if self.workers and self.cluster:
-            raise ConfigError("--workers and --cluster exclude each other: --workers starts a cluster on this "
-                              "machine, --cluster uses a running one")
+            raise ConfigError("--workers and --cluster exclude each other: --workers starts worker processes on "
+                              "this machine, --cluster uses a running Dask cluster")
 
     def default_concurrency(self) -> int:
         """Games in flight when neither the command nor the config says: 8 per
@@ -103,7 +103,7 @@ def import_distributed() -> Any:
     try:
         import distributed
     except ImportError:
-        raise ConfigError(f"--workers and --cluster need Dask, which is not installed: {INSTALL_HINT}") from None
+        raise ConfigError(f"--cluster needs Dask, which is not installed: {INSTALL_HINT}") from None
     return distributed
 
 
@@ -165,36 +165,24 @@ def _result(future: Any, key: str) -> PlayedGame:
 async def open_executor(placement: Placement, concurrency: int, run_id: str = "0",
                         watch_games: WatchGames | None = None) -> AsyncIterator[Executor]:
     """The executor for `placement`, with whatever it needs running (and stopped after)."""
-    if placement.cluster is None and not placement.workers:
-        async with trio.open_nursery() as procs:
-            yield LocalExecutor(procs, watch_games)
+    if placement.cluster is None:
+        if placement.workers:
+            async with open_pool(placement.workers) as pool:
+                yield pool
+        else:
+            async with trio.open_nursery() as procs:
+                yield LocalExecutor(procs, watch_games)
         return
     distributed = import_distributed()
     logging.getLogger("distributed").setLevel(logging.ERROR)
-    cluster = client = None
+    client = None
     try:
-        if placement.cluster is not None:
-            try:
-                client = await trio.to_thread.run_sync(
-                    lambda: distributed.Client(placement.cluster, timeout="10s", set_as_default=False))
-            except (OSError, TimeoutError) as exc:
-                raise ClusterError(f"--cluster {placement.cluster}: no Dask scheduler answers there ({exc}); start "
-                                   "one with `dask scheduler` (docs/cluster.md)") from None
-        else:
-            threads = max(1, math.ceil(concurrency / placement.workers))
-
-            def start_local() -> Any:
-                import dask
-
-                # Its sampling profiler costs the workers CPU the games need, and
-                # has printed tracebacks of its own: the referee has no use for it.
-                dask.config.set({"distributed.worker.profile.enabled": False})
-                c = distributed.LocalCluster(n_workers=placement.workers, threads_per_worker=threads,
-                                             processes=True, dashboard_address=None, silence_logs=logging.ERROR,
-                                             host="127.0.0.1")
-                return c, distributed.Client(c, set_as_default=False)
-
-            cluster, client = await trio.to_thread.run_sync(start_local)
+        try:
+            client = await trio.to_thread.run_sync(
+                lambda: distributed.Client(placement.cluster, timeout="10s", set_as_default=False))
+        except (OSError, TimeoutError) as exc:
+            raise ClusterError(f"--cluster {placement.cluster}: no Dask scheduler answers there ({exc}); start "
+                               "one with `dask scheduler` (docs/cluster.md)") from None
         executor = DaskExecutor(client, concurrency, run_id)
         async with trio.open_nursery() as watching:
             watching.start_soon(executor.watch)
@@ -204,5 +192,3 @@ async def open_executor(placement: Placement, concurrency: int, run_id: str = "0
         with trio.CancelScope(shield=True):
             if client is not None:
                 await trio.to_thread.run_sync(client.close)
-            if cluster is not None:
-                await trio.to_thread.run_sync(cluster.close)

@@ -269,7 +269,7 @@ class TournamentRunner:
         self.placement = placement or Placement()
         self.executor: Executor | None = None
         self._bot_digests: dict[str, tuple[str, str | None]] = {}
-        if self.placement.workers or self.placement.cluster:  # workers check their copies against these
+        if self.placement.cluster:  # cluster workers check their copies against these (local ones share ours)
             for b in t.bots:
                 folder = str(b.workdir) if b.entry.dir else None
                 self._bot_digests[b.name] = (files_digest(b.spec.argv, str(b.workdir), folder), folder)

@@ -1,7 +1,8 @@
 """What a worker does with one game: check, play in its own Trio loop, ship back.
 
-`run_job` is the function the coordinator submits to Dask (a worker of a
-`--cluster`, or of the local cluster behind `--workers N`). Each call runs in
+`run_job` is the function the coordinator submits to a Dask worker of a
+`--cluster` (the local pool behind `--workers N` has its own worker,
+`pool_worker.py`, which shares the coordinator's files). Each call runs in
 one of the worker's threads with its own `trio.run`, so a worker plays as
 many games at once as it has threads. Before playing it refuses, with a
 `ClusterError` naming the worker, a game whose bots differ from the

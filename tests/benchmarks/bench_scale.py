@@ -6,9 +6,22 @@ stdlib only, 1 s per decision) through the real tournament runner:
 * in process at concurrency C, which also measures the CPU a game costs
   (bots + referee: every bot is a child of the referee, so its CPU is in
   RUSAGE_CHILDREN once it has exited);
-* `--workers 1` and `--workers 2` (a local Dask cluster) at concurrency C;
-* in process and `--workers 1` at concurrency 1, whose difference in wall
-  time per game is what the Dask path adds to a game.
+* `--workers 1` and `--workers 2` (the local pool of worker processes) at
+  concurrency C, with where the CPU went: the coordinator, the workers'
+  own loops, the bots (each worker reports its own and its children's CPU
+  when it closes);
+* the Dask path: a `LocalCluster` of 2 worker processes (threads = C / 2)
+  started here beforehand and reached as `--cluster` would be, at
+  concurrency C;
+* in process again, to show how far the machine drifted meanwhile;
+* one game at a time (48 games) in process, on `--workers 1` and on a
+  1-worker, 1-thread `LocalCluster`, whose differences in wall and CPU time
+  per game are what each path adds to a game.
+
+GAMES defaults to 288 (about 15 s a run on 2 cores): a pool starts its
+workers once per run (about half a second of one core each), which in a
+real tournament of thousands of games is nothing; the benchmark prints
+that start-up cost and each pool run's share of the limit with and without it.
 
 It prints games/s, the CPU-bound limit (cores / CPU seconds per game, from
 the in-process run of the same invocation) and each run's share of it.
@@ -23,6 +36,7 @@ Run: python tests/benchmarks/bench_scale.py throughput [GAMES] [CONCURRENCY]
 
 from __future__ import annotations
 
+import math
 import os
 import resource
 import sys
@@ -103,18 +117,26 @@ def run_once(config: Path, folder: Path, label: str, concurrency: int, placement
     finally:
         store.close()
     failures = Counter(f.reason for r in rows for f in r.failures)
+    pool_cpu = getattr(runner.executor, "cpu", None)  # the local pool: what each worker and its bots used
+    if isinstance(pool_cpu, dict) and pool_cpu:
+        workers = sum(b.cpu_s for b in pool_cpu.values())
+        bots = sum(b.children_cpu_s for b in pool_cpu.values())
+    else:  # in process: the referee is this process; a cluster's workers are not children here
+        workers, bots = (0.0, kids) if placement.cluster is None else (float("nan"), float("nan"))
+    n = max(1, outcome.recorded)
     return {"label": label, "games": outcome.recorded, "seconds": dt, "games_per_s": outcome.recorded / dt,
-            "referee_cpu": me, "children_cpu": kids, "cpu_per_game": (me + kids) / max(1, outcome.recorded),
+            "referee_cpu": me, "children_cpu": kids, "cpu_per_game": (me + kids) / n,
+            "coordinator_ms": me / n * 1000, "workers_ms": workers / n * 1000, "bots_ms": bots / n * 1000,
             "timeouts": failures.get("timeout", 0), "rss_while_full": max(rss, default=0.0),
             "failures": ", ".join(f"{k} {v}" for k, v in sorted(failures.items())) or "none"}
 
 
-def cluster_start_cost(workers: int) -> tuple[float, float]:
-    """(wall s, CPU s) to start and stop a local cluster playing nothing."""
-    from referee.tournament.executors import open_executor
+def pool_start_cost(workers: int) -> tuple[float, float]:
+    """(wall s, CPU s) to start and stop a pool of `workers` that plays nothing."""
+    from referee.tournament.pool import open_pool
 
     async def open_close() -> None:
-        async with open_executor(Placement(workers=workers), 4):
+        async with open_pool(workers):
             pass
 
     me0, kids0 = _cpu(resource.RUSAGE_SELF), _cpu(resource.RUSAGE_CHILDREN)
@@ -123,50 +145,114 @@ def cluster_start_cost(workers: int) -> tuple[float, float]:
     return time.perf_counter() - t0, _cpu(resource.RUSAGE_SELF) - me0 + _cpu(resource.RUSAGE_CHILDREN) - kids0
 
 
+def local_dask_cluster(workers: int, threads: int) -> Any:
+    """A Dask `LocalCluster` on 127.0.0.1 (no dashboard, no sampling profiler): the `--cluster` path on one machine."""
+    import logging
+
+    import dask
+    import distributed
+
+    dask.config.set({"distributed.worker.profile.enabled": False})
+    return distributed.LocalCluster(n_workers=workers, threads_per_worker=threads, processes=True,
+                                    dashboard_address=None, silence_logs=logging.ERROR, host="127.0.0.1")
+
+
+def dask_run(config: Path, folder: Path, label: str, concurrency: int, workers: int, threads: int) -> dict[str, Any]:
+    """A run on a `LocalCluster` started beforehand (timed without its start-up), its CPU counted with
+    the cluster's processes (children here once closed) less what an idle cluster's life costs."""
+    me0, kids0 = _cpu(resource.RUSAGE_SELF), _cpu(resource.RUSAGE_CHILDREN)
+    local_dask_cluster(workers, threads).close()
+    idle = _cpu(resource.RUSAGE_SELF) - me0 + _cpu(resource.RUSAGE_CHILDREN) - kids0
+    me0, kids0 = _cpu(resource.RUSAGE_SELF), _cpu(resource.RUSAGE_CHILDREN)
+    cluster = local_dask_cluster(workers, threads)
+    try:
+        r = run_once(config, folder, label, concurrency, Placement(cluster=cluster.scheduler_address))
+    finally:
+        cluster.close()
+    total = _cpu(resource.RUSAGE_SELF) - me0 + _cpu(resource.RUSAGE_CHILDREN) - kids0 - idle
+    r["cpu_per_game"] = total / max(1, r["games"])
+    r["workers_ms"] = r["bots_ms"] = float("nan")  # not told apart: Dask's workers report nothing
+    return r
+
+
+def _ms(seconds: float, width: int) -> str:
+    """Seconds as milliseconds in `width` columns; `-` where a path does not tell them apart."""
+    return f"{'-':>{width}}" if math.isnan(seconds) else f"{seconds * 1000:>{width - 2}.0f}ms"
+
+
 def _load() -> str:
     one, five, _ = os.getloadavg()
     return f"load average {one:.2f} (1 min) {five:.2f} (5 min)"
+
+
+ONE_AT_A_TIME = 48  # games of the runs that measure the overhead per game (they take 0.2 s each)
+RUNS: list[tuple[str, bool, Any]] = [  # label, concurrency C (else 1), where
+    ("in process", True, Placement()),
+    ("--workers 1", True, Placement(workers=1)),
+    ("--workers 2", True, Placement(workers=2)),
+    ("Dask LocalCluster, 2 workers", True, "dask-2"),
+    ("in process, again", True, Placement()),  # how far the machine drifted during the runs
+    ("in process, one at a time", False, Placement()),
+    ("--workers 1, one at a time", False, Placement(workers=1)),
+    ("Dask, 1 worker, one at a time", False, "dask-1"),
+]
 
 
 def throughput(games: int, concurrency: int) -> None:
     cores = os.cpu_count() or 1
     print(f"tournament throughput: 4 trivial bots, 2 seats, ~{games} games, decision=1s, {cores} cores, "
           f"concurrency {concurrency}; {_load()} before")
-    print(f"{'run':<26} {'games':>5} {'seconds':>8} {'games/s':>8} {'referee CPU s':>13} "
-          f"{'children CPU s':>14} {'CPU s/game':>10} {'of limit':>8}  failures")
+    print(f"{'run':<30} {'games':>5} {'seconds':>7} {'games/s':>7} {'CPU/game':>8} {'of limit':>8}   "
+          f"{'coordinator':>11} {'workers':>7} {'bots':>6}  failures")
+    results: dict[str, dict[str, Any]] = {}
+    limit = None
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        config = write_config(folder, games, 4)
-        runs = [("in process", concurrency, Placement()),
-                ("--workers 1", concurrency, Placement(workers=1)),
-                ("--workers 2", concurrency, Placement(workers=2)),
-                ("in process, one at a time", 1, Placement()),
-                ("--workers 1, one at a time", 1, Placement(workers=1))]
-        results = {}
-        limit = None
-        for label, conc, placement in runs:
-            r = run_once(config, folder, label.replace(" ", "_").replace(",", ""), conc, placement)
+        many, few = write_config(folder, games, 4), write_config(folder, ONE_AT_A_TIME, 4)
+        for label, at_c, where in RUNS:
+            conc, config = (concurrency, many) if at_c else (1, few)
+            name = label.replace(" ", "_").replace(",", "")
+            if where == "dask-2":
+                r = dask_run(config, folder, name, conc, 2, max(1, concurrency // 2))
+            elif where == "dask-1":
+                r = dask_run(config, folder, name, conc, 1, 1)
+            else:
+                r = run_once(config, folder, name, conc, where)
             results[label] = r
             if limit is None:
                 limit = cores / r["cpu_per_game"]
-            print(f"{label:<26} {r['games']:>5} {r['seconds']:>8.1f} {r['games_per_s']:>8.2f} "
-                  f"{r['referee_cpu']:>13.1f} {r['children_cpu']:>14.1f} {r['cpu_per_game'] * 1000:>8.0f}ms "
-                  f"{r['games_per_s'] / limit:>8.2f}  {r['failures']}", flush=True)
+            print(f"{label:<30} {r['games']:>5} {r['seconds']:>7.1f} {r['games_per_s']:>7.2f} "
+                  f"{_ms(r['cpu_per_game'], 8)} {r['games_per_s'] / limit:>8.2f}   {_ms(r['coordinator_ms'] / 1000, 11)} "
+                  f"{_ms(r['workers_ms'] / 1000, 7)} {_ms(r['bots_ms'] / 1000, 6)}  {r['failures']}", flush=True)
     assert limit is not None
+    start_wall, start_cpu = pool_start_cost(1)
+    start2_wall, start2_cpu = pool_start_cost(2)
     base = results["in process"]
     print(f"CPU-bound limit: {cores} cores / {base['cpu_per_game'] * 1000:.0f} ms CPU per game (bots + referee, "
           f"in process) = {limit:.2f} games/s")
-    for label in ("in process", "--workers 1", "--workers 2"):
-        print(f"{label}: {results[label]['games_per_s']:.2f} games/s = {results[label]['games_per_s'] / limit:.2f} "
-              "of the limit")
-    seq, dask = results["in process, one at a time"], results["--workers 1, one at a time"]
-    start_wall, start_cpu = cluster_start_cost(1)
+    print(f"a pool starts and stops in {start_wall:.2f} s wall, {start_cpu:.2f} s CPU (1 worker); "
+          f"{start2_wall:.2f} s wall, {start2_cpu:.2f} s CPU (2 workers); once per run")
+    for label, start in (("in process", 0.0), ("--workers 1", start_wall), ("--workers 2", start2_wall),
+                         ("Dask LocalCluster, 2 workers", 0.0), ("in process, again", 0.0)):
+        r = results[label]
+        aside = (f" ({r['games'] / (r['seconds'] - start) / limit:.2f} with the pool's start-up aside)"
+                 if start else "")
+        print(f"{label}: {r['games_per_s']:.2f} games/s = {r['games_per_s'] / limit:.2f} of the limit{aside}")
+    seq = results["in process, one at a time"]
     n = max(1, seq["games"])
-    extra_wall = (dask["seconds"] - seq["seconds"] - start_wall) / n * 1000
-    extra_cpu = ((dask["cpu_per_game"] - seq["cpu_per_game"]) * n - start_cpu) / n * 1000
-    print(f"a local cluster of 1 worker starts and stops in {start_wall:.2f} s wall, {start_cpu:.2f} s CPU")
-    print(f"Dask path overhead per game (one at a time, --workers 1 against in process, start-up aside): "
-          f"{extra_wall:+.1f} ms wall, {extra_cpu:+.1f} ms CPU")
+
+    def extra(label: str, wall: float = 0.0, cpu: float = 0.0) -> tuple[float, float]:
+        r = results[label]
+        return ((r["seconds"] - seq["seconds"] - wall) / n * 1000,
+                (r["cpu_per_game"] * r["games"] - seq["cpu_per_game"] * n - cpu) / n * 1000)
+
+    pool_wall, pool_cpu = extra("--workers 1, one at a time", start_wall, start_cpu)
+    dask_wall, dask_cpu = extra("Dask, 1 worker, one at a time")
+    print(f"overhead per game, one at a time, against in process: --workers 1 {pool_wall:+.1f} ms wall, "
+          f"{pool_cpu:+.1f} ms CPU (start-up aside); the Dask path {dask_wall:+.1f} ms wall, {dask_cpu:+.1f} ms CPU "
+          f"(cluster start-up aside)")
+    print(f"so the Dask path costs {dask_wall - pool_wall:+.1f} ms wall and {dask_cpu - pool_cpu:+.1f} ms CPU per "
+          "game more than the local pool")
     print(f"{_load()} after")
 
 
@@ -188,7 +274,7 @@ def load(games: int, concurrency: int) -> None:
 def main() -> None:
     what = sys.argv[1] if len(sys.argv) > 1 else "throughput"
     if what == "throughput":
-        throughput(int(sys.argv[2]) if len(sys.argv) > 2 else 96, int(sys.argv[3]) if len(sys.argv) > 3 else 16)
+        throughput(int(sys.argv[2]) if len(sys.argv) > 2 else 288, int(sys.argv[3]) if len(sys.argv) > 3 else 16)
     elif what == "load":
         load(int(sys.argv[2]) if len(sys.argv) > 2 else 256, int(sys.argv[3]) if len(sys.argv) > 3 else 256)
     else:

@@ -373,3 +373,10 @@ def test_random_pairs_agree_with_reference():
             va, vb = evaluate(a, ace_low), evaluate(b, ace_low)
             ka, kb = reference_key(a, ace_low), reference_key(b, ace_low)
             assert (va > vb) == (ka > kb) and (va == vb) == (ka == kb)
+
+
+def test_the_tables_without_ace_low_straights_equal_a_full_build() -> None:
+    from referee.games import poker
+
+    assert poker._TABLES[False] == poker._build(False)  # derived from the other setting's, wheel changed
+    assert poker._TABLES[False] != poker._TABLES[True]

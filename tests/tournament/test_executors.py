@@ -1,6 +1,6 @@
-"""Tournaments played elsewhere: `--workers N` (a local Dask cluster of
-worker processes) and `--cluster` (a real `dask scheduler` with two real
-`dask worker` processes on 127.0.0.1, one of them SIGKILLed mid-run).
+"""Tournaments played on a Dask `--cluster` (a real `dask scheduler` with two
+real `dask worker` processes on 127.0.0.1, one of them SIGKILLed mid-run);
+the local pool behind `--workers N` has its own tests (`test_pool.py`).
 
 Each checks what a host relies on: every scheduled game recorded once,
 standings equal to a one-machine run, logs that verify, no bot left behind.
@@ -20,105 +20,24 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import trio
 from proctools import wait_no_procs
 from typer.testing import CliRunner
 
+from tournament_runs import DET_BOT, check_games, header_worker, play, standings, write_config
+
 from referee.cli import app
 from referee.errors import ClusterError, ConfigError
-from referee.replay.verify import OK, verify_file
-from referee.tournament.config import Tournament, load_config
+from referee.tournament.config import load_config
 from referee.tournament.executors import Placement, import_distributed
 from referee.tournament.run import TournamentRunner, prepare_store
 from referee.tournament.schedule import schedule_for
-from referee.tournament.standings import from_store, to_dict
 from referee.tournament.store import Store
 from referee.tournament.worker import run_job
 
 pytest.importorskip("distributed")  # the `cluster` extra, part of the test extras
 
-ROOT = Path(__file__).resolve().parents[2]
-DET_BOT = ROOT / "tests" / "bots" / "det_bot.py"
 DASK = Path(sys.executable).with_name("dask")
 cli = CliRunner()
-
-
-def write_config(folder: Path, marker: str, names: list[str], deal_sets: int, think: float = 0.0) -> Path:
-    lines = ['name = "spread"', "seed = 11", f"deal_sets = {deal_sets}", "table_size = 2",
-             'time_control = "decision=5s,startup=20s"', "sandbox = false",
-             "[rules]", "options = { target_score = 20 }"]
-    for n in names:
-        lines += ["[[bots]]", f'name = "{n}"', f'command = "{DET_BOT} {marker} salt={n} think={think}"']
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "spread.toml"
-    path.write_text("\n".join(lines) + "\n")
-    return path
-
-
-async def play(t: Tournament, db: Path, placement: Placement, concurrency: int,
-               on_game: Any = None) -> tuple[Any, TournamentRunner]:
-    store = Store.open(db, create=True, lock=True)
-    try:
-        schedule = schedule_for(t)
-        prepare_store(t, store, schedule)
-        runner = TournamentRunner(t, store, schedule, log_dir=db.with_name(db.stem + "-logs"),
-                                  concurrency=concurrency, placement=placement)
-        if on_game is not None:
-            runner.on_game = on_game(store, runner)
-        with trio.fail_after(240):
-            outcome = await runner.run()
-    finally:
-        store.close()
-    return outcome, runner
-
-
-def standings(db: Path) -> dict[str, Any]:
-    """The standings of a finished tournament, its seed commitment aside (a fresh salt each run)."""
-    store = Store.open(db)
-    try:
-        out = to_dict(from_store(store))
-    finally:
-        store.close()
-    out.pop("seed", None)
-    return out
-
-
-def check_games(db: Path, scheduled: int) -> list[Any]:
-    store = Store.open(db)
-    try:
-        rows = store.games()
-    finally:
-        store.close()
-    assert len(rows) == scheduled and len({r.key for r in rows}) == scheduled  # nothing lost, nothing twice
-    logs = sorted(db.with_name(db.stem + "-logs").glob("*.jsonl"))
-    assert len(logs) == scheduled and not list(db.with_name(db.stem + "-logs").glob("*.part"))
-    for path in logs:
-        assert verify_file(path).status == OK, path
-    return rows
-
-
-def header_worker(db: Path) -> set[str]:
-    import json
-
-    names = set()
-    for path in db.with_name(db.stem + "-logs").glob("*.jsonl"):
-        with path.open() as fh:
-            names.add(json.loads(fh.readline())["worker"]["name"])
-    return names
-
-
-async def test_workers_play_the_same_tournament_as_one_process(tmp_path: Path) -> None:
-    marker = f"execmark-{uuid.uuid4().hex}"
-    t = load_config(write_config(tmp_path, marker, ["a", "b", "c"], deal_sets=2))
-    scheduled = len(schedule_for(t))
-    here, _ = await play(t, tmp_path / "here.db", Placement(), 4)
-    spread, _ = await play(t, tmp_path / "spread.db", Placement(workers=2), 4)
-    assert here.status == spread.status == "completed"
-    check_games(tmp_path / "spread.db", scheduled)
-    assert standings(tmp_path / "spread.db") == standings(tmp_path / "here.db")
-    assert header_worker(tmp_path / "here.db") == {"local"}
-    assert header_worker(tmp_path / "spread.db") <= {"worker0", "worker1"}
-    assert wait_no_procs(marker) == []
 
 
 def _start(argv: list[str], log: Path) -> subprocess.Popen[bytes]:
@@ -213,7 +132,8 @@ def test_a_worker_whose_bot_differs_refuses_the_game(tmp_path: Path) -> None:
     try:
         schedule = schedule_for(t)
         prepare_store(t, store, schedule)
-        runner = TournamentRunner(t, store, schedule, log_dir=None, concurrency=1, placement=Placement(workers=1))
+        runner = TournamentRunner(t, store, schedule, log_dir=None, concurrency=1,
+                                  placement=Placement(cluster="tcp://127.0.0.1:8786"))  # never reached
         job = runner.job_for(schedule[0])
     finally:
         store.close()
@@ -229,18 +149,10 @@ def test_without_dask_the_cluster_options_are_a_one_line_error(tmp_path: Path, m
     monkeypatch.setitem(sys.modules, "distributed", None)  # `import distributed` now fails
     with pytest.raises(ConfigError, match=r"pip install 'chicago-referee\[cluster\]'"):
         import_distributed()
-    res = cli.invoke(app, ["tournament", str(config), "--db", str(tmp_path / "x.db"), "--workers", "2"])
+    res = cli.invoke(app, ["tournament", str(config), "--db", str(tmp_path / "x.db"), "--cluster",
+                           "tcp://127.0.0.1:8786"])
     assert res.exit_code != 0
     assert "pip install 'chicago-referee[cluster]'" in res.output and "Traceback" not in res.output
     assert not (tmp_path / "x.db").exists()  # refused before anything was written
     with pytest.raises(ConfigError, match="exclude each other"):
         Placement(workers=2, cluster="tcp://127.0.0.1:8786")
-
-
-def test_the_cli_runs_a_tournament_on_local_workers(tmp_path: Path) -> None:
-    marker = f"execmark-{uuid.uuid4().hex}"
-    config = write_config(tmp_path, marker, ["a", "b"], deal_sets=2)
-    res = cli.invoke(app, ["tournament", str(config), "--db", str(tmp_path / "w.db"), "--workers", "2", "-j", "2"])
-    assert res.exit_code == 0, res.output
-    assert "on 2 worker processes" in res.output and "completed: 4 games" in res.output
-    check_games(tmp_path / "w.db", 4)

@@ -1,0 +1,337 @@
+"""`tournament --workers N`: the local pool of worker processes (no Dask).
+
+Real worker processes and real bots throughout: the same standings as one
+process, a SIGKILLed worker whose games are played again (nothing lost or
+doubled), a bot that kills every worker it meets (given up after three), a
+worker that cannot sandbox (refuses), workers that write garbage or never
+start (a clear error, no hang), and Ctrl-C, abort and a cancelled game
+leaving no process behind. The bots are deterministic (`det_bot.py`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+from proctools import alive, procs_with, wait_no_procs
+from tournament_runs import check_games, header_worker, play, standings, write_config
+from typer.testing import CliRunner
+
+from referee.cli import app
+from referee.errors import ClusterError
+from referee.seats.sandbox import probe_host
+from referee.tournament import pool as pool_module
+from referee.tournament.config import load_config
+from referee.tournament.executors import Placement
+from referee.tournament.pool import LocalPool, open_pool
+from referee.tournament.run import TournamentRunner, prepare_store
+from referee.tournament.schedule import schedule_for
+from referee.tournament.store import Store
+
+ROOT = Path(__file__).resolve().parents[2]
+BOTS = ROOT / "tests" / "bots"
+FAKE_WORKER = Path(__file__).with_name("fake_pool_worker.py")
+cli = CliRunner()
+
+
+def cluster_errors(exc: BaseException) -> list[str]:
+    """The ClusterError messages in what a run raised (nurseries group them)."""
+    if isinstance(exc, ClusterError):
+        return [str(exc)]
+    if isinstance(exc, BaseExceptionGroup):
+        return [m for inner in exc.exceptions for m in cluster_errors(inner)]
+    return []
+
+
+def pool_workers_left(marker: str) -> list[int]:
+    """Live pool worker processes started with `marker` in their environment."""
+    found = []
+    for pid in procs_with("referee.tournament.pool_worker"):
+        try:
+            environ = Path(f"/proc/{pid}/environ").read_bytes()
+        except OSError:  # gone meanwhile
+            continue
+        if marker.encode() in environ and alive(pid):
+            found.append(pid)
+    return found
+
+
+def test_workers_give_the_standings_of_one_process(tmp_path: Path) -> None:
+    marker = f"poolmark-{uuid.uuid4().hex}"
+    config = write_config(tmp_path, marker, ["a", "b", "c"], deal_sets=2)
+    results = {}
+    for label, extra in (("here", []), ("pool", ["--workers", "2"])):
+        db = tmp_path / f"{label}.db"
+        res = cli.invoke(app, ["tournament", str(config), "--db", str(db), "-j", "4", *extra])
+        assert res.exit_code == 0, res.output
+        shown = cli.invoke(app, ["standings", str(db), "--json"])
+        assert shown.exit_code == 0, shown.output
+        results[label] = json.loads(shown.stdout)
+        results[label].pop("seed")  # a fresh salt each run
+    assert results["pool"] == results["here"]
+    scheduled = len(schedule_for(load_config(config)))
+    check_games(tmp_path / "pool.db", scheduled)
+    assert header_worker(tmp_path / "pool.db") == {"local-1", "local-2"}  # games went to both
+    first = sorted((tmp_path / "pool-logs").glob("*.jsonl"))[0]
+    worker = json.loads(first.read_text().splitlines()[0])["worker"]
+    assert set(worker) == {"name", "cpus", "load_1m", "load_5m"} and worker["cpus"] == os.cpu_count()
+    assert header_worker(tmp_path / "here.db") == {"local"}
+    assert wait_no_procs(marker) == []
+
+
+async def test_a_pool_worker_killed_mid_run_loses_and_doubles_nothing(tmp_path: Path) -> None:
+    marker = f"poolmark-{uuid.uuid4().hex}"
+    t = load_config(write_config(tmp_path, marker, ["a", "b", "c", "d"], deal_sets=2, think=0.01))
+    scheduled = len(schedule_for(t))
+    killed: list[tuple[str, int, int]] = []  # (worker, its games in flight, games finished then)
+    shown: set[str] = set()  # the workers the progress line named
+
+    def on_game(store: Store, runner: TournamentRunner) -> Any:
+        def seen(row: Any) -> None:
+            shown.update(runner.in_flight())
+            if killed:
+                return
+            pool = runner.executor
+            assert isinstance(pool, LocalPool)  # --workers is the pool, never Dask
+            busy = [w for w in pool.workers if w.alive and len(w.pending) >= 2]
+            if busy:
+                os.kill(busy[0].process.pid, signal.SIGKILL)
+                killed.append((busy[0].name, len(busy[0].pending), store.finished_count()))
+        return seen
+
+    outcome, runner = await play(t, tmp_path / "pool.db", Placement(workers=2), 6, on_game)
+    assert killed and killed[0][2] < scheduled, "no worker was killed mid-run"
+    assert outcome.status == "completed" and outcome.recorded == scheduled
+    check_games(tmp_path / "pool.db", scheduled)
+    names = header_worker(tmp_path / "pool.db")
+    assert "local-3" in names  # the replacement played games too
+    assert {"local-1", "local-2"} <= shown <= {"local-1", "local-2", "local-3"}
+    here, _ = await play(t, tmp_path / "here.db", Placement(), 6)
+    assert standings(tmp_path / "pool.db") == standings(tmp_path / "here.db")
+    assert wait_no_procs(marker, within=10.0) == [], "bots of the killed worker outlived it"
+    assert all(w.gone.is_set() for w in runner.executor.workers)
+
+
+async def test_a_game_that_kills_three_workers_is_given_up(tmp_path: Path) -> None:
+    marker = f"poolmark-{uuid.uuid4().hex}"
+    config = tmp_path / "killer.toml"
+    config.write_text("\n".join([
+        'name = "killer"', "seed = 5", "deal_sets = 1", "table_size = 2", "sandbox = false",
+        'time_control = "decision=5s,startup=20s"', "[rules]", "options = { target_score = 20 }",
+        "[[bots]]", 'name = "killer"', f'command = "{BOTS / "worker_killer.py"} {marker}"',
+        "[[bots]]", 'name = "det"', f'command = "{BOTS / "det_bot.py"} {marker} salt=d"']) + "\n")
+    t = load_config(config)
+    with pytest.raises(BaseException) as caught:
+        await play(t, tmp_path / "k.db", Placement(workers=2), 1)
+    messages = cluster_errors(caught.value)
+    assert messages, caught.value
+    assert "was running on 3 worker processes that died; it was given up" in messages[0]
+    assert messages[0].count("killed by signal 9") == 3
+    store = Store.open(tmp_path / "k.db")
+    try:
+        assert store.games() == []  # nothing of the lost attempts was recorded
+    finally:
+        store.close()
+    assert wait_no_procs(marker, within=10.0) == []
+
+
+@pytest.mark.skipif(bool(probe_host().problems()), reason="the coordinator cannot sandbox here")
+def test_a_worker_that_cannot_sandbox_refuses_a_sandboxed_tournament(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    marker = f"poolmark-{uuid.uuid4().hex}"
+    config = write_config(tmp_path, marker, ["a", "b"], deal_sets=1)
+    config.write_text(config.read_text().replace("sandbox = false", "sandbox = true"))
+    monkeypatch.setattr(pool_module, "WORKER_COMMAND", (sys.executable, str(FAKE_WORKER), "unsandboxable"))
+    res = cli.invoke(app, ["tournament", str(config), "--db", str(tmp_path / "s.db"), "--workers", "1"])
+    assert res.exit_code == 2, res.output
+    assert "worker local-1 cannot isolate bots, and the tournament is sandboxed" in res.output
+    assert "bubblewrap" in res.output and "Traceback" not in res.output
+    assert res.output.count("cannot isolate bots") == 1  # said once, not once per game
+    assert wait_no_procs(marker) == []  # refused before any bot started
+    store = Store.open(tmp_path / "s.db")
+    try:
+        assert store.games() == []
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize(("mode", "expected"), [
+    ("garbage", r"worker local-1 wrote a frame that is not a valid message"),
+    ("exit", r"worker local-1 did not start: worker local-1 died \(exit code 3\); its last words: this worker "
+             r"cannot start: a broken installation"),
+    ("silent", r"worker local-1 did not start: did not say it was ready within 2 s"),
+])
+async def test_a_broken_worker_is_a_clear_error_not_a_hang(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           mode: str, expected: str) -> None:
+    marker = f"poolmark-{uuid.uuid4().hex}"
+    t = load_config(write_config(tmp_path, marker, ["a", "b"], deal_sets=1))
+    monkeypatch.setattr(pool_module, "WORKER_COMMAND", (sys.executable, str(FAKE_WORKER), mode))
+    monkeypatch.setattr(pool_module, "START_LIMIT", 2.0)
+    with trio.fail_after(60):
+        with pytest.raises(BaseException) as caught:
+            await play(t, tmp_path / "b.db", Placement(workers=1), 2)
+    messages = cluster_errors(caught.value)
+    assert messages, caught.value
+    assert any(re.search(expected, m) for m in messages), messages
+    assert wait_no_procs(str(FAKE_WORKER)) == []  # the broken worker was not left running
+
+
+async def test_a_hung_worker_counts_as_lost_not_as_a_hang(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    marker = f"poolmark-{uuid.uuid4().hex}"
+    t = load_config(write_config(tmp_path, marker, ["a", "b"], deal_sets=1))
+    monkeypatch.setattr(pool_module, "WORKER_COMMAND", (sys.executable, str(FAKE_WORKER), "stall"))
+    monkeypatch.setattr(pool_module, "SILENCE_LIMIT", 2.0)
+    with trio.fail_after(90):
+        with pytest.raises(BaseException) as caught:
+            await play(t, tmp_path / "h.db", Placement(workers=1), 1)
+    messages = cluster_errors(caught.value)
+    assert messages, caught.value
+    assert "was running on 3 worker processes that died; it was given up" in messages[0]
+    assert messages[0].count("sent nothing for 2 s (hung?) and was killed") == 3
+    assert wait_no_procs(str(FAKE_WORKER)) == []
+
+
+def test_a_killed_coordinator_leaves_no_worker_and_no_bot(tmp_path: Path) -> None:
+    marker = f"poolmark-{uuid.uuid4().hex}"
+    config = write_config(tmp_path, marker, ["a", "b", "c"], deal_sets=3, think=0.3)
+    cmd = [sys.executable, "-m", "referee.cli", "tournament", str(config), "--db", str(tmp_path / "k.db"),
+           "--workers", "2", "-j", "4"]
+    env = {**os.environ, "CHICAGO_TEST_MARK": marker}
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+                            start_new_session=True, env=env, cwd=ROOT)
+    try:
+        deadline = time.monotonic() + 60
+        while len(procs_with(marker)) < 4 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(pool_workers_left(marker)) == 2, "the pool did not start"
+        os.kill(proc.pid, signal.SIGKILL)  # the coordinator alone: its workers see their stdin close
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert wait_no_procs(marker, within=15.0) == []
+    deadline = time.monotonic() + 15
+    while pool_workers_left(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert pool_workers_left(marker) == []
+    assert not list((tmp_path / "k-logs").glob("*.part"))  # the workers removed the logs of the games they stopped
+
+
+async def test_a_game_cancelled_at_the_coordinator_stops_on_its_worker(tmp_path: Path) -> None:
+    marker = f"poolmark-{uuid.uuid4().hex}"
+    t = load_config(write_config(tmp_path, marker, ["a", "b"], deal_sets=1, think=2.0))
+    store = Store.open(tmp_path / "c.db", create=True, lock=True)
+    try:
+        schedule = schedule_for(t)
+        prepare_store(t, store, schedule)
+        runner = TournamentRunner(t, store, schedule, log_dir=None, concurrency=1, placement=Placement(workers=1))
+        job = runner.job_for(schedule[0])
+    finally:
+        store.close()
+    async with open_pool(1) as pool:
+        with trio.move_on_after(30):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(pool.play, job, None)
+                while len(procs_with(marker)) < 2:  # both bots are playing on the worker
+                    await trio.sleep(0.05)
+                nursery.cancel_scope.cancel()
+        deadline = trio.current_time() + 10
+        while procs_with(marker) and trio.current_time() < deadline:
+            await trio.sleep(0.05)
+        assert procs_with(marker) == []  # the worker stopped the game, while it still runs
+        assert all(w.alive for w in pool.workers) and pool.in_flight["local-1"] == 0
+    assert all(w.gone.is_set() and w.bye is not None for w in pool.workers)  # closed, and said goodbye
+
+
+async def test_abort_leaves_no_worker_and_no_bot(tmp_path: Path) -> None:
+    marker = f"poolmark-{uuid.uuid4().hex}"
+    t = load_config(write_config(tmp_path, marker, ["a", "b", "c"], deal_sets=2, think=0.5))
+    store = Store.open(tmp_path / "a.db", create=True, lock=True)
+    try:
+        schedule = schedule_for(t)
+        prepare_store(t, store, schedule)
+        runner = TournamentRunner(t, store, schedule, log_dir=tmp_path / "a-logs", concurrency=4,
+                                  placement=Placement(workers=2))
+        async with trio.open_nursery() as nursery:
+            async def abort_when_playing() -> None:
+                while len(procs_with(marker)) < 4:
+                    await trio.sleep(0.05)
+                runner.abort()
+            nursery.start_soon(abort_when_playing)
+            with trio.fail_after(120):
+                outcome = await runner.run()
+        assert outcome.status == "aborted"
+        assert store.games() == [] and not list((tmp_path / "a-logs").glob("*.part"))
+    finally:
+        store.close()
+    assert wait_no_procs(marker, within=10.0) == []
+    assert all(not alive(w.process.pid) for w in runner.executor.workers)
+
+
+def test_ctrl_c_twice_stops_the_cli_and_leaves_no_process(tmp_path: Path) -> None:
+    marker = f"poolmark-{uuid.uuid4().hex}"
+    config = write_config(tmp_path, marker, ["a", "b", "c"], deal_sets=3, think=0.3)
+    cmd = [sys.executable, "-m", "referee.cli", "tournament", str(config), "--db", str(tmp_path / "i.db"),
+           "--workers", "2", "-j", "4"]
+    env = {**os.environ, "CHICAGO_TEST_MARK": marker}  # the pool workers inherit it: found by environ below
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                            start_new_session=True, env=env, cwd=ROOT)
+    try:
+        deadline = time.monotonic() + 60
+        while len(procs_with(marker)) < 4 and time.monotonic() < deadline:  # 4 games' bots are playing
+            time.sleep(0.05)
+        assert len(pool_workers_left(marker)) == 2, "the pool did not start"
+        os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the foreground process group
+        time.sleep(0.3)
+        os.killpg(proc.pid, signal.SIGINT)
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    text = stderr.decode()
+    assert "aborting" in text and "Traceback" not in text, text
+    assert wait_no_procs(marker, within=10.0) == []
+    assert pool_workers_left(marker) == []
+
+
+def test_workers_need_no_dask(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    marker = f"poolmark-{uuid.uuid4().hex}"
+    config = write_config(tmp_path, marker, ["a", "b"], deal_sets=1)
+    monkeypatch.setitem(sys.modules, "distributed", None)  # `import distributed` fails in this process
+    monkeypatch.setitem(sys.modules, "dask", None)
+    res = cli.invoke(app, ["tournament", str(config), "--db", str(tmp_path / "n.db"), "--workers", "2"])
+    assert res.exit_code == 0, res.output
+    assert "on 2 worker processes" in res.output and "completed: 2 games" in res.output
+    check_games(tmp_path / "n.db", 2)
+
+
+@pytest.mark.parametrize(("data", "expected"), [
+    (b"\x7f\xff\xff\xff" + b"x" * 10, r"wrote a frame of 2147483647 bytes \(at most 67108864\); it began b'\\x7f"),
+    (b"\x00\x00\x00\x10abc", r"stopped after 3 of a frame's 16 bytes"),
+    (b"\x00\x00", r"stopped in the middle of a frame header"),
+    (b"\x00\x00\x00\x01\x01", r"wrote a frame that is not a valid message"),  # msgpack 1: not a tagged message
+])
+async def test_the_frame_reader_names_what_came_instead_of_a_frame(data: bytes, expected: str) -> None:
+    from trio.testing import memory_stream_one_way_pair
+
+    from referee.tournament.pool_wire import FrameError, FrameReader, FromWorker, Ready, frame
+
+    send, receive = memory_stream_one_way_pair()
+    await send.send_all(frame(Ready(pid=7)) + data)
+    await send.aclose()
+    reader = FrameReader(receive, FromWorker, "worker w")
+    assert await reader.receive() == Ready(pid=7)  # a whole frame before the damage is read as such
+    with pytest.raises(FrameError, match=r"^worker w " + expected):
+        await reader.receive()

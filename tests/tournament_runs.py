@@ -1,0 +1,84 @@
+"""Tournaments played somewhere, and what every placement must give: the
+helpers the pool's and the cluster's tests share (a config of deterministic
+bots, a run, its standings, its games and logs checked)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from referee.replay.verify import OK, verify_file
+from referee.tournament.config import Tournament
+from referee.tournament.executors import Placement
+from referee.tournament.run import TournamentRunner, prepare_store
+from referee.tournament.schedule import schedule_for
+from referee.tournament.standings import from_store, to_dict
+from referee.tournament.store import Store
+
+DET_BOT = Path(__file__).resolve().parent / "bots" / "det_bot.py"
+
+
+def write_config(folder: Path, marker: str, names: list[str], deal_sets: int, think: float = 0.0) -> Path:
+    lines = ['name = "spread"', "seed = 11", f"deal_sets = {deal_sets}", "table_size = 2",
+             'time_control = "decision=5s,startup=20s"', "sandbox = false",
+             "[rules]", "options = { target_score = 20 }"]
+    for n in names:
+        lines += ["[[bots]]", f'name = "{n}"', f'command = "{DET_BOT} {marker} salt={n} think={think}"']
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "spread.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+async def play(t: Tournament, db: Path, placement: Placement, concurrency: int,
+               on_game: Any = None) -> tuple[Any, TournamentRunner]:
+    store = Store.open(db, create=True, lock=True)
+    try:
+        schedule = schedule_for(t)
+        prepare_store(t, store, schedule)
+        runner = TournamentRunner(t, store, schedule, log_dir=db.with_name(db.stem + "-logs"),
+                                  concurrency=concurrency, placement=placement)
+        if on_game is not None:
+            runner.on_game = on_game(store, runner)
+        with trio.fail_after(240):
+            outcome = await runner.run()
+    finally:
+        store.close()
+    return outcome, runner
+
+
+def standings(db: Path) -> dict[str, Any]:
+    """The standings of a finished tournament, its seed commitment aside (a fresh salt each run)."""
+    store = Store.open(db)
+    try:
+        out = to_dict(from_store(store))
+    finally:
+        store.close()
+    out.pop("seed", None)
+    return out
+
+
+def check_games(db: Path, scheduled: int) -> list[Any]:
+    store = Store.open(db)
+    try:
+        rows = store.games()
+    finally:
+        store.close()
+    assert len(rows) == scheduled and len({r.key for r in rows}) == scheduled  # nothing lost, nothing twice
+    logs = sorted(db.with_name(db.stem + "-logs").glob("*.jsonl"))
+    assert len(logs) == scheduled and not list(db.with_name(db.stem + "-logs").glob("*.part"))
+    for path in logs:
+        assert verify_file(path).status == OK, path
+    return rows
+
+
+def header_worker(db: Path) -> set[str]:
+    """The worker names in the log headers: who played the games."""
+    names = set()
+    for path in db.with_name(db.stem + "-logs").glob("*.jsonl"):
+        with path.open() as fh:
+            names.add(json.loads(fh.readline())["worker"]["name"])
+    return names
