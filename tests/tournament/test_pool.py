@@ -122,6 +122,16 @@ async def test_a_pool_worker_killed_mid_run_loses_and_doubles_nothing(tmp_path: 
     assert all(w.gone.is_set() for w in runner.executor.workers)
 
 
+async def _given_up(t: object, db: Path, workers: int) -> str:
+    """The run's error when its game is given up after taking down 3 workers."""
+    with pytest.raises(BaseException) as caught:
+        await play(t, db, Placement(workers=workers), 1)
+    messages = cluster_errors(caught.value)
+    assert messages, caught.value
+    assert "was running on 3 worker processes that died; it was given up" in messages[0]
+    return messages[0]
+
+
 async def test_a_game_that_kills_three_workers_is_given_up(tmp_path: Path) -> None:
     marker = f"poolmark-{uuid.uuid4().hex}"
     config = tmp_path / "killer.toml"
@@ -131,12 +141,8 @@ async def test_a_game_that_kills_three_workers_is_given_up(tmp_path: Path) -> No
         "[[bots]]", 'name = "killer"', f'command = "{BOTS / "worker_killer.py"} {marker}"',
         "[[bots]]", 'name = "det"', f'command = "{BOTS / "det_bot.py"} {marker} salt=d"']) + "\n")
     t = load_config(config)
-    with pytest.raises(BaseException) as caught:
-        await play(t, tmp_path / "k.db", Placement(workers=2), 1)
-    messages = cluster_errors(caught.value)
-    assert messages, caught.value
-    assert "was running on 3 worker processes that died; it was given up" in messages[0]
-    assert messages[0].count("killed by signal 9") == 3
+    message = await _given_up(t, tmp_path / "k.db", 2)
+    assert message.count("killed by signal 9") == 3
     store = Store.open(tmp_path / "k.db")
     try:
         assert store.games() == []  # nothing of the lost attempts was recorded
@@ -192,12 +198,8 @@ async def test_a_hung_worker_counts_as_lost_not_as_a_hang(tmp_path: Path, monkey
     monkeypatch.setattr(pool_module, "WORKER_COMMAND", (sys.executable, str(FAKE_WORKER), "stall"))
     monkeypatch.setattr(pool_module, "SILENCE_LIMIT", 2.0)
     with trio.fail_after(90):
-        with pytest.raises(BaseException) as caught:
-            await play(t, tmp_path / "h.db", Placement(workers=1), 1)
-    messages = cluster_errors(caught.value)
-    assert messages, caught.value
-    assert "was running on 3 worker processes that died; it was given up" in messages[0]
-    assert messages[0].count("sent nothing for 2 s (hung?) and was killed") == 3
+        message = await _given_up(t, tmp_path / "h.db", 1)
+    assert message.count("sent nothing for 2 s (hung?) and was killed") == 3
     assert wait_no_procs(str(FAKE_WORKER)) == []
 
 
