@@ -98,33 +98,80 @@ function dashboard() {
 }
 
 // ------------------------------------------------------------ the live table
+// The replay page's frame comes once (assets/replay-shell.html); the game's
+// rows come as server-sent events, only the new ones each time; the table is
+// the frame with the data put in, rebuilt at most once a second. A finished
+// game shows its own log's page (every card).
+var MARK = '@@LIVE-DATA@@';
+function compact(rows) {  // rows [a, b, c, type, to, fields] -> the replay page's types and items
+  rows.sort(function (x, y) { return x[0] - y[0] || x[1] - y[1] || x[2] - y[2]; });
+  var fields = {}, order = [], items = [];
+  rows.forEach(function (r) {
+    var f = fields[r[3]];
+    if (!f) { f = fields[r[3]] = []; order.push(r[3]); }
+    Object.keys(r[5]).forEach(function (k) { if (f.indexOf(k) < 0) f.push(k); });
+  });
+  var index = {};
+  order.forEach(function (t, i) { index[t] = i; });
+  rows.forEach(function (r) {
+    var v = fields[r[3]].map(function (k) { return r[5][k] === undefined ? null : r[5][k]; });
+    while (v.length && v[v.length - 1] === null) v.pop();
+    items.push(r[4] === -1 ? [index[r[3]]].concat(v) : [~index[r[3]], r[4]].concat(v));
+  });
+  return {types: order.map(function (t) { return [t].concat(fields[t]); }), items: items};
+}
 function table() {
-  var base = location.pathname.replace(/\/+$/, ''), gid = base.split('/').pop(), shown = null, loading = false, want = null;
+  var base = location.pathname.replace(/\/+$/, ''), gid = base.split('/').pop(), shown = null, loading = false;
+  var shell = null, meta = null, rows = [], dirty = false, timer = null, built = 0, ended = false;
   $('title').textContent = 'game ' + gid;
-  function load(v) {
-    if (loading) { want = v; return; }
+  function frame(src, then) {
     loading = true;
     var f = document.createElement('iframe');
     f.className = 'next'; f.title = 'game ' + gid;
-    f.src = base + '/page?v=' + encodeURIComponent(v) + '#999999';  // the replay page, at its newest step
     f.addEventListener('load', function () {
-      if (shown) shown.remove();
+      if (shown) { if (shown.dataset.blob) URL.revokeObjectURL(shown.dataset.blob); shown.remove(); }
       f.className = ''; f.id = 'live-frame'; shown = f; loading = false;
-      if (want !== null) { var w = want; want = null; load(w); }
+      if (then) then();
     });
+    f.src = src;
     $('frames').appendChild(f);
   }
-  var es = new EventSource(base + '/events');
-  es.addEventListener('version', function (e) {
+  function build() {
+    timer = null;
+    if (ended || !shell || !meta || !dirty) return;
+    if (loading) { timer = setTimeout(build, 100); return; }
+    var wait = built + 1000 - Date.now();  // at most once a second, however fast the game moves
+    if (wait > 0) { timer = setTimeout(build, wait); return; }
+    dirty = false; built = Date.now();
+    var data = {}, c = compact(rows.slice());
+    Object.keys(meta).forEach(function (k) { data[k] = meta[k]; });
+    data.types = c.types; data.items = c.items; data.result = null; data.cut_off = false;
+    var json = JSON.stringify(data).replace(/<\//g, '<\\/').replace(/<!--/g, '<\\u0021--');
+    var i = shell.indexOf(MARK);
+    var url = URL.createObjectURL(new Blob([shell.slice(0, i), json, shell.slice(i + MARK.length)], {type: 'text/html'}));
+    frame(url + '#999999', function () { shown.dataset.blob = url; });  // the replay page, at its newest step
+  }
+  function later() { dirty = true; if (!timer) build(); }
+  function finalPage(note) {  // a finished or older game: its log, if it has one
+    ended = true; es.close();
+    if (timer) { clearTimeout(timer); timer = null; }
+    (function wait() {
+      if (loading) setTimeout(wait, 100);
+      else frame(base + '/page#999999', function () { $('mode').textContent = note; });
+    })();
+  }
+  fetch('../assets/replay-shell.html').then(function (r) { return r.text(); }).then(function (t) { shell = t; later(); });
+  var es = new EventSource(base + '/moves');
+  es.addEventListener('start', function (e) {  // the first message, again after a reconnect
     connected(true);
-    var m = JSON.parse(e.data);
-    $('mode').textContent = m.gone ? 'an earlier game: its log, if it has one' : m.over ? 'finished: every card is shown' :
-      (m.shown ? 'live \u00b7 hidden cards shown once old enough' : 'live \u00b7 public view: hidden cards stay hidden');
-    if (m.over) es.close();
-    if (!m.gone) load(m.version + '.' + m.shown + (m.over ? '.end' : ''));
-    else if (!shown) { es.close(); load('log'); }  // an older game: its log, if there is one
+    meta = JSON.parse(e.data); rows = [];
+    $('mode').textContent = meta.reveal_delay !== null && meta.reveal_delay !== undefined ?
+      'live \u00b7 hidden cards shown once ' + meta.reveal_delay + ' s old' : 'live \u00b7 public view: hidden cards stay hidden';
   });
-  es.onerror = function () { connected(false); };
+  es.addEventListener('moves', function (e) { connected(true); rows.push.apply(rows, JSON.parse(e.data)); later(); });
+  es.addEventListener('over', function () { finalPage('finished: every card is shown'); });
+  es.addEventListener('gone', function () { finalPage('an earlier game: its log, if it has one'); });
+  es.onerror = function () { if (!ended) connected(false); };
 }
 
 if ($('frames')) table(); else dashboard();

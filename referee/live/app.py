@@ -1,20 +1,26 @@
 """The live dashboard's ASGI app: the page, its data, its event streams.
 
 Routes, all under the dashboard's token (any other path is a plain 404):
-`GET /T/` the dashboard; `GET /T/assets/NAME` its static files;
+`GET /T/` the dashboard; `GET /T/assets/NAME` its static files (with
+`replay-shell.html`, the replay page a live table fills in);
 `GET /T/summary` standings, progress and games as JSON;
-`GET /T/summary/events` the same as server-sent events, at most two a second;
+`GET /T/summary/events` the same as server-sent events, at most one a second;
 `GET /T/events` the public stream itself as server-sent events (`id:` is the
 line's number; `Last-Event-ID` or `?after=N` resumes within the ring buffer);
-`GET /T/game/ID` a live table; `GET /T/game/ID/page` its replay page as far
+`GET /T/game/ID` a live table; `GET /T/game/ID/moves` its rows as server-sent
+events (`referee.live.tables`); `GET /T/game/ID/page` its replay page as far
 as a spectator may see it (a finished game's own log when there is one);
-`GET /T/game/ID/data` that page's data; `GET /T/game/ID/events` a
-server-sent `version` whenever the table changed. Plain ASGI, like the seat.
+`GET /T/game/ID/data` that page's data. Plain ASGI, like the seat.
+
+Viewers cost the same whether one watches or twenty: every stream wakes on
+the same beat (whole seconds of the loop's clock) after the board changed,
+so a change is encoded once and its bytes go to everyone waiting.
 """
 
 from __future__ import annotations
 
 import gzip
+import math
 import urllib.parse
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -27,14 +33,16 @@ import trio
 from referee.errors import RefereeError
 from referee.live.board import LiveBoard
 from referee.live.follow import DbStandings
+from referee.live.tables import next_due_s, shell, table_rows, table_start
 from referee.replay.html import build_replay_data, render_html
 from referee.web.server import HEADERS, Receive, Send, answer_lifespan, respond
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
 STATIC = {"live.html": "text/html", "live.js": "text/javascript", "live.css": "text/css",
           "live-table.html": "text/html"}
-MIN_GAP_S = 1.0  # a viewer's stream sends at most this often: cost does not grow with the moves
-TABLE_GAP_S = 1.0
+SHELL = "replay-shell.html"
+MIN_GAP_S = 1.0  # the beat: a viewer's stream sends at most this often, so cost does not grow with the moves
+RAW_GAP_S = 0.5
 PAGE_REUSE_S = 1.0
 KEEPALIVE_S = 15.0
 
@@ -48,14 +56,14 @@ class LiveSource:
     title: str
     db: DbStandings | None = None
     log_of: Callable[[int], Path | None] = lambda _gid: None
-    _summary: tuple[int, float, bytes] = (-1, 0.0, b"")
+    _summary: tuple[int, bytes] = (-1, b"")
+    _shell: bytes = b""
     _pages: dict[int, tuple[float, Any, bytes]] = field(default_factory=dict)  # game id -> (made, key, page)
 
     def summary_bytes(self) -> bytes:
         """The summary JSON, encoded once per change (every viewer shares it)."""
-        now = trio.current_time()
-        version, made, body = self._summary
-        if version == self.board.version and now - made < MIN_GAP_S * 2:
+        version, body = self._summary
+        if version == self.board.version:
             return body
         data = self.board.summary()
         data["title"] = self.title
@@ -68,8 +76,14 @@ class LiveSource:
                 data["progress"]["scheduled"] = st.scheduled
                 data["progress"]["bots"] = [b.name for b in st.bots]
         body = msgspec.json.encode(data)
-        self._summary = (self.board.version, now, body)
+        self._summary = (self.board.version, body)
         return body
+
+    def shell(self) -> bytes:
+        """The live table's replay frame, gzipped, made once."""
+        if not self._shell:
+            self._shell = gzip.compress(shell().encode(), 6)
+        return self._shell
 
     def page(self, game_id: int) -> bytes | None:
         """A game's replay page, gzipped: its log once it is finished, else the board's view.
@@ -112,6 +126,7 @@ class DashboardApp:
     def __init__(self, token: str, source: LiveSource) -> None:
         self.prefix = f"/{token}/"
         self.source = source
+        self._files: dict[str, bytes] = {}
 
     async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -130,6 +145,8 @@ class DashboardApp:
             await self._static(send, "live.html")
         elif route.startswith("assets/") and route[7:] in STATIC:
             await self._static(send, route[7:])
+        elif route == "assets/" + SHELL:
+            await _gzipped(scope, send, self.source.shell(), "text/html", cached=True)
         elif route == "summary":
             await respond(send, 200, self.source.summary_bytes())
         elif route == "summary/events":
@@ -146,7 +163,9 @@ class DashboardApp:
             await respond(send, 404, b"not found", "text/plain")
 
     async def _static(self, send: Send, name: str) -> None:
-        await respond(send, 200, (ASSETS / name).read_bytes(), STATIC[name])
+        if name not in self._files:  # read once: the files do not change while serving
+            self._files[name] = (ASSETS / name).read_bytes()
+        await respond(send, 200, self._files[name], STATIC[name], cached=True)
 
     async def _game(self, scope: dict[str, Any], receive: Receive, send: Send, game_id: int, rest: str) -> None:
         if rest == "":
@@ -155,23 +174,21 @@ class DashboardApp:
             page = self.source.page(game_id)
             if page is None:
                 await respond(send, 404, b"no such game in progress or recently finished", "text/plain")
-            elif b"gzip" in dict(scope.get("headers") or []).get(b"accept-encoding", b""):
-                await respond(send, 200, page, "text/html", gzipped=True)  # a quarter of the bytes
             else:
-                await respond(send, 200, gzip.decompress(page), "text/html")
+                await _gzipped(scope, send, page, "text/html")
         elif rest == "data":
             data = self.source.board.table_data(game_id)
             if data is None:
                 await respond(send, 404, b'{"error":"no such game in progress or recently finished"}')
             else:
                 await respond(send, 200, msgspec.json.encode(data))
-        elif rest == "events":
-            await self._stream(receive, send, lambda s: self._table_events(s, game_id))
+        elif rest == "moves":
+            await self._stream(receive, send, lambda s: self._table_moves(s, game_id))
         else:
             await respond(send, 404, b"not found", "text/plain")
 
     async def _stream(self, receive: Receive, send: Send, body: Callable[[Send], Awaitable[None]]) -> None:
-        """A server-sent event stream until the viewer goes away."""
+        """A server-sent event stream until the viewer goes away (or `body` ends it)."""
         headers = [(b"content-type", b"text/event-stream; charset=utf-8"), *HEADERS]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         async with trio.open_nursery() as nursery:
@@ -182,26 +199,34 @@ class DashboardApp:
 
             nursery.start_soon(watch_disconnect)
             await body(send)
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
             nursery.cancel_scope.cancel()
 
-    async def _wait(self, send: Send, seen: int) -> None:
-        """Until the board changes (a keep-alive comment every so often)."""
+    async def _beat(self, send: Send, seen: int, gap: float = MIN_GAP_S, due_s: float | None = None) -> None:
+        """Until the board changes from version `seen` (or `due_s` seconds
+        pass: a hidden card comes due), then on to the next beat: a whole
+        multiple of `gap` on the loop's clock, the same instant for every
+        viewer, so they wake together and share what the first one made.
+        A keep-alive comment goes out every `KEEPALIVE_S` of quiet."""
         board = self.source.board
+        due_at = None if due_s is None else trio.current_time() + due_s
         while board.version == seen:
-            with trio.move_on_after(KEEPALIVE_S) as timer:
+            limit = KEEPALIVE_S if due_at is None else min(KEEPALIVE_S, due_at - trio.current_time())
+            with trio.move_on_after(max(0.0, limit)) as timer:
                 await board.changed.wait()
             if timer.cancelled_caught:
+                if due_at is not None and trio.current_time() >= due_at:
+                    break
                 await send({"type": "http.response.body", "body": b": keep-alive\n\n", "more_body": True})
+        await trio.sleep_until(math.ceil(trio.current_time() / gap) * gap)
 
     async def _summary_events(self, send: Send) -> None:
-        seen = -1
         while True:
             seen = self.source.board.version
             body = self.source.summary_bytes()
             await send({"type": "http.response.body", "body": b"event: summary\ndata: " + body + b"\n\n",
                         "more_body": True})
-            await trio.sleep(MIN_GAP_S)
-            await self._wait(send, seen)
+            await self._beat(send, seen)
 
     async def _raw_events(self, send: Send, after: int) -> None:
         board = self.source.board
@@ -211,24 +236,41 @@ class DashboardApp:
             if lines:
                 after = board.recent[-1][0]
                 await send({"type": "http.response.body", "body": b"".join(lines), "more_body": True})
-            await trio.sleep(MIN_GAP_S / 2)
-            await self._wait(send, seen)
+            await self._beat(send, seen, RAW_GAP_S)
 
-    async def _table_events(self, send: Send, game_id: int) -> None:
+    async def _table_moves(self, send: Send, game_id: int) -> None:
+        """`start` (the game's header), then `moves` (new rows, a JSON list)
+        on each beat the game moved, then `over` (or `gone`: not on the board)."""
         board = self.source.board
-        sent: tuple[Any, ...] = ()
+        g = board.game(game_id)
+        if g is None:
+            await send({"type": "http.response.body", "body": b"event: gone\ndata: {}\n\n", "more_body": True})
+            return
+        await send({"type": "http.response.body", "body": b"event: start\ndata: " + table_start(board, g) + b"\n\n",
+                    "more_body": True})
+        sent = 0
         while True:
-            g = board.game(game_id)
-            state = ("gone",) if g is None else (g.version, len(board.released(g)), g.result is not None)
-            if state != sent:
-                sent = state
-                data = msgspec.json.encode({"version": state[0], "shown": state[1] if g else 0,
-                                            "over": bool(g and g.result is not None), "gone": g is None})
-                await send({"type": "http.response.body", "body": b"event: version\ndata: " + data + b"\n\n",
-                            "more_body": True})
-            await trio.sleep(TABLE_GAP_S)
-            with trio.move_on_after(1.0 if board.reveal_delay is not None else KEEPALIVE_S):
-                await board.changed.wait()  # with a delay, cards come due without a new line
+            seen = board.version
+            rows = table_rows(board, g)
+            if len(rows) > sent:
+                body = b"event: moves\ndata: [" + b",".join(rows[sent:]) + b"]\n\n"
+                sent = len(rows)
+                await send({"type": "http.response.body", "body": body, "more_body": True})
+            if g.rows_over:
+                await send({"type": "http.response.body", "body": b"event: over\ndata: {}\n\n", "more_body": True})
+                return
+            if board.game(game_id) is not g:  # abandoned, or a new run
+                await send({"type": "http.response.body", "body": b"event: gone\ndata: {}\n\n", "more_body": True})
+                return
+            await self._beat(send, seen, due_s=next_due_s(board, g))
+
+
+async def _gzipped(scope: dict[str, Any], send: Send, body: bytes, content_type: str, cached: bool = False) -> None:
+    """A gzipped body as it is to a viewer that takes gzip (browsers do), else unzipped."""
+    if b"gzip" in dict(scope.get("headers") or []).get(b"accept-encoding", b""):
+        await respond(send, 200, body, content_type, gzipped=True, cached=cached)  # a quarter of the bytes
+    else:
+        await respond(send, 200, gzip.decompress(body), content_type, cached=cached)
 
 
 def _int(text: str) -> int | None:

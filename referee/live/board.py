@@ -56,6 +56,12 @@ class LiveGame:
     result: dict[str, Any] | None = None
     ended: float | None = None
     version: int = 0
+    # What its live tables are sent (`referee.live.tables`): rows encoded once, shared by every viewer.
+    rows: list[bytes] = field(default_factory=list)
+    rows_public: int = 0  # public records made rows so far
+    rows_private: int = 0  # hidden records made rows so far (released ones only)
+    rows_over: bool = False
+    start_bytes: bytes = b""
 
     def brief(self) -> dict[str, Any]:
         out = {"game_id": self.game_id, "seats": self.seats, "scores": self.scores, "decisions": self.decisions,
@@ -65,6 +71,43 @@ class LiveGame:
             out.update(winner=self.result.get("winner"), placements=self.result.get("placements"),
                        reason=self.result.get("reason"), ended=self.ended)
         return out
+
+
+Key = tuple[int, int, int]
+
+
+def public_keyed(rec: dict[str, Any]) -> tuple[Key, dict[str, Any]]:
+    """A public record of a game as a log record, with its place in the game:
+    public records sort by `(i, 1, 0)`, private ones by `(at, 0, j)`."""
+    key = (rec["i"] if isinstance(rec.get("i"), int) else 0, 1, 0)
+    if rec["type"] == "event":
+        return key, {"type": "event", "to": -1, "event": rec["event"]}
+    return key, {"type": "failure", "seat": rec.get("seat"), "reason": rec.get("reason"),  # its reason code only
+                 "message": rec.get("reason")}
+
+
+def private_keyed(rec: dict[str, Any]) -> tuple[Key, dict[str, Any]] | None:
+    """A released private record as a log record with its place, or None if it is not one."""
+    key = (int(rec["at"]), 0, int(rec.get("j", 0)) if isinstance(rec.get("j"), int) else 0)
+    if rec["type"] == "event" and isinstance(rec.get("event"), dict) and isinstance(rec.get("to"), int):
+        return key, {"type": "event", "to": rec["to"], "event": rec["event"]}
+    if rec["type"] == "action" and isinstance(rec.get("action"), dict):
+        return key, {"type": "action", "seat": rec.get("seat"), "source": rec.get("source", "bot"),
+                     "action": rec["action"]}
+    return None
+
+
+def live_header(g: LiveGame) -> LogHeader:
+    """A log header for a game being played: no seed, no deals, no commands."""
+    return LogHeader(referee=__version__, game=g.game, game_id=g.game_id, rules=g.rules, n_players=g.n_players,
+                     seed=0, deals=[], players=[PlayerInfo(seat=i, name=n, argv=[]) for i, n in enumerate(g.seats)],
+                     time_control=None, failure_policy=None, deal_set=g.deal_set)
+
+
+def _stamp(rec: dict[str, Any]) -> float:
+    """A record's time; one without a number is never old enough."""
+    t = rec.get("t")
+    return float(t) if isinstance(t, (int, float)) and not isinstance(t, bool) else float("inf")
 
 
 def _score_update(g: LiveGame, event: dict[str, Any]) -> None:
@@ -216,43 +259,38 @@ class LiveBoard:
 
     def released(self, g: LiveGame, now: float | None = None) -> list[dict[str, Any]]:
         """The private records of `g` a spectator may see now: all once the game
-        is over, else those at least `reveal_delay` seconds old; none without a delay."""
+        is over, else those at least `reveal_delay` seconds old (a record
+        waits for every one before it); none without a delay."""
         if self.reveal_delay is None:
             return []
         if g.result is not None:
             return list(g.private)
+        return g.private[: self.due(g, 0, now)]
+
+    def due(self, g: LiveGame, start: int, now: float | None = None) -> int:
+        """How many of `g`'s private records, counting from the first, are due
+        (at least `start` of them, known due already)."""
+        if self.reveal_delay is None:
+            return 0
         cutoff = (self.clock() if now is None else now) - self.reveal_delay
-        return [r for r in g.private if isinstance(r.get("t"), (int, float)) and r["t"] <= cutoff]
+        n = start
+        while n < len(g.private) and _stamp(g.private[n]) <= cutoff:
+            n += 1
+        return n
 
     def table_data(self, game_id: int, now: float | None = None) -> dict[str, Any] | None:
         """The replay viewer's data for one game as far as a spectator may see it."""
         g = self.game(game_id)
         if g is None:
             return None
-        keyed: list[tuple[tuple[int, int, int], dict[str, Any]]] = []
-        for rec in g.public:
-            key = (int(rec.get("i", 0)), 1, 0)
-            if rec["type"] == "event":
-                keyed.append((key, {"type": "event", "to": -1, "event": rec["event"]}))
-            else:  # a failure: its reason code only
-                keyed.append((key, {"type": "failure", "seat": rec.get("seat"), "reason": rec.get("reason"),
-                                    "message": rec.get("reason")}))
+        keyed = [public_keyed(rec) for rec in g.public]
         released = self.released(g, now)
-        for rec in released:
-            key = (int(rec["at"]), 0, int(rec.get("j", 0)))
-            if rec["type"] == "event" and isinstance(rec.get("event"), dict) and isinstance(rec.get("to"), int):
-                keyed.append((key, {"type": "event", "to": rec["to"], "event": rec["event"]}))
-            elif rec["type"] == "action" and isinstance(rec.get("action"), dict):
-                keyed.append((key, {"type": "action", "seat": rec.get("seat"), "source": rec.get("source", "bot"),
-                                    "action": rec["action"]}))
+        keyed += [k for k in map(private_keyed, released) if k is not None]
         keyed.sort(key=lambda kv: kv[0])
         records = [(0, r) for _, r in keyed]
         if g.result is not None:
             records.append((0, {"type": "result", **g.result}))
-        header = LogHeader(referee=__version__, game=g.game, game_id=g.game_id, rules=g.rules, n_players=g.n_players,
-                           seed=0, deals=[], players=[PlayerInfo(seat=i, name=n, argv=[]) for i, n in enumerate(g.seats)],
-                           time_control=None, failure_policy=None, deal_set=g.deal_set)
-        data = replay_data(header, records)
+        data = replay_data(live_header(g), records)
         data["seed"] = "not shown during play"
         data["cut_off"] = False
         data["live"] = {"over": g.result is not None, "hidden_shown": len(released), "hidden_held": len(g.private) - len(released),
