@@ -121,13 +121,15 @@ function compact(rows) {  // rows [a, b, c, type, to, fields] -> the replay page
   return {types: order.map(function (t) { return [t].concat(fields[t]); }), items: items};
 }
 function table() {
-  var base = location.pathname.replace(/\/+$/, ''), gid = base.split('/').pop(), shown = null, loading = false;
-  var shell = null, meta = null, rows = [], dirty = false, timer = null, built = 0, ended = false;
-  $('title').textContent = 'game ' + gid;
+  var base = location.pathname.replace(/\/+$/, ''), gid = base.split('/').pop(), follow = gid === 'follow';
+  var shown = null, loading = false, shell = null, meta = null, rows = [], dirty = false, timer = null, built = 0;
+  var finished = false, hold = 0, es = null;
+  var HOLD_MS = 4000;  // following: a finished game stays on the table this long
+  $('title').textContent = follow ? 'following the games in progress' : 'game ' + gid;
   function frame(src, then) {
     loading = true;
     var f = document.createElement('iframe');
-    f.className = 'next'; f.title = 'game ' + gid;
+    f.className = 'next'; f.title = 'game ' + (meta ? meta.game_id : gid);
     f.addEventListener('load', function () {
       if (shown) { if (shown.dataset.blob) URL.revokeObjectURL(shown.dataset.blob); shown.remove(); }
       f.className = ''; f.id = 'live-frame'; shown = f; loading = false;
@@ -138,40 +140,47 @@ function table() {
   }
   function build() {
     timer = null;
-    if (ended || !shell || !meta || !dirty) return;
-    if (loading) { timer = setTimeout(build, 100); return; }
-    var wait = built + 1000 - Date.now();  // at most once a second, however fast the game moves
+    if (finished || !shell || !meta || !dirty) return;
+    var wait = Math.max(built + 1000, hold) - Date.now();  // at most once a second, however fast the game moves
+    if (loading) wait = Math.max(wait, 100);
     if (wait > 0) { timer = setTimeout(build, wait); return; }
     dirty = false; built = Date.now();
     var data = {}, c = compact(rows.slice());
     Object.keys(meta).forEach(function (k) { data[k] = meta[k]; });
     data.types = c.types; data.items = c.items; data.result = null; data.cut_off = false;
     var json = JSON.stringify(data).replace(/<\//g, '<\\/').replace(/<!--/g, '<\\u0021--');
-    var i = shell.indexOf(MARK);
+    var i = shell.indexOf(MARK), text = meta.reveal_delay !== null && meta.reveal_delay !== undefined ?
+      'live \u00b7 hidden cards shown once ' + meta.reveal_delay + ' s old' : 'live \u00b7 public view: hidden cards stay hidden';
     var url = URL.createObjectURL(new Blob([shell.slice(0, i), json, shell.slice(i + MARK.length)], {type: 'text/html'}));
-    frame(url + '#999999', function () { shown.dataset.blob = url; });  // the replay page, at its newest step
+    frame(url + '#999999', function () {  // the replay page, at its newest step
+      shown.dataset.blob = url; $('mode').textContent = text;
+      if (follow) $('title').textContent = 'following the games in progress \u00b7 game ' + meta.game_id;
+    });
   }
   function later() { dirty = true; if (!timer) build(); }
-  function finalPage(note) {  // a finished or older game: its log, if it has one
-    ended = true; es.close();
+  function finalPage(id, note) {  // a finished or older game: its log, if it has one
+    finished = true;
+    if (!follow) es.close();
     if (timer) { clearTimeout(timer); timer = null; }
+    if (follow && Date.now() < hold) return;  // still showing the last one: this game is skipped
+    hold = Date.now() + HOLD_MS;
     (function wait() {
       if (loading) setTimeout(wait, 100);
-      else frame(base + '/page#999999', function () { $('mode').textContent = note; });
+      else frame(base.replace(/[^\/]+$/, id) + '/page#999999', function () { $('mode').textContent = note; });
     })();
   }
   fetch('../assets/replay-shell.html').then(function (r) { return r.text(); }).then(function (t) { shell = t; later(); });
-  var es = new EventSource(base + '/moves');
-  es.addEventListener('start', function (e) {  // the first message, again after a reconnect
+  es = new EventSource(base + '/moves');
+  es.addEventListener('start', function (e) {  // a game begins (or again, after a reconnect)
     connected(true);
-    meta = JSON.parse(e.data); rows = [];
-    $('mode').textContent = meta.reveal_delay !== null && meta.reveal_delay !== undefined ?
-      'live \u00b7 hidden cards shown once ' + meta.reveal_delay + ' s old' : 'live \u00b7 public view: hidden cards stay hidden';
+    meta = JSON.parse(e.data); rows = []; finished = false; later();
   });
   es.addEventListener('moves', function (e) { connected(true); rows.push.apply(rows, JSON.parse(e.data)); later(); });
-  es.addEventListener('over', function () { finalPage('finished: every card is shown'); });
-  es.addEventListener('gone', function () { finalPage('an earlier game: its log, if it has one'); });
-  es.onerror = function () { if (!ended) connected(false); };
+  es.addEventListener('over', function (e) { finalPage(JSON.parse(e.data).game_id, 'finished: every card is shown'); });
+  es.addEventListener('gone', function (e) {
+    finalPage(JSON.parse(e.data).game_id || gid, 'an earlier game: its log, if it has one');
+  });
+  es.onerror = function () { if (!finished || follow) connected(false); };
 }
 
 if ($('frames')) table(); else dashboard();

@@ -10,7 +10,9 @@ line's number; `Last-Event-ID` or `?after=N` resumes within the ring buffer);
 `GET /T/game/ID` a live table; `GET /T/game/ID/moves` its rows as server-sent
 events (`referee.live.tables`); `GET /T/game/ID/page` its replay page as far
 as a spectator may see it (a finished game's own log when there is one);
-`GET /T/game/ID/data` that page's data. Plain ASGI, like the seat.
+`GET /T/game/ID/data` that page's data; `GET /T/game/follow` a live table that
+follows one game in progress after another, `GET /T/game/follow/moves` its
+stream. Plain ASGI, like the seat.
 
 Viewers cost the same whether one watches or twenty: every stream wakes on
 the same beat (whole seconds of the loop's clock) after the board changed,
@@ -22,6 +24,7 @@ from __future__ import annotations
 import gzip
 import math
 import urllib.parse
+from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,7 +34,7 @@ import msgspec
 import trio
 
 from referee.errors import RefereeError
-from referee.live.board import LiveBoard
+from referee.live.board import LiveBoard, LiveGame
 from referee.live.follow import DbStandings
 from referee.live.tables import next_due_s, shell, table_rows, table_start
 from referee.replay.html import build_replay_data, render_html
@@ -157,6 +160,10 @@ class DashboardApp:
             if last is not None:
                 after = _int(last.decode("latin-1"))
             await self._stream(receive, send, lambda s: self._raw_events(s, after or 0))
+        elif route == "game/follow":
+            await self._static(send, "live-table.html")
+        elif route == "game/follow/moves":
+            await self._stream(receive, send, self._follow_moves)
         elif len(parts) >= 2 and parts[0] == "game" and _int(parts[1]) is not None:
             await self._game(scope, receive, send, _int(parts[1]) or 0, "/".join(parts[2:]))
         else:
@@ -241,28 +248,59 @@ class DashboardApp:
     async def _table_moves(self, send: Send, game_id: int) -> None:
         """`start` (the game's header), then `moves` (new rows, a JSON list)
         on each beat the game moved, then `over` (or `gone`: not on the board)."""
-        board = self.source.board
-        g = board.game(game_id)
+        g = self.source.board.game(game_id)
         if g is None:
-            await send({"type": "http.response.body", "body": b"event: gone\ndata: {}\n\n", "more_body": True})
-            return
-        await send({"type": "http.response.body", "body": b"event: start\ndata: " + table_start(board, g) + b"\n\n",
-                    "more_body": True})
+            await _body(send, [_event(b"gone", b"{}")])
+        else:
+            await _body(send, await self._follow_game(send, g, []))
+
+    async def _follow_moves(self, send: Send) -> None:
+        """One game in progress after another, each as `_table_moves` sends it:
+        the lowest-numbered game running that this viewer has not followed yet."""
+        board = self.source.board
+        followed: deque[int] = deque(maxlen=256)
+        pending: list[bytes] = []  # the last game's end goes out with the next game's start
+        while True:
+            seen = board.version
+            nxt = min((gid for gid in board.running if gid not in followed), default=None)
+            if nxt is None:
+                await _body(send, pending)
+                pending = []
+                await self._beat(send, seen)
+                continue
+            followed.append(nxt)
+            pending = await self._follow_game(send, board.running[nxt], pending)
+
+    async def _follow_game(self, send: Send, g: LiveGame, pieces: list[bytes]) -> list[bytes]:
+        """Send one game's start and rows, beat by beat, until it is over or
+        gone; its last pieces are returned unsent. One send per beat."""
+        board = self.source.board
+        pieces = [*pieces, _event(b"start", table_start(board, g))]
         sent = 0
         while True:
             seen = board.version
             rows = table_rows(board, g)
             if len(rows) > sent:
-                body = b"event: moves\ndata: [" + b",".join(rows[sent:]) + b"]\n\n"
+                pieces.append(b"event: moves\ndata: [" + b",".join(rows[sent:]) + b"]\n\n")
                 sent = len(rows)
-                await send({"type": "http.response.body", "body": body, "more_body": True})
+            end = b'{"game_id":%d}' % g.game_id
             if g.rows_over:
-                await send({"type": "http.response.body", "body": b"event: over\ndata: {}\n\n", "more_body": True})
-                return
-            if board.game(game_id) is not g:  # abandoned, or a new run
-                await send({"type": "http.response.body", "body": b"event: gone\ndata: {}\n\n", "more_body": True})
-                return
+                return [*pieces, _event(b"over", end)]
+            if board.game(g.game_id) is not g:  # abandoned, or a new run
+                return [*pieces, _event(b"gone", end)]
+            await _body(send, pieces)
+            pieces = []
             await self._beat(send, seen, due_s=next_due_s(board, g))
+
+
+def _event(name: bytes, data: bytes) -> bytes:
+    return b"event: " + name + b"\ndata: " + data + b"\n\n"
+
+
+async def _body(send: Send, pieces: list[bytes]) -> None:
+    """Server-sent events in one send (nothing at all for none)."""
+    if pieces:
+        await send({"type": "http.response.body", "body": b"".join(pieces), "more_body": True})
 
 
 async def _gzipped(scope: dict[str, Any], send: Send, body: bytes, content_type: str, cached: bool = False) -> None:
