@@ -36,7 +36,7 @@ import trio
 from referee.errors import RefereeError
 from referee.live.board import LiveBoard, LiveGame
 from referee.live.follow import DbStandings
-from referee.live.tables import next_due_s, shell, table_rows, table_start
+from referee.live.tables import next_due_s, shell, table_data, table_rows, table_start
 from referee.replay.html import build_replay_data, render_html
 from referee.web.server import HEADERS, Receive, Send, answer_lifespan, respond
 
@@ -113,7 +113,7 @@ class LiveSource:
         if cached is not None and (cached[1] == key or (cached[1][0] == "live" and not key[3]
                                                          and now - cached[0] < PAGE_REUSE_S)):
             return cached[2]
-        data = self.board.table_data(game_id)
+        data = table_data(self.board, game_id)
         return None if data is None else self._keep(game_id, now, key, gzip.compress(render_html(data).encode(), 5))
 
     def _keep(self, game_id: int, now: float, key: Any, page: bytes) -> bytes:
@@ -184,7 +184,7 @@ class DashboardApp:
             else:
                 await _gzipped(scope, send, page, "text/html")
         elif rest == "data":
-            data = self.source.board.table_data(game_id)
+            data = table_data(self.source.board, game_id)
             if data is None:
                 await respond(send, 404, b'{"error":"no such game in progress or recently finished"}')
             else:

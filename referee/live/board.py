@@ -8,8 +8,10 @@ server-sent events. Everything is bounded: a running game holds its own
 records until it ends, at most `KEEP_FINISHED` finished games are kept, and
 the line buffer is a ring.
 
-A hidden card reaches a spectator only through `table_data`, and only once
-its private record is `reveal_delay` seconds old or its game is over.
+A hidden card reaches a spectator only through what `referee.live.tables`
+makes of a game, and only once `released` (or `due`) says so: its private
+record is `reveal_delay` seconds old, and every one before it, or its game
+is over.
 """
 
 from __future__ import annotations
@@ -23,9 +25,6 @@ from typing import Any
 import msgspec
 import trio
 
-from referee import __version__
-from referee.logs.gamelog import LogHeader, PlayerInfo
-from referee.replay.html import replay_data
 
 KEEP_FINISHED = 32
 RECENT_SHOWN = 12  # finished games in the summary
@@ -71,37 +70,6 @@ class LiveGame:
             out.update(winner=self.result.get("winner"), placements=self.result.get("placements"),
                        reason=self.result.get("reason"), ended=self.ended)
         return out
-
-
-Key = tuple[int, int, int]
-
-
-def public_keyed(rec: dict[str, Any]) -> tuple[Key, dict[str, Any]]:
-    """A public record of a game as a log record, with its place in the game:
-    public records sort by `(i, 1, 0)`, private ones by `(at, 0, j)`."""
-    key = (rec["i"] if isinstance(rec.get("i"), int) else 0, 1, 0)
-    if rec["type"] == "event":
-        return key, {"type": "event", "to": -1, "event": rec["event"]}
-    return key, {"type": "failure", "seat": rec.get("seat"), "reason": rec.get("reason"),  # its reason code only
-                 "message": rec.get("reason")}
-
-
-def private_keyed(rec: dict[str, Any]) -> tuple[Key, dict[str, Any]] | None:
-    """A released private record as a log record with its place, or None if it is not one."""
-    key = (int(rec["at"]), 0, int(rec.get("j", 0)) if isinstance(rec.get("j"), int) else 0)
-    if rec["type"] == "event" and isinstance(rec.get("event"), dict) and isinstance(rec.get("to"), int):
-        return key, {"type": "event", "to": rec["to"], "event": rec["event"]}
-    if rec["type"] == "action" and isinstance(rec.get("action"), dict):
-        return key, {"type": "action", "seat": rec.get("seat"), "source": rec.get("source", "bot"),
-                     "action": rec["action"]}
-    return None
-
-
-def live_header(g: LiveGame) -> LogHeader:
-    """A log header for a game being played: no seed, no deals, no commands."""
-    return LogHeader(referee=__version__, game=g.game, game_id=g.game_id, rules=g.rules, n_players=g.n_players,
-                     seed=0, deals=[], players=[PlayerInfo(seat=i, name=n, argv=[]) for i, n in enumerate(g.seats)],
-                     time_control=None, failure_policy=None, deal_set=g.deal_set)
 
 
 def _stamp(rec: dict[str, Any]) -> float:
@@ -237,7 +205,7 @@ class LiveBoard:
                 fails[reason] = fails.get(reason, 0) + 1
 
     def feed_private(self, raw: bytes) -> None:
-        """One private line: kept with its game, shown only by `table_data` after the delay."""
+        """One private line: kept with its game, shown only after the delay (`released`)."""
         if self.reveal_delay is None:
             return  # never asked for: hidden cards are not even kept
         rec = self._decode(raw)
@@ -277,25 +245,6 @@ class LiveBoard:
         while n < len(g.private) and _stamp(g.private[n]) <= cutoff:
             n += 1
         return n
-
-    def table_data(self, game_id: int, now: float | None = None) -> dict[str, Any] | None:
-        """The replay viewer's data for one game as far as a spectator may see it."""
-        g = self.game(game_id)
-        if g is None:
-            return None
-        keyed = [public_keyed(rec) for rec in g.public]
-        released = self.released(g, now)
-        keyed += [k for k in map(private_keyed, released) if k is not None]
-        keyed.sort(key=lambda kv: kv[0])
-        records = [(0, r) for _, r in keyed]
-        if g.result is not None:
-            records.append((0, {"type": "result", **g.result}))
-        data = replay_data(live_header(g), records)
-        data["seed"] = "not shown during play"
-        data["cut_off"] = False
-        data["live"] = {"over": g.result is not None, "hidden_shown": len(released), "hidden_held": len(g.private) - len(released),
-                        "reveal_delay": self.reveal_delay, "version": g.version}
-        return data
 
     def summary(self, now: float | None = None) -> dict[str, Any]:
         """Progress, games in progress and the last finished games."""

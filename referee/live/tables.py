@@ -1,4 +1,5 @@
-"""What a live table is sent: its game's rows, made once, shared by its viewers.
+"""What a live table is sent: its game's page data, or its rows, made once
+and shared by its viewers.
 
 A live table does not fetch a whole replay page whenever its game moves. It
 gets the replay page's frame once (`shell`: the page with a marker where its
@@ -22,15 +23,67 @@ from typing import Any
 
 import msgspec
 
-from referee.live.board import Key, LiveBoard, LiveGame, live_header, private_keyed, public_keyed
+from referee import __version__
+from referee.live.board import LiveBoard, LiveGame
+from referee.logs.gamelog import LogHeader, PlayerInfo
 from referee.replay.html import page_html, pack_cards, replay_data, replay_row
 
 DATA_MARK = "@@LIVE-DATA@@"
 """Where the browser puts a live table's data in the shell (JSON made safe
 inside <script> as the replay page's is: no `</`, no `<!--`)."""
+Key = tuple[int, int, int]
 RESULT_KEY: Key = (1 << 30, 2, 0)
 
 _encoder = msgspec.json.Encoder()
+
+
+def public_keyed(rec: dict[str, Any]) -> tuple[Key, dict[str, Any]]:
+    """A public record of a game as a log record, with its place in the game:
+    public records sort by `(i, 1, 0)`, private ones by `(at, 0, j)`."""
+    key = (rec["i"] if isinstance(rec.get("i"), int) else 0, 1, 0)
+    if rec["type"] == "event":
+        return key, {"type": "event", "to": -1, "event": rec["event"]}
+    return key, {"type": "failure", "seat": rec.get("seat"), "reason": rec.get("reason"),  # its reason code only
+                 "message": rec.get("reason")}
+
+
+def private_keyed(rec: dict[str, Any]) -> tuple[Key, dict[str, Any]] | None:
+    """A released private record as a log record with its place, or None if it is not one."""
+    key = (int(rec["at"]), 0, int(rec.get("j", 0)) if isinstance(rec.get("j"), int) else 0)
+    if rec["type"] == "event" and isinstance(rec.get("event"), dict) and isinstance(rec.get("to"), int):
+        return key, {"type": "event", "to": rec["to"], "event": rec["event"]}
+    if rec["type"] == "action" and isinstance(rec.get("action"), dict):
+        return key, {"type": "action", "seat": rec.get("seat"), "source": rec.get("source", "bot"),
+                     "action": rec["action"]}
+    return None
+
+
+def live_header(g: LiveGame) -> LogHeader:
+    """A log header for a game being played: no seed, no deals, no commands."""
+    return LogHeader(referee=__version__, game=g.game, game_id=g.game_id, rules=g.rules, n_players=g.n_players,
+                     seed=0, deals=[], players=[PlayerInfo(seat=i, name=n, argv=[]) for i, n in enumerate(g.seats)],
+                     time_control=None, failure_policy=None, deal_set=g.deal_set)
+
+
+def table_data(board: LiveBoard, game_id: int, now: float | None = None) -> dict[str, Any] | None:
+    """The replay viewer's data for one game as far as a spectator may see it."""
+    g = board.game(game_id)
+    if g is None:
+        return None
+    keyed = [public_keyed(rec) for rec in g.public]
+    released = board.released(g, now)
+    keyed += [k for k in map(private_keyed, released) if k is not None]
+    keyed.sort(key=lambda kv: kv[0])
+    records = [(0, r) for _, r in keyed]
+    if g.result is not None:
+        records.append((0, {"type": "result", **g.result}))
+    data = replay_data(live_header(g), records)
+    data["seed"] = "not shown during play"
+    data["cut_off"] = False
+    data["live"] = {"over": g.result is not None, "hidden_shown": len(released),
+                    "hidden_held": len(g.private) - len(released),
+                    "reveal_delay": board.reveal_delay, "version": g.version}
+    return data
 
 
 def shell() -> str:

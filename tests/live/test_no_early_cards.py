@@ -20,6 +20,7 @@ from livehelpers import cards_in, drive_streams, play_streamed_match, sample_bot
 
 from referee.live.board import LiveBoard
 from referee.live.stream import stream_paths
+from referee.live.tables import table_data
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")
 
@@ -82,7 +83,7 @@ def test_without_a_delay_only_public_cards_are_ever_shown(streamed: tuple[list[b
     for now in _moments(public):
         board = _board_at(streamed, now, None)
         for gid in list(board.running):
-            data = board.table_data(gid)
+            data = table_data(board, gid)
             assert data is not None
             assert not _private_items(data)
             hidden = set().union(*(cards_in(r) for r in _hidden_records(private, gid) if r["t"] <= now))
@@ -103,7 +104,7 @@ def test_with_a_delay_a_hidden_card_shows_only_once_that_old(streamed: tuple[lis
     for now in _moments(public):
         board = _board_at(streamed, now, delay)
         for gid in list(board.running):
-            data = board.table_data(gid)
+            data = table_data(board, gid)
             assert data is not None
             due = [r for r in _hidden_records(private, gid) if r["t"] <= now - delay]
             young = [r for r in _hidden_records(private, gid) if now - delay < r["t"] <= now]
@@ -121,7 +122,7 @@ def test_a_finished_game_shows_every_card(streamed: tuple[list[bytes], list[byte
     board = _board_at(streamed, _t(public[-1]), 3600.0)
     assert board.finished and not board.running
     for gid in board.finished:
-        data = board.table_data(gid)
+        data = table_data(board, gid)
         assert data is not None and data["live"]["over"]
         assert len(_private_items(data)) == sum(map(_on_page, _hidden_records(private, gid)))
 
