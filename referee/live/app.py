@@ -47,6 +47,7 @@ SHELL = "replay-shell.html"
 MIN_GAP_S = 1.0  # the beat: a viewer's stream sends at most this often, so cost does not grow with the moves
 RAW_GAP_S = 0.5
 PAGE_REUSE_S = 1.0
+LOG_WAIT_S = 10.0
 KEEPALIVE_S = 15.0
 
 
@@ -93,7 +94,7 @@ class LiveSource:
 
         Rendered once for every viewer of a game: a finished game's page while
         its log is unchanged, a running game's at most every `PAGE_REUSE_S`
-        (a viewer told of a newer move gets it with the next notice)."""
+        (for a page opened as it is; a live table takes the moves from its stream)."""
         now = trio.current_time()
         g = self.board.game(game_id)
         log = self.log_of(game_id)
@@ -115,6 +116,12 @@ class LiveSource:
             return cached[2]
         data = table_data(self.board, game_id)
         return None if data is None else self._keep(game_id, now, key, gzip.compress(render_html(data).encode(), 5))
+
+    def log_known(self, game_id: int) -> bool:
+        """Whether a finished game's page can be its log: a tournament's logs are
+        known once the database has the game (a moment after the stream tells of it)."""
+        log = self.log_of(game_id)
+        return self.db is None or (log is not None and log.is_file())
 
     def _keep(self, game_id: int, now: float, key: Any, page: bytes) -> bytes:
         if len(self._pages) > 64:  # bounded: the games being watched now
@@ -277,6 +284,7 @@ class DashboardApp:
         board = self.source.board
         pieces = [*pieces, _event(b"start", table_start(board, g))]
         sent = 0
+        give_up = math.inf  # over, but the log unknown yet: `over` waits for it this long at most
         while True:
             seen = board.version
             rows = table_rows(board, g)
@@ -284,13 +292,17 @@ class DashboardApp:
                 pieces.append(b"event: moves\ndata: [" + b",".join(rows[sent:]) + b"]\n\n")
                 sent = len(rows)
             end = b'{"game_id":%d}' % g.game_id
-            if g.rows_over:
-                return [*pieces, _event(b"over", end)]
+            if g.rows_over and (self.source.log_known(g.game_id) or trio.current_time() >= give_up):
+                return [*pieces, _event(b"over", end)]  # its page is the log now: every card
             if board.game(g.game_id) is not g:  # abandoned, or a new run
                 return [*pieces, _event(b"gone", end)]
             await _body(send, pieces)
             pieces = []
-            await self._beat(send, seen, due_s=next_due_s(board, g))
+            if g.rows_over:
+                give_up = min(give_up, trio.current_time() + LOG_WAIT_S)
+                await self._beat(send, seen, due_s=max(0.0, give_up - trio.current_time()))
+            else:
+                await self._beat(send, seen, due_s=next_due_s(board, g))
 
 
 def _event(name: bytes, data: bytes) -> bytes:

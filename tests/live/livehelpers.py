@@ -199,17 +199,17 @@ def sse_events(body: bytes) -> list[tuple[str, bytes]]:
 
 
 async def drive_streams(lines: tuple[list[bytes], list[bytes]], delay: float | None, paths: list[str],
-                        moments: list[float]) -> list[tuple[float, list[bytes]]]:
+                        moments: list[float], **source: Any) -> list[tuple[float, list[bytes]]]:
     """Viewers of `paths` on a dashboard whose board reads the stream as it
     stood at each of `moments` in turn (its clock at that moment), one beat
     apart on trio's clock (run it on the autojump clock): for each moment, the
-    bytes each viewer was sent meanwhile."""
+    bytes each viewer was sent meanwhile. `source` goes to the `LiveSource`."""
     from referee.live.app import MIN_GAP_S, DashboardApp, LiveSource
     from referee.live.board import LiveBoard
 
     now = [moments[0]]
     board = LiveBoard(delay, clock=lambda: now[0])
-    app = DashboardApp("tok", LiveSource(board=board, title="test"))
+    app = DashboardApp("tok", LiveSource(board=board, title="test", **source))
     got = [bytearray() for _ in paths]
     gone = trio.Event()
     public, private = lines

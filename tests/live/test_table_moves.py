@@ -17,6 +17,7 @@ import pytest
 from livehelpers import ROOT, drive_streams, play_streamed_match, sample_bot, sse_events, stamp
 
 import referee.live.tables as tables
+from referee.live.app import LOG_WAIT_S
 from referee.live.board import LiveBoard
 from referee.live.stream import stream_paths
 from referee.live.tables import table_data
@@ -117,3 +118,23 @@ async def test_many_dashboards_share_one_summary_a_beat(
     assert all(n <= 1 for beat in per_beat for n in beat), "a viewer got two summaries in one beat"
     assert sum(n for beat in per_beat for n in beat) >= 6 * (len(moments) - 1)
     assert len(made) <= len(moments) + 1  # one summary made a beat, shared by the six
+
+
+async def test_over_waits_for_the_log_a_tournament_commits_a_moment_later(
+        streamed: tuple[list[bytes], list[bytes]], autojump_clock: object, tmp_path: Path) -> None:
+    """A tournament's logs are known once the database has the game: `over` (after
+    which the table shows the log, every card) waits for it, a bounded while."""
+    first_end = next(stamp(x) for x in streamed[0] if json.loads(x)["type"] == "game_finished")
+    moments = sorted({stamp(x) for x in streamed[0]})
+    moments += [moments[-1]] * int(LOG_WAIT_S + 3)  # beats after the last line
+    log = tmp_path / "game-1.jsonl"
+    log.write_text("{}\n")
+
+    async def over_after(log_of: Any) -> int:
+        seen = await drive_streams(streamed, None, ["game/1/moves"], moments, db=object(), log_of=log_of)
+        ended = next(k for k, (m, _) in enumerate(seen) if m >= first_end)
+        over = next(k for k, (_, sent) in enumerate(seen) if any(n == "over" for n, _ in sse_events(sent[0])))
+        return over - ended
+
+    assert await over_after(lambda gid: log) <= 1  # known at once: no wait
+    assert LOG_WAIT_S - 1 <= await over_after(lambda gid: None) <= LOG_WAIT_S + 2  # never known: a bounded wait
