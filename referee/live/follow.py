@@ -93,7 +93,7 @@ class DbStandings:
     path: Path
     standings: Standings | None = None
     as_dict: dict[str, Any] | None = None
-    logs: dict[int, Path | None] = field(default_factory=dict)  # game id -> its log file
+    logs: dict[int, str] = field(default_factory=dict)  # game id -> its log file, as the database has it
     count: int = -1
     error: str | None = None
     cost_s: float = 0.0  # CPU time the last full read took
@@ -114,7 +114,7 @@ class DbStandings:
                 return False
             began = time.thread_time()
             st = from_store(store)
-            self.logs = {g.game_id: store.abs_path(g.log_path) for g in st.games if g.log_path}
+            self.logs = {g.game_id: g.log_path for g in st.games if g.log_path}  # made whole when asked
             self.standings, self.as_dict, self.count, self.error = st, to_dict(st), count, None
             self.cost_s = time.thread_time() - began
             return True
@@ -125,7 +125,11 @@ class DbStandings:
             store.close()
 
     def log_of(self, game_id: int) -> Path | None:
-        return self.logs.get(game_id)
+        where = self.logs.get(game_id)
+        if where is None:
+            return None
+        log = Path(where)
+        return log if log.is_absolute() else self.path.resolve().parent / log  # as the store's abs_path
 
 
 async def follow(board: LiveBoard, public: Path, private: Path | None, db: DbStandings | None,

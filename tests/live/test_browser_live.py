@@ -40,9 +40,16 @@ def _until(what: str, check: Any, limit_s: float = LIMIT_S, every: float = 0.1) 
 
 
 def _text(driver: Any, css: str) -> str:
+    """The text of what `css` finds; again if the page redrew it meanwhile (it does every second)."""
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
 
-    return " | ".join(e.text for e in driver.find_elements(By.CSS_SELECTOR, css))
+    for _ in range(20):
+        try:
+            return " | ".join(e.text for e in driver.find_elements(By.CSS_SELECTOR, css))
+        except StaleElementReferenceException:
+            time.sleep(0.05)
+    raise AssertionError(f"{css} was redrawn every time it was read")
 
 
 @pytest.mark.browser
