@@ -138,6 +138,12 @@ function table() {
     f.src = src;
     $('frames').appendChild(f);
   }
+  function fill(data, then) {  // the replay frame with `data` put in, at its newest step
+    var json = JSON.stringify(data).replace(/<\//g, '<\\/').replace(/<!--/g, '<\\u0021--');
+    var i = shell.indexOf(MARK);
+    var url = URL.createObjectURL(new Blob([shell.slice(0, i), json, shell.slice(i + MARK.length)], {type: 'text/html'}));
+    frame(url + '#999999', function () { shown.dataset.blob = url; then(); });
+  }
   function build() {
     timer = null;
     if (finished || !shell || !meta || !dirty) return;
@@ -145,27 +151,26 @@ function table() {
     if (loading) wait = Math.max(wait, 100);
     if (wait > 0) { timer = setTimeout(build, wait); return; }
     dirty = false; built = Date.now();
-    var data = {}, c = compact(rows.slice());
-    Object.keys(meta).forEach(function (k) { data[k] = meta[k]; });
+    var data = {}, c = compact(rows.slice()), m = meta;
+    Object.keys(m).forEach(function (k) { data[k] = m[k]; });
     data.types = c.types; data.items = c.items; data.result = null; data.cut_off = false;
-    var json = JSON.stringify(data).replace(/<\//g, '<\\/').replace(/<!--/g, '<\\u0021--');
-    var i = shell.indexOf(MARK), text = meta.reveal_delay !== null && meta.reveal_delay !== undefined ?
-      'live \u00b7 hidden cards shown once ' + meta.reveal_delay + ' s old' : 'live \u00b7 public view: hidden cards stay hidden';
-    var url = URL.createObjectURL(new Blob([shell.slice(0, i), json, shell.slice(i + MARK.length)], {type: 'text/html'}));
-    frame(url + '#999999', function () {  // the replay page, at its newest step
-      shown.dataset.blob = url; $('mode').textContent = text;
-      if (follow) $('title').textContent = 'following the games in progress \u00b7 game ' + meta.game_id;
+    fill(data, function () {
+      $('mode').textContent = m.reveal_delay !== null && m.reveal_delay !== undefined ?
+        'live \u00b7 hidden cards shown once ' + m.reveal_delay + ' s old' : 'live \u00b7 public view: hidden cards stay hidden';
+      if (follow) $('title').textContent = 'following the games in progress \u00b7 game ' + m.game_id;
     });
   }
   function later() { dirty = true; if (!timer) build(); }
-  function finalPage(id, note) {  // a finished or older game: its log, if it has one
+  function finalPage(m, note) {  // a finished or older game: its log's data (every card), else its page
     finished = true;
     if (!follow) es.close();
     if (timer) { clearTimeout(timer); timer = null; }
     if (follow && Date.now() < hold) return;  // still showing the last one: this game is skipped
     hold = Date.now() + HOLD_MS;
+    var id = m.game_id === undefined ? gid : m.game_id;
     (function wait() {
-      if (loading) setTimeout(wait, 100);
+      if (loading || (m.data && !shell)) setTimeout(wait, 100);
+      else if (m.data) fill(m.data, function () { $('mode').textContent = note; });
       else frame(base.replace(/[^\/]+$/, id) + '/page#999999', function () { $('mode').textContent = note; });
     })();
   }
@@ -176,10 +181,8 @@ function table() {
     meta = JSON.parse(e.data); rows = []; finished = false; later();
   });
   es.addEventListener('moves', function (e) { connected(true); rows.push.apply(rows, JSON.parse(e.data)); later(); });
-  es.addEventListener('over', function (e) { finalPage(JSON.parse(e.data).game_id, 'finished: every card is shown'); });
-  es.addEventListener('gone', function (e) {
-    finalPage(JSON.parse(e.data).game_id || gid, 'an earlier game: its log, if it has one');
-  });
+  es.addEventListener('over', function (e) { finalPage(JSON.parse(e.data), 'finished: every card is shown'); });
+  es.addEventListener('gone', function (e) { finalPage(JSON.parse(e.data), 'an earlier game: its log, if it has one'); });
   es.onerror = function () { if (!finished || follow) connected(false); };
 }
 

@@ -63,6 +63,7 @@ class LiveSource:
     _summary: tuple[int, bytes] = (-1, b"")
     _shell: bytes = b""
     _pages: dict[int, tuple[float, Any, bytes]] = field(default_factory=dict)  # game id -> (made, key, page)
+    _finals: dict[int, tuple[Any, bytes]] = field(default_factory=dict)  # game id -> (key, data)
 
     def summary_bytes(self) -> bytes:
         """The summary JSON, encoded once per change (every viewer shares it)."""
@@ -116,6 +117,26 @@ class LiveSource:
             return cached[2]
         data = table_data(self.board, game_id)
         return None if data is None else self._keep(game_id, now, key, gzip.compress(render_html(data).encode(), 5))
+
+    def final_data(self, game_id: int) -> bytes | None:
+        """A finished game's replay data from its log (every card), encoded
+        once for every viewer; None while its log is unknown or unreadable."""
+        log = self.log_of(game_id)
+        if log is None or not log.is_file():
+            return None
+        st = log.stat()
+        key = ("data", st.st_size, st.st_mtime_ns)
+        cached = self._finals.get(game_id)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        try:
+            body = msgspec.json.encode(build_replay_data(log))
+        except RefereeError:
+            return None  # a log that does not read: the table asks for its page
+        if len(self._finals) > 64:  # bounded: the games being watched now
+            self._finals.clear()
+        self._finals[game_id] = (key, body)
+        return body
 
     def log_known(self, game_id: int) -> bool:
         """Whether a finished game's page can be its log: a tournament's logs are
@@ -293,7 +314,9 @@ class DashboardApp:
                 sent = len(rows)
             end = b'{"game_id":%d}' % g.game_id
             if g.rows_over and (self.source.log_known(g.game_id) or trio.current_time() >= give_up):
-                return [*pieces, _event(b"over", end)]  # its page is the log now: every card
+                final = self.source.final_data(g.game_id)  # the log's data: every card
+                over = end if final is None else end[:-1] + b',"data":' + final + b"}"
+                return [*pieces, _event(b"over", over)]
             if board.game(g.game_id) is not g:  # abandoned, or a new run
                 return [*pieces, _event(b"gone", end)]
             await _body(send, pieces)

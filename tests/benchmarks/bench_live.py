@@ -15,10 +15,9 @@ raw, as a browser's network code does; what a browser then draws is its own
 machine's work, not this one's. A dashboard loads its page and files once and
 reads `summary/events`. A live table is the dashboard's "follow" table (the
 projector's: one game in progress after another): it loads its page and files
-once, reads `game/follow/moves`, and loads each finished game's own page when
-its `over` comes, as the browser does (the browser skips the games that end
-while it still shows the last one; these viewers skip none, so they fetch
-more). With games this short (a few tenths of a second, two at a time) each
+once and reads `game/follow/moves` (its `over` carries the finished game's
+data from its log; when it cannot, the table loads the game's page, as the
+browser does). With games this short (a few tenths of a second, two at a time) each
 table follows several games a second, a harsher load than real games give.
 The viewers are threads of this process; on a small machine they compete
 with the tournament for the same cores, so the ratio is an upper bound.
@@ -122,7 +121,8 @@ class Viewer(threading.Thread):
             c.close()
 
     def _finished(self, data: bytes) -> None:
-        self._get(f"game/{json.loads(data)['game_id']}/page")  # the finished game's own page, as the browser loads it
+        if b'"data":' not in data:  # its log was not known in time: the browser loads its page
+            self._get(f"game/{json.loads(data)['game_id']}/page")
         self.games += 1
 
     def run(self) -> None:

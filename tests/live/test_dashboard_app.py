@@ -73,7 +73,10 @@ async def test_the_routes_of_a_served_stream(tmp_path: Path) -> None:
         events = sse_events(await trio.to_thread.run_sync(_whole_stream, url + "game/1/moves"))
         names = [name for name, _ in events]
         assert names[0] == "start" and names[-1] == "over" and "moves" in names
-        assert json.loads(events[-1][1]) == {"game_id": 1}
+        over = json.loads(events[-1][1])
+        in_page = plain.split(b'id="replay-data">', 1)[1].split(b"</script>", 1)[0].replace(b"<\\/", b"</")
+        assert over["game_id"] == 1 and over["data"] == json.loads(in_page)  # the log's data, as its page has it
+        assert over["data"]["result"] is not None and any(item[0] < 0 for item in over["data"]["items"])
         rows = [row for name, data in events if name == "moves" for row in json.loads(data)]
         assert rows[-1][3] == "@result" and all(row[4] == -1 for row in rows)  # no reveal delay: public rows only
         assert [n for n, _ in sse_events(await trio.to_thread.run_sync(_whole_stream, url + "game/99/moves"))] == ["gone"]
