@@ -14,9 +14,9 @@ as a spectator may see it (a finished game's own log when there is one);
 follows one game in progress after another, `GET /T/game/follow/moves` its
 stream. Plain ASGI, like the seat.
 
-Viewers cost the same whether one watches or twenty: every stream wakes on
-the same beat (whole seconds of the loop's clock) after the board changed,
-so a change is encoded once and its bytes go to everyone waiting.
+Every stream wakes on the same beat (whole seconds of the loop's clock)
+after the board changed, so a change is encoded once however many watch,
+and each viewer then costs one send a beat at most.
 """
 
 from __future__ import annotations
