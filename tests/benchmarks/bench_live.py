@@ -9,6 +9,9 @@ config (another process, started first) and 20 viewers: 10 dashboards and
 always does). Prints games/s per run, the ratio of the medians (the cost of
 serving, target under 5 %), the load average before each run, and the CPU
 time each party used: `serve`, the viewers, the tournament with its bots.
+The last line puts serve's and the viewers' CPU beside the tournament's: when
+the tournament keeps every core busy, what they take is what it loses, so
+that share is the cost without the noise of other work on the machine.
 
 The viewers make the requests the browser pages make and read the answers
 raw, as a browser's network code does; what a browser then draws is its own
@@ -188,10 +191,13 @@ def main() -> None:
         folder = Path(tmp)
         alone: list[float] = []
         watched: list[float] = []
+        shares: list[float] = []  # serve's and the viewers' CPU over the tournament's, in served runs
         for r in range(rounds):
             for served in ((False, True) if r % 2 == 0 else (True, False)):  # ABBA: drift falls on both
                 res = one_run(folder / f"r{r}-{'served' if served else 'alone'}", games, served)
                 (watched if served else alone).append(res["games_per_s"])
+                if served:
+                    shares.append((res["serve_cpu_s"] + res["viewers_cpu_s"]) / res["tournament_cpu_s"])
                 extra = (f"; CPU serve {res['serve_cpu_s']:.2f} s, viewers {res['viewers_cpu_s']:.2f} s; "
                          f"{res['tables']:.0f} games followed to the end, "
                          f"{res['kib']:.0f} KiB to viewers") if served else ""
@@ -202,6 +208,10 @@ def main() -> None:
         a, w = statistics.median(alone), statistics.median(watched)
         print(f"median games/s: alone {a:.2f}, with serve + {VIEWERS} viewers {w:.2f}; "
               f"cost {100 * (1 - w / a):+.1f} % of throughput (cpu cores: {os.cpu_count()})")
+        share = statistics.median(shares)
+        print(f"serve and the viewers used {100 * share:.1f} % of the CPU time the tournament (with its bots) "
+              f"used (median): on a machine the tournament keeps busy, about {100 * share / (1 + share):.1f} % "
+              f"of its throughput")
 
 
 if __name__ == "__main__":
