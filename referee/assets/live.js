@@ -98,33 +98,92 @@ function dashboard() {
 }
 
 // ------------------------------------------------------------ the live table
+// The replay page's frame comes once (assets/replay-shell.html); the game's
+// rows come as server-sent events, only the new ones each time; the table is
+// the frame with the data put in, rebuilt at most once a second. A finished
+// game shows its own log's page (every card).
+var MARK = '@@LIVE-DATA@@';
+function compact(rows) {  // rows [a, b, c, type, to, fields] -> the replay page's types and items
+  rows.sort(function (x, y) { return x[0] - y[0] || x[1] - y[1] || x[2] - y[2]; });
+  var fields = {}, order = [], items = [];
+  rows.forEach(function (r) {
+    var f = fields[r[3]];
+    if (!f) { f = fields[r[3]] = []; order.push(r[3]); }
+    Object.keys(r[5]).forEach(function (k) { if (f.indexOf(k) < 0) f.push(k); });
+  });
+  var index = {};
+  order.forEach(function (t, i) { index[t] = i; });
+  rows.forEach(function (r) {
+    var v = fields[r[3]].map(function (k) { return r[5][k] === undefined ? null : r[5][k]; });
+    while (v.length && v[v.length - 1] === null) v.pop();
+    items.push(r[4] === -1 ? [index[r[3]]].concat(v) : [~index[r[3]], r[4]].concat(v));
+  });
+  return {types: order.map(function (t) { return [t].concat(fields[t]); }), items: items};
+}
 function table() {
-  var base = location.pathname.replace(/\/+$/, ''), gid = base.split('/').pop(), shown = null, loading = false, want = null;
-  $('title').textContent = 'game ' + gid;
-  function load(v) {
-    if (loading) { want = v; return; }
+  var base = location.pathname.replace(/\/+$/, ''), gid = base.split('/').pop(), follow = gid === 'follow';
+  var shown = null, loading = false, shell = null, meta = null, rows = [], dirty = false, timer = null, built = 0;
+  var finished = false, hold = 0, es = null;
+  var HOLD_MS = 4000;  // following: a finished game stays on the table this long
+  $('title').textContent = follow ? 'following the games in progress' : 'game ' + gid;
+  function frame(src, then) {
     loading = true;
     var f = document.createElement('iframe');
-    f.className = 'next'; f.title = 'game ' + gid;
-    f.src = base + '/page?v=' + encodeURIComponent(v) + '#999999';  // the replay page, at its newest step
+    f.className = 'next'; f.title = 'game ' + (meta ? meta.game_id : gid);
     f.addEventListener('load', function () {
-      if (shown) shown.remove();
+      if (shown) { if (shown.dataset.blob) URL.revokeObjectURL(shown.dataset.blob); shown.remove(); }
       f.className = ''; f.id = 'live-frame'; shown = f; loading = false;
-      if (want !== null) { var w = want; want = null; load(w); }
+      if (then) then();
     });
+    f.src = src;
     $('frames').appendChild(f);
   }
-  var es = new EventSource(base + '/events');
-  es.addEventListener('version', function (e) {
+  function fill(data, then) {  // the replay frame with `data` put in, at its newest step
+    var json = JSON.stringify(data).replace(/<\//g, '<\\/').replace(/<!--/g, '<\\u0021--');
+    var i = shell.indexOf(MARK);
+    var url = URL.createObjectURL(new Blob([shell.slice(0, i), json, shell.slice(i + MARK.length)], {type: 'text/html'}));
+    frame(url + '#999999', function () { shown.dataset.blob = url; then(); });
+  }
+  function build() {
+    timer = null;
+    if (finished || !shell || !meta || !dirty) return;
+    var wait = Math.max(built + 1000, hold) - Date.now();  // at most once a second, however fast the game moves
+    if (loading) wait = Math.max(wait, 100);
+    if (wait > 0) { timer = setTimeout(build, wait); return; }
+    dirty = false; built = Date.now();
+    var data = {}, c = compact(rows.slice()), m = meta;
+    Object.keys(m).forEach(function (k) { data[k] = m[k]; });
+    data.types = c.types; data.items = c.items; data.result = null; data.cut_off = false;
+    fill(data, function () {
+      $('mode').textContent = m.reveal_delay !== null && m.reveal_delay !== undefined ?
+        'live \u00b7 hidden cards shown once ' + m.reveal_delay + ' s old' : 'live \u00b7 public view: hidden cards stay hidden';
+      if (follow) $('title').textContent = 'following the games in progress \u00b7 game ' + m.game_id;
+    });
+  }
+  function later() { dirty = true; if (!timer) build(); }
+  function finalPage(m, note) {  // a finished or older game: its log's data (every card), else its page
+    finished = true;
+    if (!follow) es.close();
+    if (timer) { clearTimeout(timer); timer = null; }
+    if (follow && Date.now() < hold) return;  // still showing the last one: this game is skipped
+    hold = Date.now() + HOLD_MS;
+    var id = m.game_id === undefined ? gid : m.game_id;
+    (function wait() {
+      if (loading || (m.data && !shell)) setTimeout(wait, 100);
+      else if (m.data) fill(m.data, function () { $('mode').textContent = note; });
+      else frame(base.replace(/[^\/]+$/, id) + '/page#999999', function () { $('mode').textContent = note; });
+    })();
+  }
+  fetch('../assets/replay-shell.html').then(function (r) { return r.text(); }).then(function (t) { shell = t; later(); });
+  es = new EventSource(base + '/moves');
+  es.addEventListener('start', function (e) {  // a game begins (or again, after a reconnect)
     connected(true);
-    var m = JSON.parse(e.data);
-    $('mode').textContent = m.gone ? 'an earlier game: its log, if it has one' : m.over ? 'finished: every card is shown' :
-      (m.shown ? 'live \u00b7 hidden cards shown once old enough' : 'live \u00b7 public view: hidden cards stay hidden');
-    if (m.over) es.close();
-    if (!m.gone) load(m.version + '.' + m.shown + (m.over ? '.end' : ''));
-    else if (!shown) { es.close(); load('log'); }  // an older game: its log, if there is one
+    meta = JSON.parse(e.data); rows = []; finished = false; later();
   });
-  es.onerror = function () { connected(false); };
+  es.addEventListener('moves', function (e) { connected(true); rows.push.apply(rows, JSON.parse(e.data)); later(); });
+  es.addEventListener('over', function (e) { finalPage(JSON.parse(e.data), 'finished: every card is shown'); });
+  es.addEventListener('gone', function (e) { finalPage(JSON.parse(e.data), 'an earlier game: its log, if it has one'); });
+  es.onerror = function () { if (!finished || follow) connected(false); };
 }
 
 if ($('frames')) table(); else dashboard();

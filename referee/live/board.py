@@ -8,8 +8,10 @@ server-sent events. Everything is bounded: a running game holds its own
 records until it ends, at most `KEEP_FINISHED` finished games are kept, and
 the line buffer is a ring.
 
-A hidden card reaches a spectator only through `table_data`, and only once
-its private record is `reveal_delay` seconds old or its game is over.
+A hidden card reaches a spectator only through what `referee.live.tables`
+makes of a game, and only once `released` (or `due`) says so: its private
+record is `reveal_delay` seconds old, and every one before it, or its game
+is over.
 """
 
 from __future__ import annotations
@@ -23,9 +25,6 @@ from typing import Any
 import msgspec
 import trio
 
-from referee import __version__
-from referee.logs.gamelog import LogHeader, PlayerInfo
-from referee.replay.html import replay_data
 
 KEEP_FINISHED = 32
 RECENT_SHOWN = 12  # finished games in the summary
@@ -56,6 +55,12 @@ class LiveGame:
     result: dict[str, Any] | None = None
     ended: float | None = None
     version: int = 0
+    # What its live tables are sent (`referee.live.tables`): rows encoded once, shared by every viewer.
+    rows: list[bytes] = field(default_factory=list)
+    rows_public: int = 0  # public records made rows so far
+    rows_private: int = 0  # hidden records made rows so far (released ones only)
+    rows_over: bool = False
+    start_bytes: bytes = b""
 
     def brief(self) -> dict[str, Any]:
         out = {"game_id": self.game_id, "seats": self.seats, "scores": self.scores, "decisions": self.decisions,
@@ -65,6 +70,12 @@ class LiveGame:
             out.update(winner=self.result.get("winner"), placements=self.result.get("placements"),
                        reason=self.result.get("reason"), ended=self.ended)
         return out
+
+
+def _stamp(rec: dict[str, Any]) -> float:
+    """A record's time; one without a number is never old enough."""
+    t = rec.get("t")
+    return float(t) if isinstance(t, (int, float)) and not isinstance(t, bool) else float("inf")
 
 
 def _score_update(g: LiveGame, event: dict[str, Any]) -> None:
@@ -194,7 +205,7 @@ class LiveBoard:
                 fails[reason] = fails.get(reason, 0) + 1
 
     def feed_private(self, raw: bytes) -> None:
-        """One private line: kept with its game, shown only by `table_data` after the delay."""
+        """One private line: kept with its game, shown only after the delay (`released`)."""
         if self.reveal_delay is None:
             return  # never asked for: hidden cards are not even kept
         rec = self._decode(raw)
@@ -216,48 +227,24 @@ class LiveBoard:
 
     def released(self, g: LiveGame, now: float | None = None) -> list[dict[str, Any]]:
         """The private records of `g` a spectator may see now: all once the game
-        is over, else those at least `reveal_delay` seconds old; none without a delay."""
+        is over, else those at least `reveal_delay` seconds old (a record
+        waits for every one before it); none without a delay."""
         if self.reveal_delay is None:
             return []
         if g.result is not None:
             return list(g.private)
-        cutoff = (self.clock() if now is None else now) - self.reveal_delay
-        return [r for r in g.private if isinstance(r.get("t"), (int, float)) and r["t"] <= cutoff]
+        return g.private[: self.due(g, 0, now)]
 
-    def table_data(self, game_id: int, now: float | None = None) -> dict[str, Any] | None:
-        """The replay viewer's data for one game as far as a spectator may see it."""
-        g = self.game(game_id)
-        if g is None:
-            return None
-        keyed: list[tuple[tuple[int, int, int], dict[str, Any]]] = []
-        for rec in g.public:
-            key = (int(rec.get("i", 0)), 1, 0)
-            if rec["type"] == "event":
-                keyed.append((key, {"type": "event", "to": -1, "event": rec["event"]}))
-            else:  # a failure: its reason code only
-                keyed.append((key, {"type": "failure", "seat": rec.get("seat"), "reason": rec.get("reason"),
-                                    "message": rec.get("reason")}))
-        released = self.released(g, now)
-        for rec in released:
-            key = (int(rec["at"]), 0, int(rec.get("j", 0)))
-            if rec["type"] == "event" and isinstance(rec.get("event"), dict) and isinstance(rec.get("to"), int):
-                keyed.append((key, {"type": "event", "to": rec["to"], "event": rec["event"]}))
-            elif rec["type"] == "action" and isinstance(rec.get("action"), dict):
-                keyed.append((key, {"type": "action", "seat": rec.get("seat"), "source": rec.get("source", "bot"),
-                                    "action": rec["action"]}))
-        keyed.sort(key=lambda kv: kv[0])
-        records = [(0, r) for _, r in keyed]
-        if g.result is not None:
-            records.append((0, {"type": "result", **g.result}))
-        header = LogHeader(referee=__version__, game=g.game, game_id=g.game_id, rules=g.rules, n_players=g.n_players,
-                           seed=0, deals=[], players=[PlayerInfo(seat=i, name=n, argv=[]) for i, n in enumerate(g.seats)],
-                           time_control=None, failure_policy=None, deal_set=g.deal_set)
-        data = replay_data(header, records)
-        data["seed"] = "not shown during play"
-        data["cut_off"] = False
-        data["live"] = {"over": g.result is not None, "hidden_shown": len(released), "hidden_held": len(g.private) - len(released),
-                        "reveal_delay": self.reveal_delay, "version": g.version}
-        return data
+    def due(self, g: LiveGame, start: int, now: float | None = None) -> int:
+        """How many of `g`'s private records, counting from the first, are due
+        (at least `start` of them, known due already)."""
+        if self.reveal_delay is None:
+            return 0
+        cutoff = (self.clock() if now is None else now) - self.reveal_delay
+        n = start
+        while n < len(g.private) and _stamp(g.private[n]) <= cutoff:
+            n += 1
+        return n
 
     def summary(self, now: float | None = None) -> dict[str, Any]:
         """Progress, games in progress and the last finished games."""

@@ -5,13 +5,16 @@ lines (a last line without its newline is still being written, so it waits).
 `DbStandings` reads a tournament's results database read-only (SQLite's
 `mode=ro`: the dashboard can never change a result) and keeps the standings
 as the HTML report computes them, recomputed when a game was added.
-`follow` polls both and feeds the board until cancelled.
+`follow` polls both and feeds the board until cancelled: the files from
+where it last stopped, the database at most once a second and less often
+when reading it takes long.
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +28,7 @@ from referee.tournament.store import Store
 
 POLL_S = 0.2
 DB_EVERY_S = 1.0
+DB_SHARE = 0.05  # of one core at most for re-reading the database: a bigger one is read less often
 READ_CHUNK = 1 << 20
 
 
@@ -89,9 +93,10 @@ class DbStandings:
     path: Path
     standings: Standings | None = None
     as_dict: dict[str, Any] | None = None
-    logs: dict[int, Path | None] = field(default_factory=dict)  # game id -> its log file
+    logs: dict[int, str] = field(default_factory=dict)  # game id -> its log file, as the database has it
     count: int = -1
     error: str | None = None
+    cost_s: float = 0.0  # CPU time the last full read took
 
     def refresh(self) -> bool:
         """Re-read the database if its game count changed; True if the standings did."""
@@ -107,9 +112,11 @@ class DbStandings:
             count = store.conn.execute("SELECT COUNT(*) FROM games").fetchone()[0]
             if count == self.count and self.standings is not None:
                 return False
+            began = time.thread_time()
             st = from_store(store)
-            self.logs = {g.game_id: store.abs_path(g.log_path) for g in st.games if g.log_path}
+            self.logs = {g.game_id: g.log_path for g in st.games if g.log_path}  # made whole when asked
             self.standings, self.as_dict, self.count, self.error = st, to_dict(st), count, None
+            self.cost_s = time.thread_time() - began
             return True
         except (RefereeError, sqlite3.DatabaseError) as exc:
             self.error = str(exc)
@@ -118,7 +125,11 @@ class DbStandings:
             store.close()
 
     def log_of(self, game_id: int) -> Path | None:
-        return self.logs.get(game_id)
+        where = self.logs.get(game_id)
+        if where is None:
+            return None
+        log = Path(where)
+        return log if log.is_absolute() else self.path.resolve().parent / log  # as the store's abs_path
 
 
 async def follow(board: LiveBoard, public: Path, private: Path | None, db: DbStandings | None,
@@ -144,11 +155,13 @@ async def follow(board: LiveBoard, public: Path, private: Path | None, db: DbSta
             waited += poll_s
             # A game is in the stream a moment before its row is committed: look
             # again when one finished, and every few seconds anyway; not more
-            # often than every `DB_EVERY_S` (standings with ratings are the
-            # dashboard's dearest work, and the tournament shares the machine).
+            # often than every `DB_EVERY_S`, nor than keeps it under `DB_SHARE`
+            # of a core (standings with ratings are the dashboard's dearest
+            # work, they grow with the games, and the tournament shares the machine).
             streamed = (board.info.get("finished") or 0) + board.finished_this_run
             behind = board.finished_this_run != last_finished or db.count < streamed
-            if waited >= DB_EVERY_S and (behind or waited >= 3 * DB_EVERY_S):
+            gap = max(DB_EVERY_S, db.cost_s / DB_SHARE)
+            if waited >= gap and (behind or waited >= 3 * gap):
                 waited = 0.0
                 last_finished = board.finished_this_run
                 if await trio.to_thread.run_sync(db.refresh):

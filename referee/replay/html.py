@@ -47,9 +47,10 @@ _CARD = re.compile(r"^[2-9TJQKA][shdc]$")
 
 # Pseudo record types (a leading '@' never clashes with an event type).
 ACTION, FAILURE, RESULT = "@action", "@failure", "@result"
+RESULT_FIELDS = ("winner", "scores", "placements", "reason", "forfeited")
 
 
-def _pack(value: Any) -> Any:
+def pack_cards(value: Any) -> Any:
     """Lists of card strings become one string `~AsKd`; a string that starts with
     `~` gets one more (`~~...`) so the page can tell them apart. Recurses."""
     if isinstance(value, str):
@@ -57,9 +58,9 @@ def _pack(value: Any) -> Any:
     if isinstance(value, list):
         if value and all(isinstance(v, str) and _CARD.match(v) for v in value):
             return CARD_LIST_MARK + "".join(value)
-        return [_pack(v) for v in value]
+        return [pack_cards(v) for v in value]
     if isinstance(value, dict):
-        return {k: _pack(v) for k, v in value.items()}
+        return {k: pack_cards(v) for k, v in value.items()}
     return value
 
 
@@ -69,34 +70,43 @@ def build_replay_data(log_path: Path) -> dict[str, Any]:
     return replay_data(header, records, str(log_path))
 
 
+def replay_row(rec: dict[str, Any]) -> tuple[str, int, dict[str, Any]] | None:
+    """One log record as a row of the page (type name, audience, fields), or
+    None for what the page leaves out (messages, a bot's plays)."""
+    kind = rec.get("type")
+    if kind == "event":
+        ev = rec.get("event")
+        if isinstance(ev, dict) and isinstance(ev.get("type"), str):
+            return ev["type"], int(rec.get("to", -1)), {k: v for k, v in ev.items() if k != "type"}
+    elif kind == "action":
+        act = rec.get("action")
+        source = rec.get("source", "bot")
+        # Plays repeat the public card_played event; everything else is small
+        # and some of it (exchange discards) is a seat's private knowledge.
+        if isinstance(act, dict) and isinstance(act.get("type"), str) and (act["type"] != "play" or source != "bot"):
+            fields = {k: v for k, v in act.items() if k != "type"}
+            if source != "bot":
+                fields["source"] = source
+            return ACTION + ":" + act["type"], int(rec.get("seat", -1)), fields
+    elif kind == "failure":
+        return FAILURE, -1, {"seat": rec.get("seat"), "reason": rec.get("reason"), "message": rec.get("message")}
+    elif kind == "result":
+        return RESULT, -1, {k: rec.get(k) for k in RESULT_FIELDS}
+    return None
+
+
 def replay_data(header: LogHeader, records: list[tuple[int, dict[str, Any]]], where: str = "game") -> dict[str, Any]:
     """The compact replay of a header and its records: a log read from a file,
     or the part of a game being played that a spectator may see."""
     rows = start_records(header, where)  # a game started from a position: the table at its start
     result: dict[str, Any] | None = None
     for _no, rec in records:
-        kind = rec.get("type")
-        if kind == "event":
-            ev = rec.get("event")
-            if isinstance(ev, dict) and isinstance(ev.get("type"), str):
-                fields = {k: v for k, v in ev.items() if k != "type"}
-                rows.append((ev["type"], int(rec.get("to", -1)), fields))
-        elif kind == "action":
-            act = rec.get("action")
-            source = rec.get("source", "bot")
-            # Plays repeat the public card_played event; everything else is small
-            # and some of it (exchange discards) is a seat's private knowledge.
-            if isinstance(act, dict) and isinstance(act.get("type"), str) and (act["type"] != "play" or source != "bot"):
-                fields = {k: v for k, v in act.items() if k != "type"}
-                if source != "bot":
-                    fields["source"] = source
-                rows.append((ACTION + ":" + act["type"], int(rec.get("seat", -1)), fields))
-        elif kind == "failure":
-            rows.append((FAILURE, -1, {"seat": rec.get("seat"), "reason": rec.get("reason"),
-                                       "message": rec.get("message")}))
-        elif kind == "result":
-            result = {k: rec.get(k) for k in ("winner", "scores", "placements", "reason", "forfeited")}
-            rows.append((RESULT, -1, dict(result)))
+        row = replay_row(rec)
+        if row is None:
+            continue
+        rows.append(row)
+        if row[0] == RESULT:
+            result = dict(row[2])
     # One field list per type: the union of the keys, in first-seen order.
     type_fields: dict[str, list[str]] = {}
     for name, _to, fields in rows:
@@ -107,7 +117,7 @@ def replay_data(header: LogHeader, records: list[tuple[int, dict[str, Any]]], wh
     index = {name: i for i, name in enumerate(type_fields)}
     items = []
     for name, to, fields in rows:
-        values = [_pack(fields.get(key)) for key in type_fields[name]]
+        values = [pack_cards(fields.get(key)) for key in type_fields[name]]
         while values and values[-1] is None:
             values.pop()
         items.append([index[name], *values] if to == -1 else [~index[name], to, *values])
@@ -155,8 +165,14 @@ def _asset(name: str) -> str:
 
 def render_html(data: dict[str, Any]) -> str:
     title = f"{data['title']} · game {data['game_id']} · " + " vs ".join(data["players"])
+    return page_html(title, _script_json(data))
+
+
+def page_html(title: str, data_text: str) -> str:
+    """The page around a data text already safe inside <script> (a live table
+    fills a page made with a marker in its place in the browser)."""
     parts = {"TITLE": _html_escape(title), "STYLE": _asset("replay.css"), "SCRIPT": _asset("replay.js"),
-             "DATA": _script_json(data)}
+             "DATA": data_text}
     # One pass, so a placeholder-like text inside a part (a bot's name) stays as it is.
     return re.sub(r"__(TITLE|STYLE|SCRIPT|DATA)__", lambda m: parts[m.group(1)], _asset("replay.html"))
 

@@ -84,9 +84,13 @@ HEADERS = [(b"cache-control", b"no-store"), (b"x-content-type-options", b"nosnif
 """Sent with every answer: pages hold a game's state, never to be cached or sniffed."""
 
 
+CACHED_HEADERS = [(b"cache-control", b"private, max-age=3600"), *HEADERS[1:]]
+"""For files that hold no state (a page's script and style): a browser keeps them."""
+
+
 async def respond(send: Send, status: int, body: bytes, content_type: str = "application/json",
-                  gzipped: bool = False) -> None:
-    headers = [(b"content-type", content_type.encode() + b"; charset=utf-8"), *HEADERS]
+                  gzipped: bool = False, cached: bool = False) -> None:
+    headers = [(b"content-type", content_type.encode() + b"; charset=utf-8"), *(CACHED_HEADERS if cached else HEADERS)]
     if gzipped:
         headers.append((b"content-encoding", b"gzip"))
     await send({"type": "http.response.start", "status": status, "headers": headers})

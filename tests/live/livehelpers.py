@@ -174,3 +174,78 @@ command = {json.dumps(str(SAMPLE / "random_bot.py"))}
     path = folder / "live-test.toml"
     path.write_text(text)
     return path
+
+
+# ------------------------------------------------------------ the dashboard's streams, driven as plain ASGI
+
+
+def stamp(line: bytes) -> float:
+    return float(json.loads(line)["t"])
+
+
+def sse_events(body: bytes) -> list[tuple[str, bytes]]:
+    """(event, data) of every server-sent event in `body` (comments left out)."""
+    out = []
+    for block in body.split(b"\n\n"):
+        name, data = "message", b""
+        for line in block.split(b"\n"):
+            if line.startswith(b"event: "):
+                name = line[7:].decode()
+            elif line.startswith(b"data: "):
+                data = line[6:]
+        if data:
+            out.append((name, data))
+    return out
+
+
+async def drive_streams(lines: tuple[list[bytes], list[bytes]], delay: float | None, paths: list[str],
+                        moments: list[float], **source: Any) -> list[tuple[float, list[bytes]]]:
+    """Viewers of `paths` on a dashboard whose board reads the stream as it
+    stood at each of `moments` in turn (its clock at that moment), one beat
+    apart on trio's clock (run it on the autojump clock): for each moment, the
+    bytes each viewer was sent meanwhile. `source` goes to the `LiveSource`."""
+    from referee.live.app import MIN_GAP_S, DashboardApp, LiveSource
+    from referee.live.board import LiveBoard
+
+    now = [moments[0]]
+    board = LiveBoard(delay, clock=lambda: now[0])
+    app = DashboardApp("tok", LiveSource(board=board, title="test", **source))
+    got = [bytearray() for _ in paths]
+    gone = trio.Event()
+    public, private = lines
+    stamped = sorted([(stamp(x), 0, x) for x in public] + [(stamp(x), 1, x) for x in private])
+
+    async def view(k: int) -> None:
+        async def receive() -> dict[str, Any]:
+            await gone.wait()
+            return {"type": "http.disconnect"}
+
+        async def send(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.body":
+                got[k].extend(message["body"])
+
+        await app({"type": "http", "path": "/tok/" + paths[k], "method": "GET"}, receive, send)
+
+    def ready(path: str) -> bool:  # a game's own table is opened once its game is on the board
+        parts = path.split("/")
+        return not parts[1].isdigit() or board.game(int(parts[1])) is not None
+
+    seen: list[tuple[float, list[bytes]]] = []
+    waiting = list(range(len(paths)))
+    async with trio.open_nursery() as nursery:
+        n = 0
+        for m in moments:
+            now[0] = m
+            while n < len(stamped) and stamped[n][0] <= m:
+                (board.feed_private if stamped[n][1] else board.feed)(stamped[n][2])
+                n += 1
+            board.bump()
+            for k in [k for k in waiting if ready(paths[k])]:
+                waiting.remove(k)
+                nursery.start_soon(view, k)
+            await trio.sleep(MIN_GAP_S * 1.01)  # a beat: every viewer sends what it has
+            seen.append((m, [bytes(b) for b in got]))
+            for b in got:
+                b.clear()
+        gone.set()
+    return seen

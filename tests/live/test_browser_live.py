@@ -4,7 +4,8 @@ command in a subprocess; two bots slowed to 0.15 s a decision, so a game lasts
 a few seconds): the bots are listed, the finished count and the standings
 change without a reload, a click on a game in progress opens its live table,
 which follows the game move by move with the played cards on the table and
-no hidden card in its data. Screenshots go to artifacts/."""
+no hidden card in its data, and the follow table goes on from one game to the
+next without a reload. Screenshots go to artifacts/."""
 
 from __future__ import annotations
 
@@ -39,9 +40,16 @@ def _until(what: str, check: Any, limit_s: float = LIMIT_S, every: float = 0.1) 
 
 
 def _text(driver: Any, css: str) -> str:
+    """The text of what `css` finds; again if the page redrew it meanwhile (it does every second)."""
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
 
-    return " | ".join(e.text for e in driver.find_elements(By.CSS_SELECTOR, css))
+    for _ in range(20):
+        try:
+            return " | ".join(e.text for e in driver.find_elements(By.CSS_SELECTOR, css))
+        except StaleElementReferenceException:
+            time.sleep(0.05)
+    raise AssertionError(f"{css} was redrawn every time it was read")
 
 
 @pytest.mark.browser
@@ -90,6 +98,7 @@ def test_the_dashboard_follows_a_tournament_and_a_table(driver: Any, tmp_path: P
 
         seen_steps: set[int] = set()
         seen_cards: set[str] = set()
+        modes: list[str] = []
 
         def follow() -> bool:
             now = table_now()
@@ -105,6 +114,7 @@ def test_the_dashboard_follows_a_tournament_and_a_table(driver: Any, tmp_path: P
             seen_steps.add(steps)
             seen_cards.update(played)
             if played and len(seen_steps) >= 2 and len(seen_cards) >= 2:
+                modes.append(driver.find_element(By.ID, "mode").text)  # what the page says it shows
                 driver.switch_to.frame(driver.find_element(By.ID, "live-frame"))
                 driver.save_screenshot(str(artifacts_dir() / "live-table.png"))
                 driver.switch_to.default_content()
@@ -112,6 +122,24 @@ def test_the_dashboard_follows_a_tournament_and_a_table(driver: Any, tmp_path: P
             return False
 
         _until("cards being played on the live table", follow, every=0.2)
-        assert "public view" in driver.find_element(By.ID, "mode").text
+        assert "public view" in modes[-1]
+
+        # The follow table: one game in progress after another, on the same page.
+        driver.get(dashboard)
+        driver.find_element(By.CSS_SELECTOR, "a.follow").click()
+        _until("the follow table", lambda: driver.find_elements(By.ID, "live-frame"))
+        driver.execute_script("window.notReloaded = true;")
+        games_followed: set[str] = set()
+
+        def following() -> bool:
+            now = table_now()
+            title = driver.find_element(By.ID, "title").text
+            if now is not None and now[1] and "following" in title:
+                games_followed.add(title.rsplit(" ", 1)[-1])
+            return len(games_followed) >= 2
+
+        _until("the follow table moving on to a second game", following, every=0.2)
+        assert driver.execute_script("return window.notReloaded === true;")
+        driver.save_screenshot(str(artifacts_dir() / "live-follow.png"))
     finally:
         stop(tour, limit_s=60)

@@ -1,7 +1,9 @@
 """The dashboard's routes, served by the real server on a stream a real match
 wrote: the summary counts the match, the public stream comes back as
-server-sent events numbered from the first line, a game's page is the same
-with and without gzip, and anything else is a plain 404."""
+server-sent events numbered from the first line, a game's page and the live
+table's frame are the same with and without gzip, a finished game's moves
+stream ends with `over`, static files may be kept by the browser while game
+state may not, and anything else is a plain 404."""
 
 from __future__ import annotations
 
@@ -12,9 +14,10 @@ from pathlib import Path
 
 import pytest
 import trio
-from livehelpers import get, play_streamed_match, sample_bot
+from livehelpers import get, play_streamed_match, sample_bot, sse_events
 
 from referee.live.serve import open_dashboard, stream_source
+from referee.live.tables import DATA_MARK
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")
 
@@ -30,6 +33,16 @@ def _page(url: str, gzipped: bool) -> bytes:
     with urllib.request.urlopen(req, timeout=30) as resp:
         body = resp.read()
         return gzip.decompress(body) if resp.headers.get("content-encoding") == "gzip" else body
+
+
+def _cache_control(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=30) as resp:
+        return str(resp.headers["cache-control"])
+
+
+def _whole_stream(url: str) -> bytes:
+    with urllib.request.urlopen(url, timeout=30) as resp:
+        return resp.read()  # the server ends it
 
 
 async def test_the_routes_of_a_served_stream(tmp_path: Path) -> None:
@@ -52,7 +65,22 @@ async def test_the_routes_of_a_served_stream(tmp_path: Path) -> None:
         plain = await trio.to_thread.run_sync(_page, url + "game/1/page", False)
         zipped = await trio.to_thread.run_sync(_page, url + "game/1/page", True)
         assert plain == zipped and b"replay-data" in plain
-        for route in ("game/99/page", "game/x", "nope", "../" + url.rsplit("/", 2)[1]):
+        shell = await trio.to_thread.run_sync(_page, url + "assets/replay-shell.html", False)
+        assert shell == await trio.to_thread.run_sync(_page, url + "assets/replay-shell.html", True)
+        assert shell.count(DATA_MARK.encode()) == 1 and b"replay-data" in shell
+        assert "max-age" in await trio.to_thread.run_sync(_cache_control, url + "assets/live.js")
+        assert "no-store" in await trio.to_thread.run_sync(_cache_control, url + "summary")
+        events = sse_events(await trio.to_thread.run_sync(_whole_stream, url + "game/1/moves"))
+        names = [name for name, _ in events]
+        assert names[0] == "start" and names[-1] == "over" and "moves" in names
+        over = json.loads(events[-1][1])
+        in_page = plain.split(b'id="replay-data">', 1)[1].split(b"</script>", 1)[0].replace(b"<\\/", b"</")
+        assert over["game_id"] == 1 and over["data"] == json.loads(in_page)  # the log's data, as its page has it
+        assert over["data"]["result"] is not None and any(item[0] < 0 for item in over["data"]["items"])
+        rows = [row for name, data in events if name == "moves" for row in json.loads(data)]
+        assert rows[-1][3] == "@result" and all(row[4] == -1 for row in rows)  # no reveal delay: public rows only
+        assert [n for n, _ in sse_events(await trio.to_thread.run_sync(_whole_stream, url + "game/99/moves"))] == ["gone"]
+        for route in ("game/99/page", "game/x", "game/1/nope", "nope", "../" + url.rsplit("/", 2)[1]):
             assert (await trio.to_thread.run_sync(get, url + route))[0] == 404, route
         wrong = url.rsplit("/", 2)[0] + "/not-the-token/summary"
         assert (await trio.to_thread.run_sync(get, wrong))[0] == 404

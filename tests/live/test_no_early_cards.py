@@ -4,7 +4,10 @@ the board then reads it as a dashboard would while the games are played
 replay data it would send a viewer is checked card by card: without a
 reveal delay it names only cards the public stream had named by then; with
 one, also hidden cards, but only those whose private record is at least the
-delay old; once a game is over, every card."""
+delay old; once a game is over, every card. The live tables' streams
+(`game/ID/moves`, `game/follow/moves`) are checked the same way, row by row
+as they are sent, and the check is shown to catch a board that releases
+hidden cards at once."""
 
 from __future__ import annotations
 
@@ -13,10 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from livehelpers import cards_in, play_streamed_match, sample_bot
+from livehelpers import cards_in, drive_streams, play_streamed_match, sample_bot, sse_events
 
 from referee.live.board import LiveBoard
 from referee.live.stream import stream_paths
+from referee.live.tables import table_data
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")
 
@@ -79,7 +83,7 @@ def test_without_a_delay_only_public_cards_are_ever_shown(streamed: tuple[list[b
     for now in _moments(public):
         board = _board_at(streamed, now, None)
         for gid in list(board.running):
-            data = board.table_data(gid)
+            data = table_data(board, gid)
             assert data is not None
             assert not _private_items(data)
             hidden = set().union(*(cards_in(r) for r in _hidden_records(private, gid) if r["t"] <= now))
@@ -100,7 +104,7 @@ def test_with_a_delay_a_hidden_card_shows_only_once_that_old(streamed: tuple[lis
     for now in _moments(public):
         board = _board_at(streamed, now, delay)
         for gid in list(board.running):
-            data = board.table_data(gid)
+            data = table_data(board, gid)
             assert data is not None
             due = [r for r in _hidden_records(private, gid) if r["t"] <= now - delay]
             young = [r for r in _hidden_records(private, gid) if now - delay < r["t"] <= now]
@@ -118,7 +122,7 @@ def test_a_finished_game_shows_every_card(streamed: tuple[list[bytes], list[byte
     board = _board_at(streamed, _t(public[-1]), 3600.0)
     assert board.finished and not board.running
     for gid in board.finished:
-        data = board.table_data(gid)
+        data = table_data(board, gid)
         assert data is not None and data["live"]["over"]
         assert len(_private_items(data)) == sum(map(_on_page, _hidden_records(private, gid)))
 
@@ -127,3 +131,76 @@ def test_a_board_without_a_delay_keeps_no_hidden_record(streamed: tuple[list[byt
     board = _board_at(streamed, float("inf"), None)
     board_running = list(board.finished.values())
     assert board_running and all(not g.private for g in board_running)
+
+
+# ------------------------------------------------------------ the live tables' streams
+
+
+def _delay_for(public: list[bytes]) -> float:
+    recs = [json.loads(x) for x in public]
+    starts = {r["game_id"]: r["t"] for r in recs if r["type"] == "game_started"}
+    length = min(r["t"] - starts[r["game_id"]] for r in recs if r["type"] == "game_finished")
+    return max(0.002, length / 3)  # several moments of each game fall inside and after the delay
+
+
+def _all_moments(streamed: tuple[list[bytes], list[bytes]]) -> list[float]:
+    return sorted({_t(x) for x in streamed[0]} | {_t(x) for x in streamed[1]})
+
+
+def _check_moves(streamed: tuple[list[bytes], list[bytes]], seen: list[tuple[float, list[bytes]]],
+                 delay: float | None) -> dict[str, int]:
+    """Every row a table stream sent names only cards a spectator could know
+    at that moment; raises AssertionError at the first that does not."""
+    public, private = streamed
+    ended = {r["game_id"]: r["t"] for r in map(json.loads, public) if r["type"] == "game_finished"}
+    counts = {"rows": 0, "hidden_before_end": 0, "held": 0, "games": 0}
+    current: dict[int, int] = {}  # viewer -> the game its rows are of
+    for now, sent in seen:
+        for k, body in enumerate(sent):
+            for name, data in sse_events(body):
+                if name == "start":
+                    current[k] = json.loads(data)["game_id"]
+                    counts["games"] += 1
+                    assert "seed" not in data.decode() or json.loads(data)["seed"] == "not shown during play"
+                if name != "moves":
+                    continue
+                gid = current[k]
+                over = ended.get(gid, float("inf")) <= now
+                hidden = _hidden_records(private, gid)
+                due = hidden if over and delay is not None else [
+                    r for r in hidden if delay is not None and r["t"] <= now - delay]
+                allowed = _known_publicly(public, gid, now).union(*(cards_in(r) for r in due))
+                for row in json.loads(data):
+                    counts["rows"] += 1
+                    early = cards_in(row[5]) - allowed
+                    assert not early, f"game {gid} at {now}: row {row[3]} showed {sorted(early)} early"
+                    if row[4] != -1:
+                        assert delay is not None, f"game {gid}: a hidden row without a reveal delay"
+                        counts["hidden_before_end"] += not over
+                if not over and delay is not None and len(due) < len([r for r in hidden if r["t"] <= now]):
+                    counts["held"] += 1
+    return counts
+
+
+async def test_the_table_streams_without_a_delay_carry_the_public_view_only(
+        streamed: tuple[list[bytes], list[bytes]], autojump_clock: object) -> None:
+    seen = await drive_streams(streamed, None, ["game/follow/moves", "game/1/moves"], _all_moments(streamed))
+    counts = _check_moves(streamed, seen, None)
+    assert counts["games"] >= 3 and counts["rows"] > 50, counts  # the follower saw both games, the other one
+
+
+async def test_the_table_streams_show_a_hidden_card_only_once_that_old(
+        streamed: tuple[list[bytes], list[bytes]], autojump_clock: object) -> None:
+    delay = _delay_for(streamed[0])
+    seen = await drive_streams(streamed, delay, ["game/follow/moves", "game/2/moves"], _all_moments(streamed))
+    counts = _check_moves(streamed, seen, delay)
+    assert counts["hidden_before_end"] and counts["held"], counts  # cards were shown by the delay, others held
+
+
+async def test_the_check_catches_a_board_that_shows_hidden_cards_at_once(
+        streamed: tuple[list[bytes], list[bytes]], autojump_clock: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(LiveBoard, "due", lambda self, g, start, now=None: len(g.private))
+    delay = _delay_for(streamed[0])
+    seen = await drive_streams(streamed, delay, ["game/follow/moves"], _all_moments(streamed))
+    with pytest.raises(AssertionError, match="early"):
+        _check_moves(streamed, seen, delay)
