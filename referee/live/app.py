@@ -25,7 +25,7 @@ import gzip
 import math
 import urllib.parse
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,7 +38,7 @@ from referee.live.board import LiveBoard, LiveGame
 from referee.live.follow import DbStandings
 from referee.live.tables import next_due_s, shell, table_data, table_rows, table_start
 from referee.replay.html import build_replay_data, render_html
-from referee.web.server import HEADERS, Receive, Send, answer_lifespan, respond
+from referee.web.server import Receive, Send, answer_lifespan, event_stream, respond
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
 STATIC = {"live.html": "text/html", "live.js": "text/javascript", "live.css": "text/css",
@@ -181,17 +181,17 @@ class DashboardApp:
         elif route == "summary":
             await respond(send, 200, self.source.summary_bytes())
         elif route == "summary/events":
-            await self._stream(receive, send, self._summary_events)
+            await event_stream(receive, send, self._summary_events)
         elif route == "events":
             after = _int(query.get("after", [""])[0])
             last = dict(scope.get("headers") or []).get(b"last-event-id")
             if last is not None:
                 after = _int(last.decode("latin-1"))
-            await self._stream(receive, send, lambda s: self._raw_events(s, after or 0))
+            await event_stream(receive, send, lambda s: self._raw_events(s, after or 0))
         elif route == "game/follow":
             await self._static(send, "live-table.html")
         elif route == "game/follow/moves":
-            await self._stream(receive, send, self._follow_moves)
+            await event_stream(receive, send, self._follow_moves)
         elif len(parts) >= 2 and parts[0] == "game" and _int(parts[1]) is not None:
             await self._game(scope, receive, send, _int(parts[1]) or 0, "/".join(parts[2:]))
         else:
@@ -218,24 +218,9 @@ class DashboardApp:
             else:
                 await respond(send, 200, msgspec.json.encode(data))
         elif rest == "moves":
-            await self._stream(receive, send, lambda s: self._table_moves(s, game_id))
+            await event_stream(receive, send, lambda s: self._table_moves(s, game_id))
         else:
             await respond(send, 404, b"not found", "text/plain")
-
-    async def _stream(self, receive: Receive, send: Send, body: Callable[[Send], Awaitable[None]]) -> None:
-        """A server-sent event stream until the viewer goes away (or `body` ends it)."""
-        headers = [(b"content-type", b"text/event-stream; charset=utf-8"), *HEADERS]
-        await send({"type": "http.response.start", "status": 200, "headers": headers})
-        async with trio.open_nursery() as nursery:
-            async def watch_disconnect() -> None:
-                while (await receive())["type"] != "http.disconnect":
-                    pass
-                nursery.cancel_scope.cancel()
-
-            nursery.start_soon(watch_disconnect)
-            await body(send)
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
-            nursery.cancel_scope.cancel()
 
     async def _beat(self, send: Send, seen: int, gap: float = MIN_GAP_S, due_s: float | None = None) -> None:
         """Until the board changes from version `seen` (or `due_s` seconds

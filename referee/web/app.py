@@ -11,7 +11,6 @@ need no framework.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +18,7 @@ import msgspec
 import trio
 
 from referee.web.session import Refused, WebPlayer
-from referee.web.server import HEADERS, Receive, Send, answer_lifespan, respond
+from referee.web.server import Receive, Send, answer_lifespan, event_stream, respond
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
 STATIC = {"play.html": "text/html", "play.js": "text/javascript", "play.css": "text/css", "replay.css": "text/css"}
@@ -68,7 +67,7 @@ class SeatApp:
         elif method == "GET" and route.startswith("assets/") and route[7:] in STATIC:
             await self._static(send, route[7:])
         elif method == "GET" and route == "events":
-            await self._events(receive, send)
+            await event_stream(receive, send, self._events)
         elif method == "GET" and route == "state":
             await _json(send, 200, self.player.snapshot())
         elif method == "POST" and route in ("act", "resign", "again"):
@@ -101,31 +100,22 @@ class SeatApp:
             return
         await _json(send, 200, {"ok": True})
 
-    async def _events(self, receive: Receive, send: Send) -> None:
+    async def _events(self, send: Send) -> None:
         """Server-sent events: the current snapshot, then every new one."""
-        headers = [(b"content-type", b"text/event-stream; charset=utf-8"), *HEADERS]
-        await send({"type": "http.response.start", "status": 200, "headers": headers})
-        async with trio.open_nursery() as nursery:
-            async def watch_disconnect() -> None:
-                while (await receive())["type"] != "http.disconnect":
-                    pass
-                nursery.cancel_scope.cancel()
-
-            nursery.start_soon(watch_disconnect)
-            seen = -1
-            while True:
-                player = self.player
-                # Taken before the version is read: a change made while a snapshot is being
-                # sent sets this event, so it is never missed (waiting on the event that
-                # replaced it would hold the new state back until the next keep-alive).
-                changed = player.changed
-                if player.version != seen:
-                    seen = player.version
-                    data = msgspec.json.encode(player.snapshot())
-                    await send({"type": "http.response.body", "body": b"event: state\ndata: " + data + b"\n\n",
-                                "more_body": True})
-                    continue
-                with trio.move_on_after(KEEPALIVE_S):
-                    await changed.wait()
-                    continue
-                await send({"type": "http.response.body", "body": b": keep-alive\n\n", "more_body": True})
+        seen = -1
+        while True:
+            player = self.player
+            # Taken before the version is read: a change made while a snapshot is being
+            # sent sets this event, so it is never missed (waiting on the event that
+            # replaced it would hold the new state back until the next keep-alive).
+            changed = player.changed
+            if player.version != seen:
+                seen = player.version
+                data = msgspec.json.encode(player.snapshot())
+                await send({"type": "http.response.body", "body": b"event: state\ndata: " + data + b"\n\n",
+                            "more_body": True})
+                continue
+            with trio.move_on_after(KEEPALIVE_S):
+                await changed.wait()
+                continue
+            await send({"type": "http.response.body", "body": b": keep-alive\n\n", "more_body": True})

@@ -97,6 +97,23 @@ async def respond(send: Send, status: int, body: bytes, content_type: str = "app
     await send({"type": "http.response.body", "body": body})
 
 
+async def event_stream(receive: Receive, send: Send, body: Callable[[Send], Awaitable[None]]) -> None:
+    """A server-sent event stream: `body` writes its events until it ends or
+    the viewer goes away, whichever comes first."""
+    headers = [(b"content-type", b"text/event-stream; charset=utf-8"), *HEADERS]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    async with trio.open_nursery() as nursery:
+        async def watch_disconnect() -> None:
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            nursery.cancel_scope.cancel()
+
+        nursery.start_soon(watch_disconnect)
+        await body(send)
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+        nursery.cancel_scope.cancel()
+
+
 async def answer_lifespan(receive: Receive, send: Send) -> None:
     """The ASGI lifespan protocol, for an app with nothing to start or stop."""
     while True:
