@@ -65,6 +65,12 @@ def _opponent_values(unseen: list[int], rng: random.Random, ace_low: bool, last:
     return values
 
 
+def _kept(hand: list[int], action: Any) -> list[int]:
+    """The cards of `hand` that the exchange `action` keeps."""
+    discard = {CARD_INT[c] for c in action.discard}
+    return [c for c in hand if c not in discard]
+
+
 def best_exchange(view: Any, legal: list[Any], rules: Any, rng: random.Random, deadline: Any = None) -> Any:
     """The legal exchange with the best expected showdown (and, in the last
     round, last-trick) points; `legal[0]` if none can be scored."""
@@ -86,8 +92,7 @@ def best_exchange(view: Any, legal: list[Any], rules: Any, rng: random.Random, d
     shows: list[float] = []
     quick: list[float] = []
     for action in legal:
-        discard = {CARD_INT[c] for c in action.discard}
-        keep = [c for c in hand if c not in discard]
+        keep = _kept(hand, action)
         need = 5 - len(keep)
         show = trick = 0.0
         for refill in refills:
@@ -133,8 +138,7 @@ def _later_rounds(rules: Any, round_index: int, hand: list[int], actions: list[A
     draws = [rng.sample(unseen, 5 * (1 + len(later))) for _ in range(FUTURE_DRAWS)]
     values = []
     for action in actions:
-        discard = {CARD_INT[c] for c in action.discard}
-        keep = [c for c in hand if c not in discard]
+        keep = _kept(hand, action)
         total = 0.0
         for pool in draws:
             made = keep + pool[: 5 - len(keep)]
@@ -178,8 +182,7 @@ def _two_seat_trick_values(view: Any, rules: Any, hand: list[int], actions: list
     for action in actions:
         if deadline is not None and deadline.passed():
             return None
-        discard = {CARD_INT[c] for c in action.discard}
-        keep = [c for c in hand if c not in discard]
+        keep = _kept(hand, action)
         need = 5 - len(keep)
         total = 0.0
         for refill, theirs in zip(refills, opponents):
