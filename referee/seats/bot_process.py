@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import select
 import shlex
 import shutil
@@ -84,8 +85,16 @@ def resolve_command(command: str | Sequence[str], name: str | None = None, cwd: 
         argv = [node, first, *argv[1:]]
     elif path.is_dir():
         raise BotStartError(f"bot {first!r} is a directory; give the program to run")
+    words = shlex.split(command) if isinstance(command, str) else list(command)
+    if name is None and _is_interpreter(first) and len(words) > 1 and not words[1].startswith("-"):
+        first = words[1]  # `python bot.py` is named after bot.py
     label = name or Path(first).stem or first
     return BotSpec(name=label, argv=tuple(argv), cwd=cwd, sandbox=sandbox)
+
+
+def _is_interpreter(word: str) -> bool:
+    name = Path(word).name
+    return name in ("node", "nodejs", "ruby", "perl", "java") or re.fullmatch(r"python[0-9.]*", name) is not None
 
 
 def check_runnable(spec: BotSpec, label: str | None = None) -> None:

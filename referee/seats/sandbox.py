@@ -323,10 +323,27 @@ def _namespace_args() -> list[str]:
             "--hostname", "sandbox"]
 
 
+DEVICES = ("null", "zero", "urandom")  # what programs open; /dev/random is a link to urandom
+
+
+def _dev_args() -> list[str]:
+    """A /dev of the devices programs use, the links to a process's own
+    descriptors, and nothing else: no terminal, no pseudo-terminals, no
+    /dev/shm. bwrap's `--dev` binds nine nodes and mounts a devpts, each a
+    mount and a read of the mount table, a good part of a sandbox's start."""
+    args = ["--tmpfs", "/dev"]
+    for name in DEVICES:
+        args += ["--dev-bind", f"/dev/{name}", f"/dev/{name}"]
+    args += ["--symlink", "urandom", "/dev/random", "--symlink", "/proc/self/fd", "/dev/fd"]
+    for fd, name in enumerate(("stdin", "stdout", "stderr")):
+        args += ["--symlink", f"/proc/self/fd/{fd}", f"/dev/{name}"]
+    return args
+
+
 @functools.cache
 def _system_args() -> tuple[str, ...]:
     """The same for every bot of this referee: worked out once."""
-    return (*system_binds(), *etc_binds(), "--proc", "/proc", "--dev", "/dev")
+    return (*system_binds(), *etc_binds(), "--proc", "/proc", *_dev_args())
 
 
 def _under(path: Path, folder: Path) -> bool:
@@ -512,6 +529,8 @@ def plan(argv: tuple[str, ...], cwd: str | None, name: str, limits: SandboxLimit
         index, program = found
         binds += ["--ro-bind", str(program.parent), BOT_DIR]
         args[index] = f"{BOT_DIR}/{program.name}"
+    if args[0] in BARE_PYTHONS:  # `python bot.py`: no such name on the sandbox's PATH (Debian has python3)
+        args[0] = sys.executable
     is_python = args[0] == sys.executable or (found is not None and program.suffix == ".py")
     if args[0] == sys.executable:
         if host.python is None:
@@ -565,6 +584,10 @@ def plan(argv: tuple[str, ...], cwd: str | None, name: str, limits: SandboxLimit
     return SandboxedBot(argv=command, env=env, limits=limits, uid=uid, cgroup=cgroup, name=name, gate=gate,
                         rlimits=rlimits if host.root else [])
 
+
+# A Python named by its bare name runs as the system Python of the referee's
+# version, with the library copy on its path, as a `.py` command does.
+BARE_PYTHONS = ("python", "python3", f"python{sys.version_info.major}.{sys.version_info.minor}")
 
 PRLIMIT_NAMES = {resource.RLIMIT_CPU: "cpu", resource.RLIMIT_FSIZE: "fsize", resource.RLIMIT_NOFILE: "nofile",
                  resource.RLIMIT_DATA: "data", resource.RLIMIT_NPROC: "nproc"}

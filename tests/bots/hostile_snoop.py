@@ -56,6 +56,15 @@ for path in [*filter(None, opts.get("write", "").split(",")), "/bot/planted.txt"
         report["write"][path] = "written"
     except OSError as exc:
         report["write"][path] = type(exc).__name__
+report["dev"] = sorted(os.listdir("/dev"))
+devices = {}
+for name, mode in (("null", "w"), ("zero", "rb"), ("urandom", "rb"), ("random", "rb"), ("tty", "r")):
+    try:
+        with open(f"/dev/{name}", mode) as fh:
+            devices[name] = fh.write("x") if mode == "w" else len(fh.read(4))
+    except OSError as exc:
+        devices[name] = type(exc).__name__
+report["devices"] = devices
 try:
     import referee.games  # noqa: F401  (the pure engine is shown on purpose: it knows no seed)
     report["import_referee_games"] = "ok"

@@ -225,3 +225,27 @@ def test_bench_sandbox_pairs_each_sandboxed_start_with_an_unsandboxed_one() -> N
     assert diffs[0] <= low <= res.added_start_ms <= high <= diffs[-1]
     assert min(res.plain_start_ms + res.sandboxed_start_ms) > 0 and res.ratio > 0
     assert all(load >= 0 for load in res.load) and res.decisions > 0
+
+
+@pytest.mark.skipif(bool(PROBLEMS), reason="needs a sandbox: " + "; ".join(PROBLEMS))
+@pytest.mark.parametrize("word", ["python", "python3"])
+def test_a_bot_named_as_python_and_its_script_runs_sandboxed(word: str) -> None:
+    """`python bot.py` as a bot's command: the sandbox's PATH has no `python`
+    (Debian has only python3), so the bare name runs as the system Python of
+    the referee's version, as a `.py` command does, and the bot is named after
+    its script."""
+    marker = f"word-{uuid.uuid4().hex}"
+    spec = resolve_command([word, str(BOT), marker], sandbox=LIMITS)
+    assert spec.name == "first_instruction"
+
+    async def run() -> dict:
+        async with trio.open_nursery() as nursery:
+            with trio.fail_after(BOUND_S):
+                bot = await start_bot(nursery, spec)
+                try:
+                    return json.loads(await bot.receive_line())
+                finally:
+                    await bot.close()
+
+    report = trio.run(run)
+    assert report["children"] >= 1, report  # it ran: its report came back
