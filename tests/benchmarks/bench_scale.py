@@ -3,34 +3,36 @@
 `throughput` plays the same round robin of trivial bots (`first_legal_bot.py`,
 stdlib only, 1 s per decision) through the real tournament runner:
 
-* in process at concurrency C, which also measures the CPU a game costs
-  (bots + referee: every bot is a child of the referee, so its CPU is in
-  RUSAGE_CHILDREN once it has exited);
-* `--workers 1` and `--workers 2` (the local pool of worker processes) at
-  concurrency C, with where the CPU went: the coordinator, the workers'
-  own loops, the bots (each worker reports its own and its children's CPU
-  when it closes);
+* ROUNDS (default 3) rounds of three runs at concurrency C, interleaved, each
+  round in a rotated order so that a machine that drifts, or a neighbour
+  that comes and goes, falls on every kind of run alike:
+  - in process, which also measures the CPU a game costs (bots + referee:
+    every bot is a child of the referee, so its CPU is in RUSAGE_CHILDREN
+    once it has exited);
+  - `--workers 1` and `--workers 2` (the local pool of worker processes),
+    with where the CPU went: the coordinator, the workers' own loops, the
+    bots (each worker reports its own and its children's CPU when it closes);
 * the Dask path: a `LocalCluster` of 2 worker processes (threads = C / 2)
   started here beforehand and reached as `--cluster` would be, at
-  concurrency C;
-* in process again, to show how far the machine drifted meanwhile;
+  concurrency C, once;
 * one game at a time (48 games) in process, on `--workers 1` and on a
   1-worker, 1-thread `LocalCluster`, whose differences in wall and CPU time
   per game are what each path adds to a game.
 
-GAMES defaults to 288 (about 15 s a run on 2 cores): a pool starts its
+GAMES defaults to 576 (about 40 s a run on 2 cores): a pool starts its
 workers once per run (about half a second of one core each), which in a
 real tournament of thousands of games is nothing; the benchmark prints
 that start-up cost and each pool run's share of the limit with and without it.
 
-It prints games/s, the CPU-bound limit (cores / CPU seconds per game, from
-the in-process run of the same invocation) and each run's share of it.
+It prints each run (with its share of its own round's limit), then the
+CPU-bound limit (cores / CPU seconds per game, the median of the in-process
+runs) and each kind's median games/s and share of it, with every round's.
 
 `load` plays GAMES games at CONCURRENCY at once in one process (default 256
 games of 2 bots, so 512 bot processes) and reports timeouts and the
 referee's resident memory (peak, and sampled while all games run).
 
-Run: python tests/benchmarks/bench_scale.py throughput [GAMES] [CONCURRENCY]
+Run: python tests/benchmarks/bench_scale.py throughput [GAMES] [CONCURRENCY] [ROUNDS]
      python tests/benchmarks/bench_scale.py load [GAMES] [CONCURRENCY]
 """
 
@@ -39,6 +41,7 @@ from __future__ import annotations
 import math
 import os
 import resource
+import statistics
 import sys
 import tempfile
 import time
@@ -186,30 +189,52 @@ def _load() -> str:
 
 
 ONE_AT_A_TIME = 48  # games of the runs that measure the overhead per game (they take 0.2 s each)
-RUNS: list[tuple[str, bool, Any]] = [  # label, concurrency C (else 1), where
-    ("in process", True, Placement()),
-    ("--workers 1", True, Placement(workers=1)),
-    ("--workers 2", True, Placement(workers=2)),
+ROUNDS = 3  # rounds of the three one-machine runs, interleaved; their medians are compared
+ROUND_RUNS: list[tuple[str, Placement]] = [
+    ("in process", Placement()),
+    ("--workers 1", Placement(workers=1)),
+    ("--workers 2", Placement(workers=2)),
+]
+ONCE_RUNS: list[tuple[str, bool, Any]] = [  # label, concurrency C (else 1), where
     ("Dask LocalCluster, 2 workers", True, "dask-2"),
-    ("in process, again", True, Placement()),  # how far the machine drifted during the runs
     ("in process, one at a time", False, Placement()),
     ("--workers 1, one at a time", False, Placement(workers=1)),
     ("Dask, 1 worker, one at a time", False, "dask-1"),
 ]
 
 
-def throughput(games: int, concurrency: int) -> None:
+def _row(label: str, r: dict[str, Any], limit: float | None) -> str:
+    share = f"{r['games_per_s'] / limit:>8.2f}" if limit else f"{'':>8}"
+    return (f"{label:<30} {r['games']:>5} {r['seconds']:>7.1f} {r['games_per_s']:>7.2f} "
+            f"{_ms(r['cpu_per_game'], 8)} {share}   {_ms(r['coordinator_ms'] / 1000, 11)} "
+            f"{_ms(r['workers_ms'] / 1000, 7)} {_ms(r['bots_ms'] / 1000, 6)}  {r['failures']}")
+
+
+def throughput(games: int, concurrency: int, rounds: int = ROUNDS) -> None:
+    """Rounds of the in-process and pool runs, interleaved (each round in a
+    rotated order), so that a machine that drifts or a neighbour that comes
+    and goes falls on every kind of run alike; the limit and each kind's
+    share of it are the medians over the rounds."""
     cores = os.cpu_count() or 1
     print(f"tournament throughput: 4 trivial bots, 2 seats, ~{games} games, decision=1s, {cores} cores, "
-          f"concurrency {concurrency}; {_load()} before")
-    print(f"{'run':<30} {'games':>5} {'seconds':>7} {'games/s':>7} {'CPU/game':>8} {'of limit':>8}   "
+          f"concurrency {concurrency}, {rounds} interleaved rounds; {_load()} before")
+    print(f"{'run':<30} {'games':>5} {'seconds':>7} {'games/s':>7} {'CPU/game':>8} {'of round':>8}   "
           f"{'coordinator':>11} {'workers':>7} {'bots':>6}  failures")
+    rounds_of: dict[str, list[dict[str, Any]]] = {label: [] for label, _ in ROUND_RUNS}
     results: dict[str, dict[str, Any]] = {}
-    limit = None
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         many, few = write_config(folder, games, 4), write_config(folder, ONE_AT_A_TIME, 4)
-        for label, at_c, where in RUNS:
+        for k in range(rounds):
+            order = ROUND_RUNS[k % len(ROUND_RUNS):] + ROUND_RUNS[:k % len(ROUND_RUNS)]
+            done: dict[str, dict[str, Any]] = {}
+            for label, where in order:
+                done[label] = run_once(many, folder, f"{label.replace(' ', '_')}-{k}", concurrency, where)
+            round_limit = cores / done["in process"]["cpu_per_game"]
+            for label, _ in ROUND_RUNS:
+                rounds_of[label].append(done[label])
+                print(_row(f"{label} (round {k + 1})", done[label], round_limit), flush=True)
+        for label, at_c, where in ONCE_RUNS:
             conc, config = (concurrency, many) if at_c else (1, few)
             name = label.replace(" ", "_").replace(",", "")
             if where == "dask-2":
@@ -219,25 +244,28 @@ def throughput(games: int, concurrency: int) -> None:
             else:
                 r = run_once(config, folder, name, conc, where)
             results[label] = r
-            if limit is None:
-                limit = cores / r["cpu_per_game"]
-            print(f"{label:<30} {r['games']:>5} {r['seconds']:>7.1f} {r['games_per_s']:>7.2f} "
-                  f"{_ms(r['cpu_per_game'], 8)} {r['games_per_s'] / limit:>8.2f}   {_ms(r['coordinator_ms'] / 1000, 11)} "
-                  f"{_ms(r['workers_ms'] / 1000, 7)} {_ms(r['bots_ms'] / 1000, 6)}  {r['failures']}", flush=True)
-    assert limit is not None
+            print(_row(label, r, None), flush=True)
+    med = statistics.median
+    base_cpu = med(r["cpu_per_game"] for r in rounds_of["in process"])
+    limit = cores / base_cpu
     start_wall, start_cpu = pool_start_cost(1)
     start2_wall, start2_cpu = pool_start_cost(2)
-    base = results["in process"]
-    print(f"CPU-bound limit: {cores} cores / {base['cpu_per_game'] * 1000:.0f} ms CPU per game (bots + referee, "
-          f"in process) = {limit:.2f} games/s")
+    print(f"CPU-bound limit: {cores} cores / {base_cpu * 1000:.0f} ms CPU per game (bots + referee, in process, "
+          f"median of {rounds} rounds) = {limit:.2f} games/s")
     print(f"a pool starts and stops in {start_wall:.2f} s wall, {start_cpu:.2f} s CPU (1 worker); "
           f"{start2_wall:.2f} s wall, {start2_cpu:.2f} s CPU (2 workers); once per run")
-    for label, start in (("in process", 0.0), ("--workers 1", start_wall), ("--workers 2", start2_wall),
-                         ("Dask LocalCluster, 2 workers", 0.0), ("in process, again", 0.0)):
-        r = results[label]
-        aside = (f" ({r['games'] / (r['seconds'] - start) / limit:.2f} with the pool's start-up aside)"
-                 if start else "")
-        print(f"{label}: {r['games_per_s']:.2f} games/s = {r['games_per_s'] / limit:.2f} of the limit{aside}")
+    for label, start in (("in process", 0.0), ("--workers 1", start_wall), ("--workers 2", start2_wall)):
+        runs = rounds_of[label]
+        shares = sorted(r["games_per_s"] / limit for r in runs)
+        rate = med(r["games_per_s"] for r in runs)
+        aside = (f"; {med(r['games'] / (r['seconds'] - start) for r in runs) / limit:.2f} with the pool's "
+                 "start-up aside" if start else "")
+        print(f"{label}: {rate:.2f} games/s = {rate / limit:.2f} of the limit (rounds "
+              f"{', '.join(f'{x:.2f}' for x in shares)}){aside}; CPU per game "
+              f"{med(r['cpu_per_game'] for r in runs) * 1000:.0f} ms")
+    dask = results["Dask LocalCluster, 2 workers"]
+    print(f"Dask LocalCluster, 2 workers: {dask['games_per_s']:.2f} games/s = {dask['games_per_s'] / limit:.2f} "
+          "of the limit (one run)")
     seq = results["in process, one at a time"]
     n = max(1, seq["games"])
 
@@ -274,7 +302,8 @@ def load(games: int, concurrency: int) -> None:
 def main() -> None:
     what = sys.argv[1] if len(sys.argv) > 1 else "throughput"
     if what == "throughput":
-        throughput(int(sys.argv[2]) if len(sys.argv) > 2 else 288, int(sys.argv[3]) if len(sys.argv) > 3 else 16)
+        throughput(int(sys.argv[2]) if len(sys.argv) > 2 else 576, int(sys.argv[3]) if len(sys.argv) > 3 else 16,
+                   int(sys.argv[4]) if len(sys.argv) > 4 else ROUNDS)
     elif what == "load":
         load(int(sys.argv[2]) if len(sys.argv) > 2 else 256, int(sys.argv[3]) if len(sys.argv) > 3 else 256)
     else:
