@@ -297,7 +297,7 @@ def plain_twin(spec: BotSpec, home: Path) -> BotSpec:
 
 
 async def run_sandbox_bench(spec: BotSpec, game: str = "chicago", rounds: int = 12, games_per_round: int = 4,
-                            limits: SandboxLimits | None = None, starts: int = 24, seed: int = 1) -> SandboxBench:
+                            limits: SandboxLimits | None = None, starts: int = 48, seed: int = 1) -> SandboxBench:
     """Whole games through the referee with and without the sandbox, rounds
     interleaved in alternating order; and start-ups of each kind, alternating."""
     with tempfile.TemporaryDirectory() as home:
