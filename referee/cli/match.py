@@ -36,7 +36,7 @@ from referee.games import GAMES, get_game
 from referee.games.rules import preset_options
 from referee.play.deals import load_deals
 from referee.play.match import MatchConfig, run_match, summarize, unique_names
-from referee.play.runner import FailurePolicy
+from referee.play.game_spec import FailurePolicy
 from referee.play.start import read_start, start_file
 from referee.seats.bot_process import check_runnable, resolve_command
 from referee.seats.clock import format_time_control, parse_time_control

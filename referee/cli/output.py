@@ -13,7 +13,7 @@ from rich.table import Table
 
 from referee.logs.gamelog import evidence_text
 from referee.play.match import MatchResult
-from referee.play.runner import GameRecord
+from referee.play.game_spec import GameRecord
 
 
 def _num(x: float, digits: int = 1) -> str:

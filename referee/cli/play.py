@@ -24,7 +24,7 @@ from referee.cli.common import (
 from referee.errors import ConfigError
 from referee.play.deals import load_deals
 from referee.play.match import unique_names
-from referee.play.runner import GameRecord
+from referee.play.game_spec import GameRecord
 from referee.play.start import read_start, start_file
 from referee.play.table import TableConfig, play_table
 from referee.seats.bot_process import BotSpec, resolve_command

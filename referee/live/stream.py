@@ -30,7 +30,8 @@ from typing import Any
 import msgspec
 
 from referee.games.base import PUBLIC
-from referee.play.runner import GameRecord, GameRunner, GameSpec
+from referee.play.game_spec import GameRecord, GameSpec
+from referee.play.runner import GameRunner
 
 STREAM_VERSION = 1
 PUBLIC_SUFFIX = ".live.ndjson"

@@ -40,7 +40,7 @@ from referee.games import get_game
 from referee.games.base import PUBLIC
 from referee.games.rules import build_rules
 from referee.play.match import BotHandle, MatchConfig, play_one
-from referee.play.runner import make_request
+from referee.play.game_spec import make_request
 from referee.play.seeding import derive_seed
 from referee.seats.bot_process import BotProcess, BotSpec
 from referee.seats.clock import SeatClock

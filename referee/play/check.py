@@ -30,7 +30,7 @@ from referee.games.rules import build_rules
 from referee.logs.gamelog import read_log
 from referee.play.deals import parse_deals
 from referee.play.match import BotHandle, MatchConfig, play_one
-from referee.play.runner import FailurePolicy, GameRecord
+from referee.play.game_spec import FailurePolicy, GameRecord
 from referee.seats.bot_process import BotSpec
 from referee.seats.sandbox import SandboxLimits
 

@@ -28,13 +28,8 @@ from referee.games.base import Deal, GameDef
 from referee.logs.gamelog import GameLogWriter, PlayerInfo
 from referee.play.in_order import MAX_MATCH_GAMES, InOrder, request_id_base
 from referee.play.replies import decode_hello
-from referee.play.runner import (
-    FailurePolicy,
-    GameRecord,
-    GameRunner,
-    GameSpec,
-    log_path_for,
-)
+from referee.play.game_spec import FailurePolicy, GameRecord, GameSpec
+from referee.play.runner import GameRunner, log_path_for
 from referee.play.seeding import derive_seed
 from referee.play.start import check_start
 from referee.play.watch import WatchGames

@@ -33,13 +33,8 @@ from referee.play.match import (
     stderr_path,
     summarize,
 )
-from referee.play.runner import (
-    FailurePolicy,
-    GameRecord,
-    GameRunner,
-    GameSpec,
-    log_path_for,
-)
+from referee.play.game_spec import FailurePolicy, GameRecord, GameSpec
+from referee.play.runner import GameRunner, log_path_for
 from referee.play.seeding import derive_seed
 from referee.play.start import check_start
 from referee.seats.bot_process import BotSpec

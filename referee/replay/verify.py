@@ -51,7 +51,7 @@ from referee.games.base import PUBLIC
 from referee.games.cards import CARD_STR
 from referee.logs.gamelog import MAX_LOGGED_LINE
 from referee.play.replies import decode_reply
-from referee.play.runner import FailurePolicy
+from referee.play.game_spec import FailurePolicy
 from referee.play.seeding import derive_seed
 from referee.replay.load import (
     GameLog,

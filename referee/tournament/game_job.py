@@ -26,7 +26,8 @@ from protocol.messages import TimeControl
 from referee.games import GAMES, get_game
 from referee.logs.gamelog import GameLogWriter, PlayerInfo
 from referee.play.match import BotHandle, save_stderr, stderr_path
-from referee.play.runner import FailurePolicy, GameRecord, GameRunner, GameSpec
+from referee.play.game_spec import FailurePolicy, GameRecord, GameSpec
+from referee.play.runner import GameRunner
 from referee.play.watch import WatchGames
 from referee.seats.bot_process import BotSpec
 from referee.seats.sandbox import SandboxLimits, describe

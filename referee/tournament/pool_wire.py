@@ -23,7 +23,7 @@ import trio
 
 from referee.errors import ClusterError, ConfigError
 from referee.games import get_game
-from referee.play.runner import GameRecord
+from referee.play.game_spec import GameRecord
 from referee.tournament.game_job import GameJob
 
 HEADER = 4

@@ -40,7 +40,7 @@ import msgspec
 import trio
 
 from referee.errors import ConfigError, RefereeError, ResultsError
-from referee.play.runner import GameRecord
+from referee.play.game_spec import GameRecord
 from referee.play.watch import WatchGames
 from referee.seats.bot_process import BotSpec, check_runnable
 from referee.seats.sandbox import check_bot, forbidden_paths, require_freezer, require_sandbox

@@ -35,7 +35,7 @@ from typing import Any, TypeVar
 
 from referee import __version__
 from referee.errors import RefereeError, ResultsError
-from referee.play.runner import GameRecord
+from referee.play.game_spec import GameRecord
 from referee.tournament.schedule import ScheduledGame
 from referee.tournament.schema import (
     COMMITMENT_SCHEME,

@@ -23,7 +23,7 @@ from referee.games.rules import build_rules
 from referee.live.serve import match_writer
 from referee.live.stream import stream_paths
 from referee.play.match import MatchConfig, run_match
-from referee.play.runner import GameRecord
+from referee.play.game_spec import GameRecord
 from referee.seats.bot_process import BotSpec, resolve_command
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -33,7 +33,7 @@ from referee.games import get_game
 from referee.games.rules import build_rules
 from referee.logs.gamelog import read_log
 from referee.play.match import MatchConfig, MatchResult, run_match
-from referee.play.runner import FailurePolicy, GameRecord
+from referee.play.game_spec import FailurePolicy, GameRecord
 from referee.seats.bot_process import BotSpec, resolve_command, start_bot
 from referee.seats.guardian import GUARDIAN
 

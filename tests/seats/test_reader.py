@@ -26,7 +26,7 @@ from referee.games.rules import build_rules
 from referee.logs.gamelog import read_log
 from referee.play.match import MatchConfig, run_match
 from referee.play.replies import LOGGED_UNSOLICITED_BYTES, MAX_UNSOLICITED
-from referee.play.runner import GameRecord
+from referee.play.game_spec import GameRecord
 from referee.replay.verify import verify_file
 from referee.seats.bot_process import BotSpec, resolve_command
 

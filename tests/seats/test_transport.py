@@ -28,7 +28,8 @@ from referee.games.rules import build_rules
 from referee.logs.gamelog import GameLogWriter, PlayerInfo, read_log
 from referee.play.bench import game_stream
 from referee.play.match import MatchConfig
-from referee.play.runner import FailurePolicy, GameRecord, GameRunner, GameSpec
+from referee.play.game_spec import FailurePolicy, GameRecord, GameSpec
+from referee.play.runner import GameRunner
 from referee.seats.bot_process import BotSpec, LineReader
 
 GAME = get_game("chicago")

@@ -39,7 +39,7 @@ from protocol.messages import SeatFailure
 from referee.cli import app
 from referee.errors import ConfigError, RefereeError
 from referee.logs.gamelog import read_log
-from referee.play.runner import GameRecord
+from referee.play.game_spec import GameRecord
 from referee.tournament.config import Tournament, load_config, parse_config
 from referee.tournament.run import (
     TournamentRunner,
