@@ -11,8 +11,9 @@ discard directly:
 * **the showdown**: each hand made is worth its showdown points times the
   chance that it beats every other hand at the table; that chance is read
   off a sorted sample of `OPPONENT_HANDS` hands the others could hold after
-  a plain exchange of their own (`rollout.chicago_keep`), so a small pair,
-  which seldom wins, is worth less than its one point;
+  as many plain exchanges of their own (`rollout.chicago_keep`) as this
+  seat has had, so a small pair, which seldom wins (less and less often in
+  the later rounds), is worth less than its one point;
 * **the last round** (trick play follows): the best card of the hand made
   is also worth the last trick's points times the chance it takes it
   (`LAST_TRICK_ODDS`, by rank);
@@ -38,7 +39,6 @@ from typing import Any
 from referee.games.cards import CARD_INT
 from referee.games.poker import evaluate, hand_points
 from referee.games.rollout import chicago_keep
-from search_score import near_end, points_value, trick_value
 from search_tricks import CALL_MARGIN_POINTS, Solver, card_bits
 
 DRAWS = 300  # refills per discard
@@ -50,13 +50,13 @@ OTHER_RANK_ODDS = 0.04
 LOOKAHEAD = 6  # best discards by the quick figure that are followed into the later rounds
 FUTURE_DRAWS = 100  # draws per later-rounds figure
 SHORTLIST = 4  # best last-round exchanges by the quick figure that are then played out exactly (two seats)
-OPPONENT_ROUNDS = 0  # exchanges the others' sampled hands go through; 0: as many as this seat has had
 TRICK_SAMPLES = 24  # refills and hands of the other seat per exact figure
 
 
 def _opponent_values(unseen: list[int], rng: random.Random, ace_low: bool, last: bool, rounds: int) -> list[int]:
     """Sorted hand values the others could show after `rounds` plain
-    exchanges (as many as this seat's own: a later round's hands are better)."""
+    exchanges, as many as this seat has had: the others improve their hands
+    too, so a pair that wins the first showdown often loses a later one."""
     values = []
     for _ in range(OPPONENT_HANDS):
         pool = rng.sample(unseen, 5 * (rounds + 1))
@@ -68,41 +68,6 @@ def _opponent_values(unseen: list[int], rng: random.Random, ace_low: bool, last:
         values.append(evaluate(made, ace_low))
     values.sort()
     return values
-
-
-class _Race:
-    """A two-seat showdown near the target, valued by the chance of winning
-    the game (`search_score`): my hand's points if it beats theirs, theirs
-    if it loses, each at the rate of these scores."""
-
-    def __init__(self, mine: int, theirs: int, target: int, opponents: list[int], table: dict) -> None:
-        self.opponents = opponents
-        self.win = {}
-        self.mine, self.theirs, self.target = mine, theirs, target
-        losses = [points_value(0, hand_points(v, table), mine, theirs, target) for v in opponents]
-        self.suffix = [0.0] * (len(losses) + 1)  # sum of the losses from index i on
-        for i in range(len(losses) - 1, -1, -1):
-            self.suffix[i] = self.suffix[i + 1] + losses[i]
-
-    def value(self, value: int, points: int) -> float:
-        n = len(self.opponents)
-        gain = self.win.get(points)
-        if gain is None:
-            gain = self.win[points] = points_value(points, 0, self.mine, self.theirs, self.target)
-        beats = bisect.bisect_left(self.opponents, value) / n if points else 0.0
-        return beats * gain + self.suffix[bisect.bisect_right(self.opponents, value)] / n
-
-
-def _race(view: Any, rules: Any, opponents: list[int], table: dict) -> _Race | None:
-    """The score-played showdown of a two-seat table near the target, else None."""
-    if len(view.active) != 2 or not opponents:
-        return None
-    me = view.seat
-    other = next(s for s in view.active if s != me)
-    mine, theirs = view.scores[me], view.scores[other]
-    if not near_end(mine, theirs, rules.target_score):
-        return None
-    return _Race(mine, theirs, rules.target_score, opponents, table)
 
 
 def _kept(hand: list[int], action: Any) -> list[int]:
@@ -125,11 +90,10 @@ def best_exchange(view: Any, legal: list[Any], rules: Any, rng: random.Random, d
     mine = set(hand)
     unseen = [c for c in range(52) if c not in mine]
     others = max(1, len(view.active) - 1)
-    opponents = _opponent_values(unseen, rng, ace_low, last, OPPONENT_ROUNDS or round_index + 1) if scored else []
+    opponents = _opponent_values(unseen, rng, ace_low, last, round_index + 1) if scored else []
     refills = [rng.sample(unseen, 5) for _ in range(DRAWS)]
     trick_points = rules.last_trick_points if last else 0
     total_opp = len(opponents)
-    race = _race(view, rules, opponents, table) if scored else None
     shows: list[float] = []
     quick: list[float] = []
     for action in legal:
@@ -141,9 +105,7 @@ def best_exchange(view: Any, legal: list[Any], rules: Any, rng: random.Random, d
             if scored:
                 value = evaluate(made, ace_low)
                 points = hand_points(value, table)
-                if race is not None:
-                    show += race.value(value, points)
-                elif points:
+                if points:
                     beats = bisect.bisect_left(opponents, value) / total_opp
                     show += points * beats**others
             if trick_points:
@@ -215,8 +177,6 @@ def _two_seat_trick_values(view: Any, rules: Any, hand: list[int], actions: list
     i_lead = (view.dealer + 1) % 2 == me
     i_lead_called = rules.chicago_leader == "declarer" or i_lead
     may_call = rules.chicago_enabled and view.scores[me] >= rules.chicago_min_score
-    my_score, their_score, target = view.scores[me], view.scores[1 - me], rules.target_score
-    race = near_end(my_score, their_score, target)
     opponents = []
     for refill in refills[:TRICK_SAMPLES]:
         drawn = set(refill)
@@ -233,13 +193,6 @@ def _two_seat_trick_values(view: Any, rules: Any, hand: list[int], actions: list
         for refill, theirs in zip(refills, opponents):
             made = card_bits(keep + refill[:need])
             value = solver.value((made, theirs, i_lead, -1, 0))
-            if race:  # the whole swing at the rate of the scores, as the showdown figure counts it then
-                value = trick_value(value, False, my_score, their_score, target)
-                if may_call:
-                    called = solver.value((made, theirs, i_lead_called, -1, 1))
-                    value = max(value, trick_value(called, True, my_score, their_score, target) - CALL_MARGIN_POINTS)
-                total += value
-                continue
             if may_call:
                 value = max(value, solver.value((made, theirs, i_lead_called, -1, 1)) - CALL_MARGIN_POINTS)
             total += value / 2  # half the swing: this seat's own points, as the showdown figure counts them

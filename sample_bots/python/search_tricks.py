@@ -33,7 +33,6 @@ from protocol.chicago import CallChicago
 from protocol.common import PlayCard
 from referee.games.cards import CARD_INT
 from referee.games.poker import category_index, evaluate
-from search_score import near_end, trick_value
 
 UNLIKELY = 0.1  # the chance kept for a hand that shows no keep of its exchange's size
 MAX_DRAWS = 30  # sampled positions tried per world before one is taken as it is
@@ -257,8 +256,6 @@ def chicago_call(decision: Any, solver: Solver) -> Any:
     eldest = (view.dealer + 1) % 2
     i_lead_called = decision.rules.chicago_leader == "declarer" or eldest == me
     mine = card_bits([CARD_INT[c] for c in view.hand])
-    my_score, their_score, target = view.scores[me], view.scores[other], decision.rules.target_score
-    race = near_end(my_score, their_score, target)  # then at the rate of the scores (search_score)
     gain = 0.0
     worlds = 0
     hands = PlausibleHands(decision.knowledge, view)
@@ -266,11 +263,6 @@ def chicago_call(decision: Any, solver: Solver) -> Any:
         if i and decision.deadline.passed():
             break
         theirs = card_bits(hands.draw(decision.rng)[other])
-        called = solver.value((mine, theirs, i_lead_called, -1, 1))
-        plain = solver.value((mine, theirs, eldest == me, -1, 0))
-        if race:
-            called = trick_value(called, True, my_score, their_score, target)
-            plain = trick_value(plain, False, my_score, their_score, target)
-        gain += called - plain
+        gain += solver.value((mine, theirs, i_lead_called, -1, 1)) - solver.value((mine, theirs, eldest == me, -1, 0))
         worlds += 1
     return calls[0] if gain / max(1, worlds) > CALL_MARGIN_POINTS else passes[0]

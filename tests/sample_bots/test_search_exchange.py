@@ -25,7 +25,8 @@ def _all_exchanges(hand: list[str]) -> list[Exchange]:
 
 def _choose(hand: str, round_number: int = 1, seed: int = 1) -> Exchange:
     cards = hand.split()
-    view = SimpleNamespace(hand=cards, exchange_round=round_number, active=[0, 1], seat=0, dealer=1, scores=[0, 0])
+    view = SimpleNamespace(hand=cards, exchange_round=round_number, active=[0, 1], seat=0, dealer=1, scores=[0, 0],
+                           exchanges=[])
     legal = _all_exchanges(cards)
     action = best_exchange(view, legal, ChicagoRules(), random.Random(seed))
     assert action in legal
@@ -83,7 +84,7 @@ def test_the_rounds_ahead_value_a_kept_pair_over_a_fresh_hand() -> None:
     hand = [CARD_INT[c] for c in ["Ah", "Ad", "7c", "4s", "2h"]]
     unseen = [c for c in range(52) if c not in hand]
     rng = random.Random(2)
-    opponents = _opponent_values(unseen, rng, True, False)
+    opponents = _opponent_values(unseen, rng, True, False, 1)
     actions = [Exchange(discard=["7c", "4s", "2h"]), Exchange(discard=["Ah", "Ad", "7c", "4s", "2h"])]
     pair, fresh = _later_rounds(ChicagoRules(), 0, hand, actions, unseen, opponents, 1, rng)
     assert pair > fresh + 0.5
