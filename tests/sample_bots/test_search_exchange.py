@@ -88,3 +88,17 @@ def test_the_rounds_ahead_value_a_kept_pair_over_a_fresh_hand() -> None:
     actions = [Exchange(discard=["7c", "4s", "2h"]), Exchange(discard=["Ah", "Ad", "7c", "4s", "2h"])]
     pair, fresh = _later_rounds(ChicagoRules(), 0, hand, actions, unseen, opponents, 1, rng)
     assert pair > fresh + 0.5
+
+
+def test_the_others_hands_improve_with_each_exchange() -> None:
+    """A showdown after the third exchange is against better hands than after
+    the first: the others keep their pairs and draw to them too."""
+    from search_exchange import _opponent_values
+
+    from referee.games.poker import category_index
+
+    unseen = list(range(52))
+    first = _opponent_values(unseen, random.Random(5), True, False, 1)
+    third = _opponent_values(unseen, random.Random(5), True, True, 3)
+    pairs = [sum(category_index(v) >= 1 for v in values) / len(values) for values in (first, third)]
+    assert pairs[1] > pairs[0] + 0.1
