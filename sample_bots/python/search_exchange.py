@@ -11,9 +11,8 @@ discard directly:
 * **the showdown**: each hand made is worth its showdown points times the
   chance that it beats every other hand at the table; that chance is read
   off a sorted sample of `OPPONENT_HANDS` hands the others could hold after
-  as many plain exchanges of their own (`rollout.chicago_keep`) as this
-  seat has had, so a small pair, which seldom wins (less and less often in
-  the later rounds), is worth less than its one point;
+  a plain exchange of their own (`rollout.chicago_keep`), so a small pair,
+  which seldom wins, is worth less than its one point;
 * **the last round** (trick play follows): the best card of the hand made
   is also worth the last trick's points times the chance it takes it
   (`LAST_TRICK_ODDS`, by rank);
@@ -53,18 +52,14 @@ SHORTLIST = 4  # best last-round exchanges by the quick figure that are then pla
 TRICK_SAMPLES = 24  # refills and hands of the other seat per exact figure
 
 
-def _opponent_values(unseen: list[int], rng: random.Random, ace_low: bool, last: bool, rounds: int) -> list[int]:
-    """Sorted hand values the others could show after `rounds` plain
-    exchanges, as many as this seat has had: the others improve their hands
-    too, so a pair that wins the first showdown often loses a later one."""
+def _opponent_values(unseen: list[int], rng: random.Random, ace_low: bool, last: bool) -> list[int]:
+    """Sorted hand values the others could show after a plain exchange."""
     values = []
     for _ in range(OPPONENT_HANDS):
-        pool = rng.sample(unseen, 5 * (rounds + 1))
-        made, fresh = pool[:5], pool[5:]
-        for r in range(rounds):
-            keep = chicago_keep(made, last and r == rounds - 1)
-            made = keep + fresh[: 5 - len(keep)]
-            fresh = fresh[5 - len(keep):]
+        pool = rng.sample(unseen, 10)
+        hand = pool[:5]
+        keep = chicago_keep(hand, last)
+        made = keep + pool[5 : 5 + 5 - len(keep)]
         values.append(evaluate(made, ace_low))
     values.sort()
     return values
@@ -90,7 +85,7 @@ def best_exchange(view: Any, legal: list[Any], rules: Any, rng: random.Random, d
     mine = set(hand)
     unseen = [c for c in range(52) if c not in mine]
     others = max(1, len(view.active) - 1)
-    opponents = _opponent_values(unseen, rng, ace_low, last, round_index + 1) if scored else []
+    opponents = _opponent_values(unseen, rng, ace_low, last) if scored else []
     refills = [rng.sample(unseen, 5) for _ in range(DRAWS)]
     trick_points = rules.last_trick_points if last else 0
     total_opp = len(opponents)
