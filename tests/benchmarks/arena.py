@@ -1,0 +1,191 @@
+"""Benchmark (not a test): a search bot against `greedy` in 2-seat Chicago,
+in process, on duplicate deals, with a breakdown of where the points go.
+
+Why in process: a real match spends most of its time in pipes and the
+clock; here each search bot's `SearchBot` is called directly with an
+unlimited clock, so it runs its fixed iteration budget (the default 200 ms
+one unless `--iterations`) and plays exactly as at an idle default-time
+match, only faster to set up. Every deal sequence is played from both
+seats (a deal set), and a set's mean score is one sample.
+
+Prints one JSON line: games, win rate and its standard error, Elo over
+greedy with a 95 % interval, points per deal (ours minus greedy's), and
+per side: Chicago calls and successes, last tricks, showdown points by
+exchange round (`show1`, `show2`, and `show0` for the final showdown).
+
+Comparing two versions of the bots: run each on the same `--seed` and
+`--sets` (`--dir` points at another checkout's `sample_bots/python`), save
+with `--save FILE`, and pass the earlier run with `--against FILE`: the
+difference of win rate is then paired set by set.
+
+    python tests/benchmarks/arena.py [--bot ismcts|pimc] [--sets 100] [--seed 100] [--procs 2]
+                                     [--iterations N] [--dir DIR] [--save FILE] [--against FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import math
+import random
+import statistics
+import sys
+import time
+from multiprocessing import Pool
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+ARGS: argparse.Namespace
+
+
+class _Clock:
+    decision_ms = 10**7
+
+
+class _Request:
+    clock = _Clock()
+
+
+class _Start:
+    def __init__(self, seed: int, rules) -> None:
+        self.seed = seed
+        self.rules = rules
+
+
+def _load(directory: str):
+    sys.path.insert(0, directory)
+    sys.path.insert(1, str(ROOT))
+    import greedy_bot
+    import search_common
+
+    return search_common, greedy_bot
+
+
+class _Greedy:
+    def __init__(self, greedy_bot, rules) -> None:
+        self.greedy, self.rules = greedy_bot, rules
+
+    def start(self, seed: int) -> None:
+        pass
+
+    def event(self, event) -> None:
+        pass
+
+    def choose(self, view, legal):
+        return self.greedy.choose(view, legal, self.rules)
+
+
+class _Search:
+    def __init__(self, kind: str, search_common, rules) -> None:
+        module = importlib.import_module(f"{kind}_bot")
+        settings = search_common.Settings(iterations=ARGS.iterations) if ARGS.iterations else search_common.Settings()
+        self.bot = search_common.SearchBot(kind, getattr(module, kind), module.ITERATIONS_PER_MS, settings)
+        self.rules = rules
+
+    def start(self, seed: int) -> None:
+        self.bot.on_game_start(_Start(seed, self.rules))
+
+    def event(self, event) -> None:
+        self.bot.on_event(0, event)
+
+    def choose(self, view, legal):
+        self.bot.on_request(_Request())
+        return self.bot.choose(view, legal)
+
+
+def play(job: tuple[int, int]) -> dict:
+    """One game of deal sequence `seed`, our bot in seat `me`; its figures."""
+    seed, me = job
+    search_common, greedy_bot = _load(ARGS.dir)
+    from referee.games import PUBLIC, new_game
+
+    state = new_game("chicago", 2, seed)
+    bots = [None, None]
+    bots[me] = _Search(ARGS.bot, search_common, state.rules)
+    bots[1 - me] = _Greedy(greedy_bot, state.rules)
+    for i, bot in enumerate(bots):
+        bot.start(seed * 7 + i)
+    cursor = [0, 0]
+    while not state.is_terminal():
+        seat = state.current_player()
+        events = state.events
+        for audience, event in events[cursor[seat]:]:
+            if audience in (PUBLIC, seat):
+                bots[seat].event(event)
+        cursor[seat] = len(events)
+        state.apply_action(bots[seat].choose(state.view(seat), state.legal_actions()))
+    figures: dict[str, list[int]] = {}
+
+    def add(key: str, seat: int, amount: int = 1) -> None:
+        figures.setdefault(key, [0, 0])[0 if seat == me else 1] += amount
+
+    showdown_round = 0
+    deals = 0
+    for _, event in state.events:
+        kind = type(event).__name__
+        if kind == "Showdown":
+            showdown_round = event.round
+        elif kind == "DealStarted":
+            deals += 1
+        elif kind == "ChicagoDecision" and event.call:
+            add("calls", event.seat)
+        elif kind == "ScoreChanged":
+            if event.reason == "chicago":
+                add("chicago_made", event.seat)
+            elif event.reason == "chicago_failed":
+                add("chicago_failed", event.seat)
+            elif event.reason == "last_trick":
+                add("last_tricks", event.seat)
+            elif event.reason == "showdown":
+                add(f"show{showdown_round}", event.seat, event.points)
+    result = state.result()
+    return {"win": 1.0 if result.winner == me else 0.0, "diff": result.scores[me] - result.scores[1 - me],
+            "deals": deals, **figures}
+
+
+def elo(p: float) -> float:
+    p = min(max(p, 1e-3), 1 - 1e-3)
+    return -400 * math.log10(1 / p - 1)
+
+
+def main() -> None:
+    global ARGS
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dir", default=str(ROOT / "sample_bots" / "python"))
+    parser.add_argument("--bot", default="ismcts", choices=("ismcts", "pimc"))
+    parser.add_argument("--sets", type=int, default=100, help="deal sets (two games each)")
+    parser.add_argument("--seed", type=int, default=100)
+    parser.add_argument("--procs", type=int, default=2)
+    parser.add_argument("--iterations", type=int, default=None)
+    parser.add_argument("--save", default=None, help="write the per-set wins here")
+    parser.add_argument("--against", default=None, help="a saved run on the same seeds: paired difference")
+    ARGS = parser.parse_args()
+    rng = random.Random(ARGS.seed)
+    jobs = [(seed, me) for seed in (rng.getrandbits(48) for _ in range(ARGS.sets)) for me in (0, 1)]
+    started = time.time()
+    with Pool(ARGS.procs) as pool:
+        games = pool.map(play, jobs, chunksize=1)
+    sets = [(games[i]["win"] + games[i + 1]["win"]) / 2 for i in range(0, len(games), 2)]
+    mean = statistics.mean(sets)
+    se = statistics.stdev(sets) / math.sqrt(len(sets)) if len(sets) > 1 else 0.0
+    deals = sum(g["deals"] for g in games)
+    keys = sorted({k for g in games for k in g if isinstance(g[k], list)})
+    out = {"bot": ARGS.bot, "games": len(games), "win_rate": round(mean, 3), "se": round(se, 3),
+           "elo": round(elo(mean)), "elo95": [round(elo(mean - 1.96 * se)), round(elo(mean + 1.96 * se))],
+           "points_per_deal": round(sum(g["diff"] for g in games) / deals, 3), "deals": deals,
+           **{k: [sum(g.get(k, [0, 0])[0] for g in games), sum(g.get(k, [0, 0])[1] for g in games)] for k in keys},
+           "secs": round(time.time() - started)}
+    if ARGS.against:
+        base = json.loads(Path(ARGS.against).read_text())["sets"]
+        deltas = [a - b for a, b in zip(sets, base)]
+        d_se = statistics.stdev(deltas) / math.sqrt(len(deltas))
+        out["vs_saved"] = {"win_rate_diff": round(statistics.mean(deltas), 3), "se": round(d_se, 3),
+                           "elo_diff": round(elo(mean) - elo(mean - statistics.mean(deltas)))}
+    print(json.dumps(out))
+    if ARGS.save:
+        Path(ARGS.save).write_text(json.dumps({**out, "sets": sets}))
+
+
+if __name__ == "__main__":
+    main()
