@@ -41,7 +41,7 @@ from typing import Any
 import trio
 
 from referee.errors import ClusterError
-from referee.tournament.game_job import GameJob, PlayedGame
+from referee.tournament.game_job import STARTS_AT_ONCE, GameJob, PlayedGame
 from referee.tournament.pool_wire import Bye, Cancel, Done, Failed, FrameError, FrameReader, FromWorker, Play, \
     Ready, frame
 
@@ -196,6 +196,10 @@ class LocalPool:
         self.nursery = nursery
         self.size = size
         self.command = tuple(command or WORKER_COMMAND)
+        # The machine's bot start-ups at once, shared out: N workers each
+        # starting STARTS_AT_ONCE bots would start N times as many as one
+        # process does, and start-ups that outnumber the cores cost more CPU each.
+        self.starts = max(1, STARTS_AT_ONCE // size)
         self.workers: list[_Worker] = []
         self.in_flight: Counter[str] = Counter()
         self.cpu: dict[str, Bye] = {}  # what each closed worker used (for benchmarks)
@@ -207,7 +211,7 @@ class LocalPool:
         name = f"local-{next(self._numbers)}"
         try:
             process: trio.Process = await self.nursery.start(partial(
-                trio.run_process, [*self.command, name], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                trio.run_process, [*self.command, name, str(self.starts)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE, check=False, start_new_session=True, deliver_cancel=_kill))
         except OSError as exc:
             raise ClusterError(f"cannot start worker {name} ({' '.join(self.command)}): {exc}") from None

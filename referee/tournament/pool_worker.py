@@ -1,9 +1,10 @@
 """One worker process of the local pool behind `tournament --workers N`.
 
 Started by the coordinator (`pool.py`) as `python -m
-referee.tournament.pool_worker NAME`, it runs ONE Trio loop that plays many
-games at once, exactly as the in-process executor does: one process nursery
-for every bot, one limiter for bot start-ups. Jobs arrive as frames on
+referee.tournament.pool_worker NAME STARTS`, it runs ONE Trio loop that plays
+many games at once, exactly as the in-process executor does: one process
+nursery for every bot, one limiter for bot start-ups (STARTS at once: its
+share of what the machine starts at once). Jobs arrive as frames on
 stdin and results leave as frames on stdout (`pool_wire.py`); stdout is
 kept for frames alone (file descriptor 1 is pointed at stderr, so a stray
 print cannot break the stream).
@@ -41,11 +42,12 @@ from referee.tournament.pool_wire import BEAT_EVERY, Beat, Bye, Cancel, Done, Fa
 class PoolWorker:
     """The games this worker is playing, and the one pipe their results share."""
 
-    def __init__(self, out: trio.abc.SendStream, procs: trio.Nursery, games: trio.Nursery) -> None:
+    def __init__(self, out: trio.abc.SendStream, procs: trio.Nursery, games: trio.Nursery,
+                 starts: int = STARTS_AT_ONCE) -> None:
         self.out = out
         self.procs = procs
         self.games = games
-        self.start_limiter = trio.CapacityLimiter(STARTS_AT_ONCE)
+        self.start_limiter = trio.CapacityLimiter(starts)  # this worker's share of the machine's
         self.scopes: dict[int, trio.CancelScope] = {}
         self._writing = trio.StrictFIFOLock()
 
@@ -112,14 +114,15 @@ def _cpu(who: int) -> float:
     return r.ru_utime + r.ru_stime
 
 
-async def serve(frames_in: trio.abc.ReceiveStream, frames_out: trio.abc.SendStream, name: str) -> None:
+async def serve(frames_in: trio.abc.ReceiveStream, frames_out: trio.abc.SendStream, name: str,
+                starts: int = STARTS_AT_ONCE) -> None:
     """Play what arrives on `frames_in` until it ends; results to `frames_out`."""
     GUARDIAN.start()  # before the first bot: if this process is killed, its bots go with it
     reader = FrameReader(frames_in, ToWorker, "the coordinator")
     broken: FrameError | None = None
     async with trio.open_nursery() as procs:
         async with trio.open_nursery() as games:
-            worker = PoolWorker(frames_out, procs, games)
+            worker = PoolWorker(frames_out, procs, games, starts)
             await worker.send(Ready(pid=os.getpid()))
             games.start_soon(worker.beat)
             try:
@@ -136,12 +139,14 @@ async def serve(frames_in: trio.abc.ReceiveStream, frames_out: trio.abc.SendStre
 
 def main() -> None:
     name = sys.argv[1] if len(sys.argv) > 1 else f"local-{os.getpid()}"
+    starts = int(sys.argv[2]) if len(sys.argv) > 2 and sys.argv[2].isdigit() and int(sys.argv[2]) > 0 \
+        else STARTS_AT_ONCE  # its share of the bot start-ups the machine runs at once
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator decides what Ctrl-C means
     frames_in = os.dup(0)
     frames_out = os.dup(1)
     os.dup2(2, 1)  # anything else that writes to stdout lands on stderr, not in the frame stream
     try:
-        trio.run(serve, trio.lowlevel.FdStream(frames_in), trio.lowlevel.FdStream(frames_out), name)
+        trio.run(serve, trio.lowlevel.FdStream(frames_in), trio.lowlevel.FdStream(frames_out), name, starts)
     except FrameError as exc:
         os.write(2, f"{name}: {exc}\n".encode())
         raise SystemExit(2) from None

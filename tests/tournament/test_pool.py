@@ -337,3 +337,18 @@ async def test_the_frame_reader_names_what_came_instead_of_a_frame(data: bytes, 
     assert await reader.receive() == Ready(pid=7)  # a whole frame before the damage is read as such
     with pytest.raises(FrameError, match=r"^worker w " + expected):
         await reader.receive()
+
+
+async def test_the_workers_share_the_machines_bot_start_ups() -> None:
+    """N workers each starting STARTS_AT_ONCE bots at once would start N times
+    as many as one process: each worker is told its share, and the shares add
+    up to no more than one process starts (at least one each)."""
+    from referee.tournament.game_job import STARTS_AT_ONCE
+
+    async with open_pool(2) as pool:
+        shares = []
+        for worker in pool.workers:
+            argv = Path(f"/proc/{worker.process.pid}/cmdline").read_bytes().split(b"\0")
+            shares.append(int(argv[-2]))
+    assert shares == [max(1, STARTS_AT_ONCE // 2)] * 2
+    assert sum(shares) <= max(2, STARTS_AT_ONCE)
