@@ -62,7 +62,7 @@ def _value_of_ranks(ranks: tuple[int, ...], flush: bool, ace_low: bool) -> int:
     groups.sort(reverse=True)
     key = [r for _, r in groups]
     shape = [n for n, _ in groups]
-    high = _straight_high(desc, ace_low) if len(groups) == 5 else None
+    high = _straight_high(desc, ace_low)
     if high is not None:
         return _pack(SF if flush else ST, [high])
     if flush:

@@ -85,9 +85,8 @@ def resolve_command(command: str | Sequence[str], name: str | None = None, cwd: 
         argv = [node, first, *argv[1:]]
     elif path.is_dir():
         raise BotStartError(f"bot {first!r} is a directory; give the program to run")
-    words = shlex.split(command) if isinstance(command, str) else list(command)
-    if name is None and _is_interpreter(first) and len(words) > 1 and not words[1].startswith("-"):
-        first = words[1]  # `python bot.py` is named after bot.py
+    if name is None and _is_interpreter(first) and len(argv) > 1 and not argv[1].startswith("-"):
+        first = argv[1]  # `python bot.py` is named after bot.py (argv is as written: no .py or .js first)
     label = name or Path(first).stem or first
     return BotSpec(name=label, argv=tuple(argv), cwd=cwd, sandbox=sandbox)
 

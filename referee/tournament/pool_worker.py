@@ -139,8 +139,7 @@ async def serve(frames_in: trio.abc.ReceiveStream, frames_out: trio.abc.SendStre
 
 def main() -> None:
     name = sys.argv[1] if len(sys.argv) > 1 else f"local-{os.getpid()}"
-    starts = int(sys.argv[2]) if len(sys.argv) > 2 and sys.argv[2].isdigit() and int(sys.argv[2]) > 0 \
-        else STARTS_AT_ONCE  # its share of the bot start-ups the machine runs at once
+    starts = max(1, int(sys.argv[2])) if len(sys.argv) > 2 else STARTS_AT_ONCE  # its share of the machine's
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator decides what Ctrl-C means
     frames_in = os.dup(0)
     frames_out = os.dup(1)

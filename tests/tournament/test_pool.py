@@ -33,6 +33,7 @@ from referee.seats.sandbox import probe_host
 from referee.tournament import pool as pool_module
 from referee.tournament.config import load_config
 from referee.tournament.executors import Placement
+from referee.tournament.game_job import STARTS_AT_ONCE
 from referee.tournament.pool import LocalPool, open_pool
 from referee.tournament.run import TournamentRunner, prepare_store
 from referee.tournament.schedule import schedule_for
@@ -343,8 +344,6 @@ async def test_the_workers_share_the_machines_bot_start_ups() -> None:
     """N workers each starting STARTS_AT_ONCE bots at once would start N times
     as many as one process: each worker is told its share, and the shares add
     up to no more than one process starts (at least one each)."""
-    from referee.tournament.game_job import STARTS_AT_ONCE
-
     async with open_pool(2) as pool:
         shares = []
         for worker in pool.workers:
