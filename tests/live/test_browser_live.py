@@ -75,10 +75,21 @@ def test_the_dashboard_follows_a_tournament_and_a_table(driver: Any, tmp_path: P
 
         dashboard = driver.current_url
 
+        def click_a_running_game() -> bool:
+            """Click a game in progress; False to look again when there is none, or
+            when the page redrew the list (every second) between finding and clicking."""
+            links = driver.find_elements(By.CSS_SELECTOR, "#running a.watch")
+            if not links:
+                return False
+            try:
+                links[0].click()
+            except StaleElementReferenceException:
+                return False
+            return True
+
         def watch_a_game() -> None:
             driver.get(dashboard)
-            link = _until("a game in progress", lambda: driver.find_elements(By.CSS_SELECTOR, "#running a.watch"))
-            link[0].click()
+            _until("a game in progress, clicked", click_a_running_game)
             _until("the live table", lambda: driver.find_elements(By.ID, "live-frame"))
 
         watch_a_game()
