@@ -42,11 +42,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from search_common import Decision, call_margin, main, rewards  # noqa: E402
+from search_model import card_bits, world_source  # noqa: E402
 from search_tricks import (  # noqa: E402
     TRICK_WORLDS,
-    PlausibleHands,
     Solver,
-    card_bits,
     chicago_call,
     trick_spot,
     two_seat,
@@ -113,7 +112,7 @@ def _iterate(root: Node, state, rng) -> None:
 
 def _two_seat_tricks(decision: Decision) -> object:
     """ISMCTS over a two-seat trick phase: each iteration samples a plausible
-    hand for the other seat (`search_tricks.PlausibleHands`), walks the tree
+    hand for the other seat (`search_model.world_source`), walks the tree
     of both seats' cards in that world, and values the leaf exactly
     (`search_tricks.Solver`) instead of by a playout. The Chicago call, a
     question of two answers, is the exact comparison of `chicago_call`."""
@@ -125,7 +124,7 @@ def _two_seat_tricks(decision: Decision) -> object:
     me, other = view.seat, 1 - view.seat
     root = Node(me)
     worlds: list[int] = []
-    hands = PlausibleHands(decision.knowledge, view)
+    hands = world_source(decision)
     pool = min(decision.iterations, worlds_for(decision, TRICK_WORLDS))
     # Rewards from -1 to 1, the range EXPLORATION is meant for: only the last
     # trick (or the Chicago) is at stake here, a few points, not a deal's worth.

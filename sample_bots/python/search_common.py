@@ -51,9 +51,11 @@ from protocol.chicago import CallChicago, ChicagoRules
 from protocol.common import DealStarted
 from protocol.messages import GameStart, Request
 from referee.games import seat_knowledge
+from referee.games.cards import CARD_INT
 
 import greedy_bot  # noqa: E402  (a sibling sample bot: its heuristics where sampling is weak)
 from search_exchange import best_exchange  # noqa: E402
+from search_model import history_model  # noqa: E402
 
 DEFAULT_BUDGET_MS = 200
 MAX_BUDGET_MS = 60_000
@@ -154,7 +156,8 @@ class Decision:
     the seat knows, its random stream, its iteration budget and deadline."""
 
     def __init__(self, view: Any, legal: list[Any], knowledge: Any, rules: Any,
-                 rng: random.Random, iterations: int, deadline: Deadline, share: float = 1.0) -> None:
+                 rng: random.Random, iterations: int, deadline: Deadline, share: float = 1.0,
+                 events: list[Any] | None = None, my_hands: dict[int, list[int]] | None = None) -> None:
         self.view = view
         self.legal = legal
         self.seat = view.seat
@@ -164,6 +167,8 @@ class Decision:
         self.iterations = iterations
         self.deadline = deadline
         self.share = share  # of the default budget: searches with their own unit of work scale by it
+        self.events = events if events is not None else []  # this deal's, as the seat saw them
+        self.my_hands = my_hands  # Chicago: this seat's hand at each exchange of the deal, by round
 
     def legal_match(self, action: Any) -> Any:
         """The element of `legal` equal to `action` (exchanges compare as sets)."""
@@ -188,6 +193,7 @@ class SearchBot:
         self.seed = 0
         self.rules: Any = None
         self.events: list[Any] = []
+        self.my_hands: dict[int, list[int]] = {}
         self.decisions = 0
         self.request: Request | None = None
         self.received = 0.0
@@ -201,6 +207,7 @@ class SearchBot:
     def on_event(self, game_id: int, event: Any) -> None:
         if isinstance(event, DealStarted):
             self.events = []
+            self.my_hands = {}
         self.events.append(event)
 
     def on_request(self, msg: Request) -> None:
@@ -209,6 +216,8 @@ class SearchBot:
 
     def choose(self, view: Any, legal: list[Any]) -> Any:
         self.decisions += 1
+        if isinstance(self.rules, ChicagoRules) and view.phase == "exchange":
+            self.my_hands[view.exchange_round] = [CARD_INT[c] for c in view.hand]
         if len(legal) <= 1:
             return legal[0] if legal else None
         clock_ms = self.request.clock.decision_ms if self.request is not None else 1000
@@ -217,13 +226,14 @@ class SearchBot:
         try:
             phase = view.phase if isinstance(self.rules, ChicagoRules) else None
             if phase == "exchange":
-                return best_exchange(view, legal, self.rules, rng, deadline) or legal[0]
+                return best_exchange(view, legal, self.rules, rng, deadline,
+                                     history_model(view, self.events, self.my_hands, self.rules, rng)) or legal[0]
             if phase in HEURISTIC_PHASES:
                 return greedy_bot.choose(view, legal, self.rules)
             knowledge = seat_knowledge(view, self.events, self.rules)
             iterations = self.settings.iteration_budget(self.per_ms)
             decision = Decision(view, legal, knowledge, self.rules, rng, iterations, deadline,
-                                iterations / (DEFAULT_BUDGET_MS * self.per_ms))
+                                iterations / (DEFAULT_BUDGET_MS * self.per_ms), self.events, self.my_hands)
             action = self.search(decision)
         except Exception as exc:  # never lose a game to a search bug: fall back, and say so
             print(f"{self.name}: {type(exc).__name__}: {exc}; playing the first legal action",

@@ -38,7 +38,8 @@ from typing import Any
 from referee.games.cards import CARD_INT
 from referee.games.poker import evaluate, hand_points
 from referee.games.rollout import chicago_keep
-from search_tricks import CALL_MARGIN_POINTS, Solver, card_bits
+from search_model import card_bits, hands_after_exchange
+from search_tricks import CALL_MARGIN_POINTS, Solver
 
 DRAWS = 300  # refills per discard
 OPPONENT_HANDS = 400  # sampled hands of the others, for the chance of winning a showdown
@@ -71,7 +72,8 @@ def _kept(hand: list[int], action: Any) -> list[int]:
     return [c for c in hand if c not in discard]
 
 
-def best_exchange(view: Any, legal: list[Any], rules: Any, rng: random.Random, deadline: Any = None) -> Any:
+def best_exchange(view: Any, legal: list[Any], rules: Any, rng: random.Random, deadline: Any = None,
+                  model: Any = None) -> Any:
     """The legal exchange with the best expected showdown (and, in the last
     round, last-trick) points; `legal[0]` if none can be scored."""
     hand = [CARD_INT[c] for c in view.hand]
@@ -85,7 +87,11 @@ def best_exchange(view: Any, legal: list[Any], rules: Any, rng: random.Random, d
     mine = set(hand)
     unseen = [c for c in range(52) if c not in mine]
     others = max(1, len(view.active) - 1)
-    opponents = _opponent_values(unseen, rng, ace_low, last) if scored else []
+    their_hands = hands_after_exchange(model, view, rng, OPPONENT_HANDS) if model is not None else None
+    if their_hands is not None:
+        opponents = sorted(evaluate(h, ace_low) for h in their_hands) if scored else []
+    else:
+        opponents = _opponent_values(unseen, rng, ace_low, last) if scored else []
     refills = [rng.sample(unseen, 5) for _ in range(DRAWS)]
     trick_points = rules.last_trick_points if last else 0
     total_opp = len(opponents)
@@ -118,7 +124,7 @@ def best_exchange(view: Any, legal: list[Any], rules: Any, rng: random.Random, d
         return legal[order[best]]
     if trick_points and len(view.active) == 2 and len(order) > 1:
         exact = _two_seat_trick_values(view, rules, hand, [legal[i] for i in order[:SHORTLIST]], refills,
-                                       unseen, rng, deadline)
+                                       unseen, rng, deadline, their_hands)
         if exact is not None:
             best = max(range(len(exact)), key=lambda j: (shows[order[j]] + exact[j], -j))
             return legal[order[best]]
@@ -161,7 +167,8 @@ def _later_rounds(rules: Any, round_index: int, hand: list[int], actions: list[A
 
 
 def _two_seat_trick_values(view: Any, rules: Any, hand: list[int], actions: list[Any], refills: list[list[int]],
-                           unseen: list[int], rng: random.Random, deadline: Any) -> list[float] | None:
+                           unseen: list[int], rng: random.Random, deadline: Any,
+                           their_hands: list[list[int]] | None = None) -> list[float] | None:
     """What each of `actions` (a last exchange at a two-seat table) is worth
     in the trick phase, in points: the last trick (or a Chicago, when this
     seat may call one) played out exactly against plausible hands of the
@@ -173,11 +180,15 @@ def _two_seat_trick_values(view: Any, rules: Any, hand: list[int], actions: list
     i_lead_called = rules.chicago_leader == "declarer" or i_lead
     may_call = rules.chicago_enabled and view.scores[me] >= rules.chicago_min_score
     opponents = []
+    spare = iter(their_hands or [])
     for refill in refills[:TRICK_SAMPLES]:
         drawn = set(refill)
-        pool = rng.sample([c for c in unseen if c not in drawn], 10)
-        kept = chicago_keep(pool[:5], True)
-        opponents.append(card_bits(kept + pool[5 : 5 + 5 - len(kept)]))
+        theirs = next((h for h in spare if drawn.isdisjoint(h)), None)
+        if theirs is None:
+            pool = rng.sample([c for c in unseen if c not in drawn], 10)
+            kept = chicago_keep(pool[:5], True)
+            theirs = kept + pool[5 : 5 + 5 - len(kept)]
+        opponents.append(card_bits(theirs))
     values = []
     for action in actions:
         if deadline is not None and deadline.passed():

@@ -1,16 +1,13 @@
 """Two-seat Chicago trick play and the Chicago call, searched exactly in
-sampled worlds, with the other seat's hand sampled as a player keeps it.
+sampled worlds, with the other seat's hand inferred from its whole deal.
 
 **Worlds that look like real hands.** A uniform sample of the unseen cards
-gives the other seat a random hand, but it kept cards in every exchange: a
-seat that changed three cards holds a pair far more often than chance says,
-and one that stood pat holds a made hand. `PlausibleHands` draws sampled
-positions and keeps one with a probability that says whether the other
-seat's hand (its cards in hand and those it has played) contains a keep of
-the size its last exchange left: a pair or better, four to a flush or a
-straight, high cards, or a made hand for standing pat (`_keeps_like`).
-Hands with no such keep stay possible, at `UNLIKELY` odds, so an opponent
-that plays otherwise is still covered.
+gives the other seat a random hand, but it kept cards in every exchange and
+its showdowns said how strong it was. The worlds come from
+`search_model.world_source`: the other seat's deal played forward as a particle
+filter over its exchange counts, showdowns, shown hands and plays
+(`HistoryModel`), or, where that has nothing to go on, sampled positions
+filtered by its last exchange (`PlausibleHands`).
 
 **Exact play in each world.** With two seats the rest of the trick phase is
 small: at most five cards each, and only the last trick (or, after a
@@ -25,30 +22,16 @@ program GIB did); the Chicago call is made when it beats not calling by
 
 from __future__ import annotations
 
-import random
-from itertools import combinations
 from typing import Any
 
 from protocol.chicago import CallChicago
 from protocol.common import PlayCard
 from referee.games.cards import CARD_INT
-from referee.games.poker import category_index, evaluate
+from search_model import card_bits, world_source
 
-UNLIKELY = 0.1  # the chance kept for a hand that shows no keep of its exchange's size
-MAX_DRAWS = 30  # sampled positions tried per world before one is taken as it is
 TRICK_WORLDS = 120  # worlds per trick decision
 CALL_WORLDS = 120  # worlds for the Chicago question
 CALL_MARGIN_POINTS = 2.0  # a call must beat not calling by this many points on average
-STRAIGHT = 4
-QUEEN = 10
-KING = 11
-
-
-def card_bits(cards: list[int]) -> int:
-    out = 0
-    for c in cards:
-        out |= 1 << c
-    return out
 
 
 def _cards(bits: int) -> list[int]:
@@ -60,73 +43,9 @@ def _cards(bits: int) -> list[int]:
     return out
 
 
-def _made(keep: tuple[int, ...]) -> bool:
-    """Every card pairs with another (pairs, two pair, trips, quads, full house)."""
-    ranks = [c >> 2 for c in keep]
-    return all(ranks.count(r) >= 2 for r in ranks)
-
-
-def _keeps_like(keep: tuple[int, ...]) -> bool:
-    """Would a sensible player keep exactly these cards and change the rest?"""
-    n = len(keep)
-    if n == 0:
-        return True
-    if n == 5:
-        return category_index(evaluate(list(keep))) >= 2  # two pair or better stands pat
-    if _made(keep):
-        return True
-    ranks = sorted(c >> 2 for c in keep)
-    if n >= 3 and _made(tuple(c for c in keep if c >> 2 != max(ranks))) and max(ranks) >= KING:
-        return True  # a made hand and a high kicker for the last trick
-    if n == 4 and (len({c & 3 for c in keep}) == 1 or ranks[-1] - ranks[0] == 3 and len(set(ranks)) == 4):
-        return True  # four to a flush or to a straight
-    return n <= 2 and ranks[0] >= QUEEN  # one or two high cards
-
-
-def hand_plausible(hand: list[int], kept: int) -> bool:
-    """Does `hand` (the five cards after an exchange) hold a keep of `kept` cards?"""
-    return kept <= 0 or any(_keeps_like(k) for k in combinations(sorted(hand), kept))
-
-
 def worlds_for(decision: Any, at_default: int) -> int:
     """How many worlds a search of `at_default` worlds at the default budget gets."""
     return max(8, round(at_default * decision.share))
-
-
-class PlausibleHands:
-    """Draws the other seats' hidden cards, each sample taken with the odds
-    that each one's hand looks like what its last exchange kept (see the
-    module docstring). One per decision: it caches what it has judged."""
-
-    def __init__(self, knowledge: Any, view: Any) -> None:
-        self.knowledge = knowledge
-        self.last_count = {r.seat: r.count for r in view.exchanges}
-        self.played: dict[int, list[int]] = {}
-        for p in [*(p for t in view.tricks for p in t.cards), *view.trick]:
-            self.played.setdefault(p.seat, []).append(CARD_INT[p.card])
-        self.others = [s for s in view.active if s != view.seat and s in self.last_count]
-        self.judged: dict[tuple[int, int], bool] = {}
-
-    def _plausible(self, hand: list[int], kept: int) -> bool:
-        key = (card_bits(hand), kept)
-        got = self.judged.get(key)
-        if got is None:
-            got = self.judged[key] = hand_plausible(hand, kept)
-        return got
-
-    def draw(self, rng: random.Random) -> dict[int, list[int]]:
-        """Card numbers by seat (and the stock and discards under negative keys)."""
-        cards = self.knowledge.sample_cards(rng)
-        for _ in range(MAX_DRAWS):
-            odds = 1.0
-            for seat in self.others:
-                hand = cards[seat] + self.played.get(seat, [])
-                if len(hand) == 5 and not self._plausible(hand, 5 - self.last_count[seat]):
-                    odds *= UNLIKELY
-            if odds >= 1.0 or rng.random() < odds:
-                return cards
-            cards = self.knowledge.sample_cards(rng)
-        return cards
 
 
 class Solver:
@@ -233,7 +152,7 @@ def pimc_two_seat(decision: Any) -> Any:
         return options[0] if options else None
     other = 1 - view.seat
     totals = [0.0] * len(options)
-    hands = PlausibleHands(decision.knowledge, view)
+    hands = world_source(decision)
     for i in range(worlds_for(decision, TRICK_WORLDS)):
         if i and decision.deadline.passed():
             break
@@ -258,7 +177,7 @@ def chicago_call(decision: Any, solver: Solver) -> Any:
     mine = card_bits([CARD_INT[c] for c in view.hand])
     gain = 0.0
     worlds = 0
-    hands = PlausibleHands(decision.knowledge, view)
+    hands = world_source(decision)
     for i in range(worlds_for(decision, CALL_WORLDS)):
         if i and decision.deadline.passed():
             break

@@ -18,13 +18,8 @@ from referee.games.rules import build_rules
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "sample_bots" / "python"))
 import search_common
-from search_tricks import (
-    PlausibleHands,
-    Solver,
-    card_bits,
-    chicago_call,
-    hand_plausible,
-)
+from search_model import PlausibleHands, card_bits, hand_plausible
+from search_tricks import Solver, chicago_call
 
 RULES = ChicagoRules()
 

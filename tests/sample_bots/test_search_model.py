@@ -1,0 +1,164 @@
+"""The search bots' model of the other seat at a two-seat Chicago table
+(`sample_bots/python/search_model.py`): worlds that fit everything seen,
+and an inference that the deal's history sharpens."""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+from protocol.chicago import ShowdownRecord
+from referee.games import PUBLIC, ChicagoPosition, get_game, new_game, seat_knowledge, state_from_position
+from referee.games.cards import CARD_INT, CARD_STR
+from referee.games.poker import category_code, evaluate
+from referee.games.rules import build_rules
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "sample_bots" / "python"))
+from search_model import HistoryModel, keep_of_size, world_source  # noqa: E402
+
+
+def _ints(cards: str) -> list[int]:
+    return [CARD_INT[c] for c in cards.split()]
+
+
+def test_a_player_keeps_what_its_count_says() -> None:
+    hand = _ints("5h 5d Kc 9s 2h")
+    assert sorted(keep_of_size(hand, 2, False)[0]) == sorted(_ints("5h 5d"))
+    keep, natural = keep_of_size(hand, 3, False)  # two kept besides the pair: a kicker, the king
+    assert sorted(keep) == sorted(_ints("5h 5d Kc")) and natural
+    keep, natural = keep_of_size(hand, 4, False)  # nobody keeps four of this to draw one
+    assert len(keep) == 4 and not natural
+    assert keep_of_size(hand, 0, False) == ([], True)
+    flush_draw = _ints("Ah 9h 6h 3h Kc")
+    assert sorted(keep_of_size(flush_draw, 4, False)[0]) == sorted(_ints("Ah 9h 6h 3h"))
+
+
+def _flush_position() -> tuple[object, object, dict[int, list[int]]]:
+    """Seat 1 changed one card, won the first showdown with a flush, then
+    stood pat twice and won the second with a flush as well."""
+    rules = build_rules(get_game("chicago"), None, None)
+    mine = ("Ah", "Kh", "Qd", "9c", "9s")
+    theirs = ("2s", "5s", "7s", "Js", "Ks")
+    rest = [CARD_STR[c] for c in range(52) if CARD_STR[c] not in mine + theirs]
+    flush = ShowdownRecord(round=1, winners=[1], category="FL", description="a flush", points=5, tied=[])
+    position = ChicagoPosition(
+        n_players=2, dealer=1, hands=(mine, theirs), stock=tuple(rest[:26]), discards=tuple(rest[26:]),
+        scores=(20, 20), phase="chicago_call", exchanged=(3, 1, 2, 0, 1, 0),
+        showdowns=(flush, ShowdownRecord(round=2, winners=[1], category="FL", description="a flush", points=5,
+                                         tied=[])),
+    )
+    state = state_from_position(position, rules)
+    my_hands = {1: _ints("3c 4d 9c Th 2c"), 2: _ints("9c 9s 4d Th Qd"), 3: _ints("9c 9s Qd Th 6d")}
+    return state, rules, my_hands
+
+
+def test_a_seat_that_won_with_a_flush_and_stood_pat_holds_a_flush() -> None:
+    state, rules, my_hands = _flush_position()
+    view = state.view(0)
+    model = HistoryModel(view, [], my_hands, rules, random.Random(4))
+    held = {c for hand in my_hands.values() for c in hand} | set(_ints(" ".join(view.hand)))
+    my_showdown = evaluate(my_hands[2])
+    rng = random.Random(9)
+    suits = set()
+    for _ in range(300):
+        hand = model.draw(rng)[1]
+        assert len(hand) == 5 and not held & set(hand)
+        assert category_code(evaluate(hand)) == "FL" and evaluate(hand) > my_showdown
+        suits.add(hand[0] & 3)
+    assert len(suits) == 4  # any suit could be it: nothing seen says which
+
+
+def _decision_points(seed: int):
+    """Seat 0's decisions in a two-seat game of random moves: (view, the
+    deal's events as seat 0 saw them, seat 0's hands at its exchanges, the state)."""
+    state = new_game("chicago", 2, seed)
+    rng = random.Random(seed)
+    events: list[object] = []
+    my_hands: dict[int, list[int]] = {}
+    cursor = 0
+    while not state.is_terminal():
+        for audience, event in state.events[cursor:]:
+            if type(event).__name__ == "DealStarted":
+                events, my_hands = [], {}
+            if audience in (PUBLIC, 0):
+                events.append(event)
+        cursor = len(state.events)
+        seat = state.current_player()
+        legal = state.legal_actions()
+        if seat == 0:
+            view = state.view(0)
+            if view.phase == "exchange":
+                my_hands[view.exchange_round] = _ints(" ".join(view.hand))
+            yield view, list(events), dict(my_hands), state
+        state.apply_action(rng.choice(legal))
+
+
+def test_every_world_fits_what_the_seat_has_seen() -> None:
+    """In real deals: the other seat's sampled cards are never ones this seat
+    has held, hold every card it has played, none of a suit it showed void in,
+    and fit every showdown; its true hand stays possible."""
+    rules = build_rules(get_game("chicago"), None, None)
+    checked = 0
+    for seed in range(6):
+        for view, events, my_hands, state in _decision_points(seed):
+            if view.phase not in ("trick", "chicago_call") or not my_hands:
+                continue
+            model = HistoryModel(view, events, my_hands, rules, random.Random(seed))
+            if not model.usable():
+                continue
+            plays = [p for t in view.tricks for p in t.cards] + list(view.trick)
+            theirs_played = {CARD_INT[p.card] for p in plays if p.seat == 1}
+            held = {c for h in my_hands.values() for c in h} | {CARD_INT[p.card] for p in plays if p.seat == 0}
+            held |= set(_ints(" ".join(view.hand)))
+            voids = set()
+            for t in [*view.tricks, *([] if not view.trick else [type("T", (), {"cards": view.trick})])]:
+                led = CARD_INT[t.cards[0].card] & 3
+                voids |= {led for p in t.cards[1:] if p.seat == 1 and CARD_INT[p.card] & 3 != led}
+            rng = random.Random(seed)
+            for _ in range(40):
+                got = model.draw(rng)
+                if got is None:
+                    break
+                hand = got[1]
+                assert len(hand) + len(theirs_played) == 5
+                assert not held & set(hand) and not theirs_played & set(hand)
+                assert not any(c & 3 in voids for c in hand)
+            checked += 1
+    assert checked > 50
+
+
+def test_showdowns_constrain_the_particles() -> None:
+    """Right after a showdown every particle's hand gives its announced result."""
+    rules = build_rules(get_game("chicago"), None, None)
+    checked = 0
+    for seed in range(8):
+        for view, events, my_hands, _ in _decision_points(seed):
+            if view.phase != "exchange" or view.exchange_round != 2 or view.dealer == 0:
+                continue  # seat 0 is eldest here: the other seat's hands are as the showdown saw them
+            shown = [s for s in view.showdowns if s.round == 1]
+            if not shown:
+                continue
+            model = HistoryModel(view, events, my_hands, rules, random.Random(seed))
+            record, mine = shown[0], evaluate(my_hands[2])
+            for p in model.particles:
+                theirs = evaluate(p.hand)
+                if record.winners == [1]:
+                    assert theirs > mine and category_code(theirs) == record.category
+                elif record.winners == [0]:
+                    assert theirs < mine
+                elif record.tied:
+                    assert theirs == mine
+            checked += 1
+    assert checked >= 5
+
+
+def test_world_source_falls_back_without_the_seats_hands() -> None:
+    """A decision that does not know this seat's own hands still gets worlds (the plain filter)."""
+    state, rules, _ = _flush_position()
+    view = state.view(0)
+    decision = SimpleNamespace(view=view, rules=rules, rng=random.Random(1), events=[], my_hands=None,
+                               knowledge=seat_knowledge(view, [], rules))
+    source = world_source(decision)
+    assert source.model is None and len(source.draw(random.Random(2))[1]) == 5
