@@ -38,7 +38,7 @@ from typing import Any
 from referee.games.cards import CARD_INT
 from referee.games.poker import evaluate, hand_points
 from referee.games.rollout import chicago_keep
-from search_model import card_bits, hands_after_exchange
+from search_model import card_bits
 from search_tricks import CALL_MARGIN_POINTS, Solver
 
 DRAWS = 300  # refills per discard
@@ -87,7 +87,7 @@ def best_exchange(view: Any, legal: list[Any], rules: Any, rng: random.Random, d
     mine = set(hand)
     unseen = [c for c in range(52) if c not in mine]
     others = max(1, len(view.active) - 1)
-    their_hands = hands_after_exchange(model, view, rng, OPPONENT_HANDS) if model is not None else None
+    their_hands = model.hands_after_exchange(rng, OPPONENT_HANDS) if model is not None else None
     if their_hands is not None:
         opponents = sorted(evaluate(h, ace_low) for h in their_hands) if scored else []
     else:

@@ -25,6 +25,10 @@ to hold the cards the other seat has played and none of a suit it has shown
 void in; the particle is weighted by the chance of such a draw. So every
 world fits everything seen, and the kept part of the hand carries the
 inference.
+
+Where nothing fits (a seat that plays unlike any sensible player), or away
+from a two-seat table, `PlausibleHands` draws positions filtered only by
+the last exchange's count; `world_source` picks between the two.
 """
 
 from __future__ import annotations
@@ -41,7 +45,6 @@ from referee.games.rollout import chicago_keep
 PARTICLES = 300  # histories of the other seat's deal per decision
 UNLIKELY = 0.1  # the weight of a hand with no keep of its exchange's size (a count a sensible player would not choose)
 MAX_DRAWS = 30  # sampled positions PlausibleHands tries per world before one is taken as it is
-STRAIGHT = 4
 QUEEN = 10
 KING = 11
 SHOWDOWN_TRIES = 8  # draws tried for a particle to give the announced showdown
@@ -119,7 +122,6 @@ class PlausibleHands:
         return cards
 
 
-
 def keep_of_size(hand: list[int], size: int, last: bool) -> tuple[list[int], bool]:
     """The `size` cards a sensible player keeps from `hand`, and whether
     keeping that many is natural for the hand: a plain poker player's keep
@@ -192,6 +194,12 @@ class HistoryModel:
         self.rounds = max(self.counts, default=0)
         plays = [*(p for t in view.tricks for p in t.cards), *view.trick]
         my_played = [CARD_INT[p.card] for p in plays if p.seat == self.me]
+        self.played = [CARD_INT[p.card] for p in plays if p.seat == self.other]
+        self.voids: set[int] = set()  # suits the other seat has shown it has none of
+        for trick in [*(t.cards for t in view.tricks), *([view.trick] if view.trick else [])]:
+            led = CARD_INT[trick[0].card] & 3
+            if any(p.seat == self.other and CARD_INT[p.card] & 3 != led for p in trick[1:]):
+                self.voids.add(led)
         start_hand = sorted(CARD_INT[c] for c in view.hand) + my_played
         self.showdowns = {}
         for s in view.showdowns:
@@ -248,26 +256,25 @@ class HistoryModel:
         """A first-round history that fits the count and the showdown: drawn
         afresh until it does (a count a sensible player would not choose is
         taken at `UNLIKELY` odds); weight 0 if none fits in `FIRST_TRIES`."""
-        p = self._dealt(rng)
         for _ in range(FIRST_TRIES):
             p = self._dealt(rng) if shown_hand is None else _Particle(list(shown_hand), set(shown_hand), [],
                                                                       list(shown_hand), len(self.pool), 1.0)
-            if self._exchange(p, 1, rng, odds=rng.random()):
+            if self._exchange(p, 1, rng, by_rejection=True):
                 return p
         p.weight = 0.0
         return p
 
-    def _exchange(self, p: _Particle, r: int, rng: random.Random, odds: float | None = None) -> bool:
+    def _exchange(self, p: _Particle, r: int, rng: random.Random, by_rejection: bool = False) -> bool:
         """Play round `r` for particle `p`: keep as its count says, draw, meet
-        the showdown. With `odds` (a uniform draw) an unlikely keep is refused
-        unless `odds` falls under `UNLIKELY`; otherwise it lowers the weight."""
+        the showdown. An unlikely keep lowers the weight, or `by_rejection`
+        is refused unless a draw falls under `UNLIKELY`."""
         count = self.counts.get(r, 0)
         keep, natural = keep_of_size(p.hand, 5 - count, r >= self.rules.exchanges)
         if not natural:
-            if odds is not None and odds >= UNLIKELY:
-                return False
-            if odds is None:
+            if not by_rejection:
                 p.weight *= UNLIKELY
+            elif rng.random() >= UNLIKELY:
+                return False
         avail = [c for c in self.pool if c not in p.used]
         drawn = rng.sample(avail, count)
         shown = self.showdowns.get(r)
@@ -289,9 +296,23 @@ class HistoryModel:
     def usable(self) -> bool:
         return bool(self.particles)
 
-    def hands_before_exchange(self, rng: random.Random, count: int) -> list[list[int]]:
-        """`count` hands the other seat could hold now (its last draw drawn again)."""
-        return [self._fresh(self._pick(rng, None), rng) for _ in range(count)]
+    def hands_after_exchange(self, rng: random.Random, count: int) -> list[list[int]]:
+        """`count` hands the other seat could show after this round's exchange:
+        a particle's (its last draw drawn again) if it has exchanged already,
+        else a particle's put through a plain exchange (`rollout.chicago_keep`)."""
+        round_now = max(1, self.view.exchange_round)
+        done = round_now in self.counts
+        last = round_now >= self.rules.exchanges
+        out = []
+        for _ in range(count):
+            p = self._pick(rng, None)
+            hand = self._fresh(p, rng)
+            if not done:
+                keep = chicago_keep(hand, last)
+                avail = [c for c in self.pool if c not in p.used and c not in hand]
+                hand = keep + rng.sample(avail, 5 - len(keep))
+            out.append(hand)
+        return out
 
     def _fresh(self, p: _Particle, rng: random.Random) -> list[int]:
         """The particle's hand with its last draw drawn again (uniform given what it kept)."""
@@ -308,22 +329,10 @@ class HistoryModel:
             return parts[rng.randrange(len(parts))]
         return rng.choices(parts, weights)[0]
 
-    def _trick_state(self) -> tuple[list[int], set[int]]:
-        plays = [*(p for t in self.view.tricks for p in t.cards), *self.view.trick]
-        played = [CARD_INT[p.card] for p in plays if p.seat == self.other]
-        voids: set[int] = set()
-        tricks = [list(t.cards) for t in self.view.tricks] + ([list(self.view.trick)] if self.view.trick else [])
-        for trick in tricks:
-            led = CARD_INT[trick[0].card] & 3
-            for p in trick[1:]:
-                if p.seat == self.other and CARD_INT[p.card] & 3 != led:
-                    voids.add(led)
-        return played, voids
-
     def draw(self, rng: random.Random) -> dict[int, list[int]] | None:
         """The other seat's unplayed cards in one world that fits everything
         seen (`PlausibleHands.draw`'s shape), or None if no particle fits."""
-        played, voids = self._trick_state()
+        played, voids = self.played, self.voids
         if self._trick_weights is None:
             self._trick_weights = [self._trick_weight(p, played, voids) for p in self.particles]
             if not any(self._trick_weights):
@@ -409,23 +418,6 @@ def history_model(view: Any, events: list[Any], my_hands: dict[int, list[int]] |
 
 def world_source(decision: Any) -> _Worlds:
     """Where a two-seat trick search gets the other seat's hand in each world."""
-    model = history_model(decision.view, getattr(decision, "events", []), getattr(decision, "my_hands", None),
-                          decision.rules, decision.rng)
+    model = history_model(decision.view, decision.events, decision.my_hands, decision.rules, decision.rng)
     return _Worlds(model, PlausibleHands(decision.knowledge, decision.view))
 
-
-def hands_after_exchange(model: HistoryModel, view: Any, rng: random.Random, count: int) -> list[list[int]]:
-    """`count` hands the other seat could show after this round's exchange:
-    the model's hands if it has exchanged already, else those hands put
-    through a plain exchange (`rollout.chicago_keep`)."""
-    round_now = max(1, view.exchange_round)
-    hands = model.hands_before_exchange(rng, count)
-    if model.counts.get(round_now) is not None:
-        return hands
-    last = round_now >= model.rules.exchanges
-    out = []
-    for hand in hands:
-        keep = chicago_keep(hand, last)
-        avail = [c for c in model.pool if c not in hand]
-        out.append(keep + rng.sample(avail, 5 - len(keep)))
-    return out
