@@ -54,7 +54,12 @@ def _text(driver: Any, css: str) -> str:
 
 @pytest.mark.browser
 def test_the_dashboard_follows_a_tournament_and_a_table(driver: Any, tmp_path: Path) -> None:
-    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, WebDriverException
+    from selenium.common.exceptions import (
+        NoSuchElementException,
+        NoSuchFrameException,
+        StaleElementReferenceException,
+        WebDriverException,
+    )
     from selenium.webdriver.common.by import By
 
     config = slow_tournament(tmp_path, delay_s=0.15, deal_sets=2)
@@ -102,7 +107,8 @@ def test_the_dashboard_follows_a_tournament_and_a_table(driver: Any, tmp_path: P
                 played = [c.get_attribute("data-card") for c in driver.find_elements(By.CSS_SELECTOR, "#trick .card")]
                 data = json.loads(driver.find_element(By.ID, "replay-data").get_attribute("textContent"))
                 return (steps, played, data) if steps is not None else None
-            except (StaleElementReferenceException, NoSuchElementException):  # the frame was swapped meanwhile
+            except (StaleElementReferenceException, NoSuchElementException, NoSuchFrameException):
+                # the frame was swapped meanwhile (between finding it and switching to it, too)
                 return None
             except WebDriverException as exc:
                 # The same race seen from the inspector: the node was replaced mid-read.
