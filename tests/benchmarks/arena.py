@@ -1,12 +1,17 @@
-"""Benchmark (not a test): a search bot against `greedy` in 2-seat Chicago,
-in process, on duplicate deals, with a breakdown of where the points go.
+"""Benchmark (not a test): a search bot against `greedy` in process, on
+duplicate deals, with a breakdown of where the points go: 2-seat Chicago
+by default, `--seats 3|4` for bigger tables, `--game ghost-euchre` for
+Ghost Hand Euchre (there `greedy` is the Euchre heuristic).
 
 Why in process: a real match spends most of its time in pipes and the
 clock; here each search bot's `SearchBot` is called directly with an
 unlimited clock, so it runs its fixed iteration budget (the default 200 ms
 one unless `--iterations`) and plays exactly as at an idle default-time
-match, only faster to set up. Every deal sequence is played from both
-seats (a deal set), and a set's mean score is one sample.
+match, only faster to set up. Every deal sequence is played from every
+seat (a deal set), and a set's mean score is one sample. At an n-seat
+table the search bot sits once and greedy n-1 times; a game scores the
+share of the greedy copies the search bot finished ahead of (1/2 for the
+same place), as in `ladder.py`.
 
 Prints one JSON line: games, win rate and its standard error, Elo over
 greedy with a 95 % interval, points per deal (ours minus greedy's), and
@@ -19,6 +24,7 @@ with `--save FILE`, and pass the earlier run with `--against FILE`: the
 difference of win rate is then paired set by set.
 
     python tests/benchmarks/arena.py [--bot ismcts|pimc] [--sets 100] [--seed 100] [--procs 2]
+                                     [--game chicago|ghost-euchre] [--seats 2|3|4]
                                      [--iterations N] [--dir DIR] [--save FILE] [--against FILE]
 """
 
@@ -56,9 +62,9 @@ class _Start:
 def _load(directory: str):
     sys.path.insert(0, directory)
     sys.path.insert(1, str(ROOT))
-    import greedy_bot
     import search_common
 
+    greedy_bot = importlib.import_module("euchre_bot" if ARGS.game == "ghost-euchre" else "greedy_bot")
     return search_common, greedy_bot
 
 
@@ -73,6 +79,8 @@ class _Greedy:
         pass
 
     def choose(self, view, legal):
+        if ARGS.game == "ghost-euchre":
+            return self.greedy.choose(view, legal)
         return self.greedy.choose(view, legal, self.rules)
 
 
@@ -100,13 +108,12 @@ def play(job: tuple[int, int]) -> dict:
     search_common, greedy_bot = _load(ARGS.dir)
     from referee.games import PUBLIC, new_game
 
-    state = new_game("chicago", 2, seed)
-    bots = [None, None]
+    state = new_game(ARGS.game, ARGS.seats, seed)
+    bots = [_Greedy(greedy_bot, state.rules) for _ in range(ARGS.seats)]
     bots[me] = _Search(ARGS.bot, search_common, state.rules)
-    bots[1 - me] = _Greedy(greedy_bot, state.rules)
     for i, bot in enumerate(bots):
         bot.start(seed * 7 + i)
-    cursor = [0, 0]
+    cursor = [0] * ARGS.seats
     while not state.is_terminal():
         seat = state.current_player()
         events = state.events
@@ -140,8 +147,11 @@ def play(job: tuple[int, int]) -> dict:
             elif event.reason == "showdown":
                 add(f"show{showdown_round}", event.seat, event.points)
     result = state.result()
-    return {"win": 1.0 if result.winner == me else 0.0, "diff": result.scores[me] - result.scores[1 - me],
-            "deals": deals, **figures}
+    mine = result.placements[me]
+    others = [p for s, p in enumerate(result.placements) if s != me]
+    score = sum(1.0 if mine < p else 0.5 if mine == p else 0.0 for p in others) / len(others)
+    rest = [v for s, v in enumerate(result.scores) if s != me]
+    return {"win": score, "diff": result.scores[me] - sum(rest) / len(rest), "deals": deals, **figures}
 
 
 def elo(p: float) -> float:
@@ -154,24 +164,29 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dir", default=str(ROOT / "sample_bots" / "python"))
     parser.add_argument("--bot", default="ismcts", choices=("ismcts", "pimc"))
-    parser.add_argument("--sets", type=int, default=100, help="deal sets (two games each)")
+    parser.add_argument("--game", default="chicago", choices=("chicago", "ghost-euchre"))
+    parser.add_argument("--seats", type=int, default=None, help="Chicago: 2, 3 or 4 (Ghost Hand Euchre: 3)")
+    parser.add_argument("--sets", type=int, default=100, help="deal sets (one game from each seat)")
     parser.add_argument("--seed", type=int, default=100)
     parser.add_argument("--procs", type=int, default=2)
     parser.add_argument("--iterations", type=int, default=None)
     parser.add_argument("--save", default=None, help="write the per-set wins here")
     parser.add_argument("--against", default=None, help="a saved run on the same seeds: paired difference")
     ARGS = parser.parse_args()
+    if ARGS.seats is None:
+        ARGS.seats = 3 if ARGS.game == "ghost-euchre" else 2
+    n = ARGS.seats
     rng = random.Random(ARGS.seed)
-    jobs = [(seed, me) for seed in (rng.getrandbits(48) for _ in range(ARGS.sets)) for me in (0, 1)]
+    jobs = [(seed, me) for seed in (rng.getrandbits(48) for _ in range(ARGS.sets)) for me in range(n)]
     started = time.time()
     with Pool(ARGS.procs) as pool:
         games = pool.map(play, jobs, chunksize=1)
-    sets = [(games[i]["win"] + games[i + 1]["win"]) / 2 for i in range(0, len(games), 2)]
+    sets = [sum(g["win"] for g in games[i:i + n]) / n for i in range(0, len(games), n)]
     mean = statistics.mean(sets)
     se = statistics.stdev(sets) / math.sqrt(len(sets)) if len(sets) > 1 else 0.0
     deals = sum(g["deals"] for g in games)
     keys = sorted({k for g in games for k in g if isinstance(g[k], list)})
-    out = {"bot": ARGS.bot, "games": len(games), "win_rate": round(mean, 3), "se": round(se, 3),
+    out = {"bot": ARGS.bot, "game": ARGS.game, "seats": n, "games": len(games), "win_rate": round(mean, 3), "se": round(se, 3),
            "elo": round(elo(mean)), "elo95": [round(elo(mean - 1.96 * se)), round(elo(mean + 1.96 * se))],
            "points_per_deal": round(sum(g["diff"] for g in games) / deals, 3), "deals": deals,
            **{k: [sum(g.get(k, [0, 0])[0] for g in games), sum(g.get(k, [0, 0])[1] for g in games)] for k in keys},
