@@ -17,7 +17,7 @@ same place), averaged; a deal set (the n seat rotations of one deal
 sequence) is one sample (`referee.stats.ratings.set_stats`).
 
     python tests/benchmarks/ladder.py [--games N] [--search-games N] [--budget-ms MS] [--seed S] [--jobs J]
-                                      [--tables chicago-2,chicago-3,chicago-4,ghost-euchre-3]
+                                      [--tables chicago-2,chicago-3,chicago-4,ghost-euchre-3] [--from BOT]
 
 `--budget-ms` is the search bots' budget per decision (the default 200 ms
 makes a ladder take hours; see sample_bots/README.md for the one published).
@@ -100,6 +100,8 @@ def main() -> None:
     ap.add_argument("--table", type=Path, help="print the table of a run saved with --json, and stop")
     ap.add_argument("--tables", default=",".join(f"{g}-{n}" for g, n in TABLES),
                     help="which tables, as GAME-SEATS separated by commas (default: all four)")
+    ap.add_argument("--from", dest="start", choices=LADDER[:-1], default=LADDER[0],
+                    help="play only the steps from this bot up (e.g. greedy: the two search steps)")
     args = ap.parse_args()
     names = {f"{g}-{n}": (g, n) for g, n in TABLES}
     unknown = [t for t in args.tables.split(",") if t not in names]
@@ -114,7 +116,8 @@ def main() -> None:
         return
     work = []
     for game, seats in tables:
-        for lower, upper in zip(LADDER, LADDER[1:]):
+        rungs = LADDER[LADDER.index(args.start):]
+        for lower, upper in zip(rungs, rungs[1:]):
             search = upper in ("pimc", "ismcts")
             work.append((game, seats, upper, lower, args.search_games if search else args.games))
     t0 = time.monotonic()
