@@ -18,8 +18,7 @@ made them. Each iteration:
    (`search_common.rewards`: score change against the others, and a bonus
    for winning the game), so each seat's nodes maximise that seat's reward.
 
-The move played is the root child visited most (for the Chicago question,
-the better mean reward, a call needing `search_common.CALL_MARGIN` more). Actions are the legal ones,
+The move played is the root child visited most. Actions are the legal ones,
 except that the others' Chicago exchanges are cut to a handful of sensible
 discards (`rollout.exchange_candidates`). This seat's own exchanges and the
 face-up card are not searched (see `search_common`: exchanges by cheap draws
@@ -41,7 +40,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from search_common import Decision, call_margin, main, rewards  # noqa: E402
+from search_common import Decision, main, rewards  # noqa: E402
 from search_model import card_bits, world_source  # noqa: E402
 from search_tricks import (  # noqa: E402
     TRICK_WORLDS,
@@ -51,8 +50,6 @@ from search_tricks import (  # noqa: E402
     two_seat,
     worlds_for,
 )
-
-from protocol.chicago import CallChicago  # noqa: E402
 
 from referee.games import state_from_position  # noqa: E402
 from referee.games.cards import CARD_STR  # noqa: E402
@@ -175,13 +172,7 @@ def ismcts(decision: Decision) -> object:
             break
         state = state_from_position(decision.knowledge.sample(rng), decision.rules)
         _iterate(root, state, rng)
-    def rank(kv):
-        action, node = kv
-        if isinstance(action, CallChicago):  # two options: compare means, with the call's margin
-            return (1, node.reward / max(1, node.visits) - call_margin(action))
-        return (node.visits, node.reward)
-
-    ranked = sorted(root.children.items(), key=rank, reverse=True)
+    ranked = sorted(root.children.items(), key=lambda kv: (kv[1].visits, kv[1].reward), reverse=True)
     for action, _ in ranked:
         reply = decision.legal_match(action)
         if reply is not None:

@@ -40,7 +40,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from search_common import Decision, call_margin, main, rewards  # noqa: E402
+from search_common import Decision, main, rewards  # noqa: E402
 from search_tricks import pimc_two_seat, two_seat  # noqa: E402
 
 from referee.games import state_from_position  # noqa: E402
@@ -92,7 +92,7 @@ def pimc(decision: Decision) -> object:
             alive.sort(key=lambda i: (-totals[i] / max(1, counts[i]), i))
             alive = alive[: (len(alive) + 1) // 2]
     means = [totals[i] / counts[i] if counts[i] else -math.inf for i in range(len(candidates))]
-    return candidates[max(alive, key=lambda i: (means[i] - call_margin(candidates[i]), -i))]
+    return candidates[max(alive, key=lambda i: (means[i], -i))]
 
 
 if __name__ == "__main__":

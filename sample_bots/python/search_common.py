@@ -6,9 +6,13 @@ Chicago decisions are not searched.
 judge trick play well and exchanges badly (a whole deal's noise on a choice
 that turns on the next showdown). So in Chicago an exchange is scored by
 many cheap draws (`search_exchange.best_exchange`), the face-up card is
-greedy's (`HEURISTIC_PHASES`), and the Chicago question and trick play are
-searched; with two seats each bot plays those exactly in sampled worlds
-(`search_tricks`). Ghost Hand Euchre is searched throughout.
+greedy's (`HEURISTIC_PHASES`), and trick play is searched. With two seats
+each bot plays the Chicago question and the tricks exactly in sampled
+worlds (`search_tricks`). At three or four seats the Chicago question is
+greedy's (`heuristic`): playout worlds deal the others' cards uniformly,
+but they kept their high cards, so pimc called 86 Chicagos in 180 games at
+three seats and failed 45; with greedy's call it failed none and won 5.8 ±
+2.1 % more games on the same deals. Ghost Hand Euchre is searched throughout.
 
 **Reproducible by design.** A search that runs until a wall-clock deadline
 gives different answers on a busy machine and an idle one, so a match would
@@ -28,8 +32,7 @@ can the play differ from an idle machine's.
 **Reward.** A playout runs to the end of the deal. A seat's reward is its
 score change minus the mean of the others' (what placement rewards), in
 tens of points, plus `WIN_BONUS` when the playout ends the game: a won game
-is worth more than any points that do not win it. A Chicago call has to beat
-not calling by `CALL_MARGIN` (see `call_margin`).
+is worth more than any points that do not win it.
 """
 
 from __future__ import annotations
@@ -47,7 +50,7 @@ except ImportError:  # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     from protocol.bot import run_bot
 
-from protocol.chicago import CallChicago, ChicagoRules
+from protocol.chicago import ChicagoRules
 from protocol.common import DealStarted
 from protocol.messages import GameStart, Request
 from referee.games import seat_knowledge
@@ -63,19 +66,14 @@ SAFE_FRACTION = 0.3  # of the decision limit: the search stops there whatever it
 RESERVE_MS = 40  # kept back from the limit for decoding, encoding and the pipe
 POINT_SCALE = 10.0  # rewards in tens of points, so UCB constants near 1 fit
 WIN_BONUS = 3.0
-# Chicago phases decided without search (see `SearchBot.choose`).
+# Chicago phases decided without search (see `heuristic`).
 HEURISTIC_PHASES = frozenset({"take_open"})
-CALL_MARGIN = 0.5  # a Chicago call must look this much better (5 points) than no call
 
 
-def call_margin(action: Any) -> float:
-    """What a search subtracts from an action's mean reward before choosing.
+def heuristic(view: Any) -> bool:
+    """Is this Chicago decision greedy's rather than the search's?"""
+    return view.phase in HEURISTIC_PHASES or view.phase == "chicago_call" and len(view.active) > 2
 
-    Sampled worlds deal the unseen cards uniformly, but the others kept their
-    best cards in the exchanges, so they hold more high cards than a uniform
-    deal gives them and a Chicago call looks likelier to succeed than it is.
-    Calling only with a clear margin makes up for that."""
-    return CALL_MARGIN if isinstance(action, CallChicago) and action.call else 0.0
 
 USAGE = "options: --budget-ms N (1-60000, default 200) | --iterations N (fixed count; overrides the budget)"
 
@@ -228,7 +226,7 @@ class SearchBot:
             if phase == "exchange":
                 return best_exchange(view, legal, self.rules, rng, deadline,
                                      history_model(view, self.events, self.my_hands, self.rules, rng)) or legal[0]
-            if phase in HEURISTIC_PHASES:
+            if phase is not None and heuristic(view):
                 return greedy_bot.choose(view, legal, self.rules)
             knowledge = seat_knowledge(view, self.events, self.rules)
             iterations = self.settings.iteration_budget(self.per_ms)
