@@ -59,6 +59,7 @@ from referee.games.cards import CARD_INT
 import greedy_bot  # noqa: E402  (a sibling sample bot: its heuristics where sampling is weak)
 from search_exchange import best_exchange  # noqa: E402
 from search_model import history_model  # noqa: E402
+from search_tricks import two_seat  # noqa: E402
 
 DEFAULT_BUDGET_MS = 200
 MAX_BUDGET_MS = 60_000
@@ -71,8 +72,9 @@ HEURISTIC_PHASES = frozenset({"take_open"})
 
 
 def heuristic(view: Any) -> bool:
-    """Is this Chicago decision greedy's rather than the search's?"""
-    return view.phase in HEURISTIC_PHASES or view.phase == "chicago_call" and len(view.active) > 2
+    """Is this Chicago decision greedy's rather than the search's? The
+    Chicago question is searched only where it is played out exactly."""
+    return view.phase in HEURISTIC_PHASES or view.phase == "chicago_call" and not two_seat(view)
 
 
 USAGE = "options: --budget-ms N (1-60000, default 200) | --iterations N (fixed count; overrides the budget)"

@@ -41,6 +41,8 @@ import time
 from multiprocessing import Pool
 from pathlib import Path
 
+from ladder import game_score  # a sibling benchmark: the same score per game
+
 ROOT = Path(__file__).resolve().parents[2]
 ARGS: argparse.Namespace
 
@@ -147,9 +149,7 @@ def play(job: tuple[int, int]) -> dict:
             elif event.reason == "showdown":
                 add(f"show{showdown_round}", event.seat, event.points)
     result = state.result()
-    mine = result.placements[me]
-    others = [p for s, p in enumerate(result.placements) if s != me]
-    score = sum(1.0 if mine < p else 0.5 if mine == p else 0.0 for p in others) / len(others)
+    score = game_score({"placements": result.placements}, me)
     rest = [v for s, v in enumerate(result.scores) if s != me]
     return {"win": score, "diff": result.scores[me] - sum(rest) / len(rest), "deals": deals, **figures}
 

@@ -150,6 +150,24 @@ def test_the_other_seats_sampled_hand_follows_its_last_exchange() -> None:
     assert biased[True] > uniform[True] + 100  # about 90 % against about 50 % for a random hand
 
 
+def test_the_chicago_question_is_searched_only_where_it_is_played_out_exactly() -> None:
+    """Two seats: the search answers it (exactly); three seats: greedy does,
+    as playouts in uniform worlds call Chicagos that fail; tricks are searched."""
+    state, rules = _call_position("Ah Kh Qd 9c 4s", "2s 2d 7c 8h Jd", (2, 3, 1, 1, 0, 3))
+    assert not search_common.heuristic(state.view(0))
+    hands = (("Ah", "Kh", "Qd", "9c", "4s"), ("2s", "2d", "7c", "7h", "Jd"), ("3c", "5d", "8s", "Ts", "Kc"))
+    rest = [CARD_STR[c] for c in range(52) if CARD_STR[c] not in [c for h in hands for c in h]]
+    three = ChicagoPosition(n_players=3, dealer=2, hands=hands, stock=tuple(rest[:20]), discards=tuple(rest[20:]),
+                            scores=(20, 20, 20), phase="chicago_call", exchanged=(2, 0, 3, 1, 0, 2, 1, 0, 3))
+    state3 = state_from_position(three, rules)
+    assert state3.view(0).phase == "chicago_call" and search_common.heuristic(state3.view(0))
+    state3.apply_action(CallChicago(call=False))
+    while state3.view(state3.current_player()).phase == "chicago_call":
+        state3.apply_action(CallChicago(call=False))
+    assert state3.view(state3.current_player()).phase == "trick"
+    assert not search_common.heuristic(state3.view(state3.current_player()))
+
+
 def test_a_sure_chicago_is_called_and_a_weak_hand_is_not() -> None:
     state, rules = _call_position("Ah Kh Ad Kd Ac", "2s 3s 4s 5c 7d", (2, 3, 1, 1, 0, 3))
     assert chicago_call(_decision(state, rules), Solver(rules)) == CallChicago(call=True)
