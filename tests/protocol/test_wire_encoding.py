@@ -8,7 +8,7 @@ import random
 import msgspec
 
 from protocol.chicago import ChicagoAction
-from referee.games.chicago import ExchangeOptions
+from referee.games.chicago_moves import ExchangeOptions
 from referee.games.playout import new_game
 
 
