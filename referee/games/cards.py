@@ -75,6 +75,11 @@ def card_strs(cards: Iterable[int]) -> tuple[str, ...]:
     return tuple(CARD_STR[c] for c in cards)
 
 
+def card_names(cards: Iterable[int]) -> list[str]:
+    """The names as a list, the shape of the wire's card fields."""
+    return [CARD_STR[c] for c in cards]
+
+
 def sort_hand(cards: Iterable[int]) -> list[int]:
     """Display order: by suit (s h d c), high rank first within a suit."""
     return sorted(cards, key=lambda c: (c & 3, -(c >> 2)))

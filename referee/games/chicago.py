@@ -43,8 +43,8 @@ from protocol.common import (
 )
 from referee.errors import ConfigError
 from referee.games.base import PUBLIC, TERMINAL, Deal, EngineState, shuffle
-from referee.games.cards import CARD_STR
-from referee.games.chicago_moves import HAND_SIZE, TRICKS, ChicagoMoves, card_names
+from referee.games.cards import CARD_STR, card_names
+from referee.games.chicago_moves import HAND_SIZE, TRICKS, ChicagoMoves
 from referee.games.poker import ROYAL_VALUE, category_code, describe, evaluate
 
 # Suit order for the `suit_order` exact-tie policy: clubs < diamonds < hearts < spades.

@@ -17,7 +17,7 @@ import msgspec
 from protocol.chicago import CallChicago, ChicagoRules, Exchange, TakeOpen
 from protocol.common import PlayCard
 from referee.errors import IllegalAction
-from referee.games.cards import CARD_INT, CARD_STR, SUIT_NAMES, CardError, parse_card
+from referee.games.cards import CARD_INT, CARD_STR, SUIT_NAMES, CardError, card_names, parse_card
 
 HAND_SIZE = 5
 TRICKS = 5
@@ -30,10 +30,6 @@ _PLAYS = tuple(PlayCard(card=name) for name in CARD_STR)
 _TAKE_OPEN = (TakeOpen(take=False), TakeOpen(take=True))
 _CALL_CHICAGO = (CallChicago(call=False), CallChicago(call=True))
 _PHASE_ACTION = {"exchange": Exchange, "take_open": TakeOpen, "chicago_call": CallChicago, "trick": PlayCard}
-
-
-def card_names(cards: Sequence[int]) -> list[str]:
-    return [CARD_STR[c] for c in cards]
 
 
 def _action_card(text: str) -> int:

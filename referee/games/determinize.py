@@ -40,7 +40,7 @@ from protocol.chicago import (
 )
 from protocol.common import DealStarted, HandDealt
 from protocol.euchre import EuchreRules, EuchreView
-from referee.games.cards import CARD_INT, CARD_STR, SUITS
+from referee.games.cards import CARD_INT, SUITS, card_strs
 from referee.games.ghost_euchre import EUCHRE_DECK, effective_suit
 from referee.games.position import (
     ChicagoPosition,
@@ -162,10 +162,6 @@ def _ints(cards: Sequence[str]) -> list[int]:
     return [CARD_INT[c] for c in cards]
 
 
-def _strs(cards: Sequence[int]) -> tuple[str, ...]:
-    return tuple(CARD_STR[c] for c in cards)
-
-
 def _trick_plays(view: Any) -> list[list[tuple[int, int]]]:
     tricks = [[(p.seat, CARD_INT[p.card]) for p in t.cards] for t in view.tricks]
     return tricks + ([[(p.seat, CARD_INT[p.card]) for p in view.trick]] if view.trick else [])
@@ -242,12 +238,12 @@ def _chicago(view: ChicagoView, events: list[Any], rules: ChicagoRules) -> SeatK
     last_scorers = _scorers(view)
 
     def make(rng: random.Random, contents: dict[int, list[int]]) -> ChicagoPosition:
-        hands = tuple(_strs(hand) if s == me else _strs(contents[s]) if s in contents else () for s in range(n))
+        hands = tuple(card_strs(hand) if s == me else card_strs(contents[s]) if s in contents else () for s in range(n))
         scored = tuple(hands[s] if s in last_scorers and len(hands[s]) == 5 else () for s in range(n))
         return ChicagoPosition(
-            n_players=n, dealer=view.dealer, hands=hands, stock=_strs(contents[STOCK]),
+            n_players=n, dealer=view.dealer, hands=hands, stock=card_strs(contents[STOCK]),
             scores=tuple(view.scores), deal=view.deal, seed=rng.getrandbits(32),
-            tied=tuple(active) if view.tiebreak else None, discards=_strs(contents[DISCARDS]),
+            tied=tuple(active) if view.tiebreak else None, discards=card_strs(contents[DISCARDS]),
             phase=view.phase, to_act=_chicago_caller(view, events, rules),
             exchanged=tuple(r.count for r in view.exchanges), open_card=view.open_card,
             showdowns=tuple(view.showdowns), revealed=tuple(view.revealed), scored_hands=scored,
@@ -313,13 +309,13 @@ def _euchre(view: EuchreView, events: list[Any], rules: EuchreRules) -> SeatKnow
         places[GHOST] = 6  # the ghost hand, or the dead hand of the seat that swapped
 
     def make(rng: random.Random, contents: dict[int, list[int]]) -> EuchrePosition:
-        hands = tuple(_strs(hand) if s == me else _strs(contents[s]) for s in range(3))
-        other = _strs(contents.get(GHOST, []))
+        hands = tuple(card_strs(hand) if s == me else card_strs(contents[s]) for s in range(3))
+        other = card_strs(contents.get(GHOST, []))
         swapped = view.swapped_by is not None
         return EuchrePosition(
             dealer=view.dealer, hands=hands, scores=tuple(view.scores), deal=view.deal, seed=rng.getrandbits(32),
             tiebreak=view.tiebreak, ghost=() if swapped else other,
-            dead=_strs(dead_known) if i_swapped else other if swapped else (), swapped_by=view.swapped_by,
+            dead=card_strs(dead_known) if i_swapped else other if swapped else (), swapped_by=view.swapped_by,
             phase=view.phase, bids=tuple(b.bid for b in view.bids), trump=view.trump,
             tricks=tuple(tuple(p.card for p in t.cards) for t in view.tricks),
             trick=tuple(p.card for p in view.trick),

@@ -53,6 +53,7 @@ from referee.games.cards import (
     SUIT_NAMES,
     SUITS,
     CardError,
+    card_names,
     parse_card,
     sort_hand,
 )
@@ -66,10 +67,6 @@ NINE = 7
 EUCHRE_DECK: tuple[int, ...] = tuple(range(NINE * 4, 52))  # 9c..As: 24 cards
 
 Contract = int | str  # wire form: 1..5 or "moon"
-
-
-def _strs(cards: Sequence[int]) -> list[str]:
-    return [CARD_STR[c] for c in cards]
 
 
 def _wire_bid(value: int) -> Contract:
@@ -208,7 +205,7 @@ class GhostEuchreState(EngineState):
             tiebreak=self._tiebreak,
             target_score=self.rules.target_score,
             scores=list(self._scores),
-            hand=_strs(sort_hand(self._hands[seat])) if seat != PUBLIC else [],
+            hand=card_names(sort_hand(self._hands[seat])) if seat != PUBLIC else [],
             bids=list(self._bids),
             high_bid=_wire_bid(self._high) if self._high else None,
             swapped_by=self._swapped_by,
@@ -300,7 +297,7 @@ class GhostEuchreState(EngineState):
             raise IllegalAction(str(exc)) from None
         hand = self._hands[seat]
         if card not in hand:
-            raise IllegalAction(f"cannot play {CARD_STR[card]}: not in hand {' '.join(_strs(sort_hand(hand)))}")
+            raise IllegalAction(f"cannot play {CARD_STR[card]}: not in hand {' '.join(card_names(sort_hand(hand)))}")
         if self._trick and self.rules.renege_policy == "reject":
             trump = self._trump
             assert trump is not None
@@ -309,7 +306,7 @@ class GhostEuchreState(EngineState):
             if follow and effective_suit(card, trump) != led:
                 raise IllegalAction(
                     f"must follow suit (GE-09): {SUIT_NAMES[led]} led with {SUIT_NAMES[trump]} trump"
-                    f"{self._bower_note(card, led, trump)}, hand holds {' '.join(_strs(follow))}"
+                    f"{self._bower_note(card, led, trump)}, hand holds {' '.join(card_names(follow))}"
                 )
         return card
 
@@ -372,7 +369,7 @@ class GhostEuchreState(EngineState):
         self._turn = 0
         self._emit(DealStarted(deal=self.deal_number, dealer=dealer, active=list(range(N_PLAYERS)), tiebreak=self._tiebreak))
         for seat in self._order:
-            self._emit(HandDealt(seat=seat, cards=_strs(self._hands[seat])), seat)
+            self._emit(HandDealt(seat=seat, cards=card_names(self._hands[seat])), seat)
         self._phase = "bidding"
         self._to_act = self._order[0]
 
@@ -389,7 +386,7 @@ class GhostEuchreState(EngineState):
         self._ghost = []
         self._swapped_by = seat
         self._emit(GhostSwapped(seat=seat))
-        self._emit(GhostHandTaken(seat=seat, cards=_strs(self._hands[seat])), seat)
+        self._emit(GhostHandTaken(seat=seat, cards=card_names(self._hands[seat])), seat)
 
     def _do_bid(self, seat: int, value: int) -> None:
         wire = _wire_bid(value) if value else None

@@ -14,16 +14,12 @@ from collections.abc import Sequence
 from protocol.chicago import ChicagoRules, ExchangeRecord, StockReshuffled, TrickRecord
 from protocol.common import DealStarted, PlayedCard
 from referee.games.base import Deal
-from referee.games.cards import CARD_INT, CARD_STR, SUIT_NAMES
+from referee.games.cards import CARD_INT, CARD_STR, SUIT_NAMES, card_strs
 from referee.games.chicago import HAND_SIZE, TRICKS, ChicagoState
 from referee.games.position import ChicagoPosition, PositionError, chicago_stream
 
 PHASES = ("exchange", "take_open", "chicago_call", "trick")
 DEFAULT_STREAM = (52,)
-
-
-def _strs(cards: Sequence[int]) -> tuple[str, ...]:
-    return tuple(CARD_STR[c] for c in cards)
 
 
 def _ints(cards: Sequence[str]) -> list[int]:
@@ -49,30 +45,30 @@ def describe_chicago(st: ChicagoState) -> ChicagoPosition:
                                        ((p.seat, CARD_INT[p.card]) for p in rec.cards)] + st._trick)
     start = None
     if in_tricks:
-        start = tuple(_strs(h) for h in st._start_hands)
-        if start == tuple(_strs(h + played[s]) for s, h in enumerate(st._hands)):
+        start = tuple(card_strs(h) for h in st._start_hands)
+        if start == tuple(card_strs(h + played[s]) for s, h in enumerate(st._hands)):
             start = None
     return ChicagoPosition(
         n_players=st.n_players,
         dealer=st._dealer,
-        hands=tuple(_strs(h) for h in st._hands),
-        stock=_strs(st._stock[::-1]),
+        hands=tuple(card_strs(h) for h in st._hands),
+        stock=card_strs(st._stock[::-1]),
         scores=tuple(st._scores),
         deal=st.deal_number,
         seed=st.seed,
         stream=None if stream == DEFAULT_STREAM else stream,
         tied=tuple(st._tied) if st._tied is not None else None,
-        discards=_strs(st._discards),
+        discards=card_strs(st._discards),
         phase=st._phase,
         to_act=st._to_act,
         exchanged=tuple(r.count for r in st._rec_exchanges),
         open_card=CARD_STR[st._open] if st._open is not None else None,
         showdowns=tuple(st._rec_showdowns),
         revealed=tuple(st._rec_reveals),
-        scored_hands=tuple(_strs(sorted(st._scored_hands.get(s, ()))) for s in range(st.n_players)),
+        scored_hands=tuple(card_strs(sorted(st._scored_hands.get(s, ()))) for s in range(st.n_players)),
         declarer=st._declarer,
         tricks=tuple(tuple(p.card for p in rec.cards) for rec in st._rec_tricks),
-        trick=_strs([c for _, c in st._trick]),
+        trick=card_strs([c for _, c in st._trick]),
         start_hands=start,
     )
 

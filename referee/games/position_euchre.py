@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from protocol.common import PlayedCard
 from protocol.euchre import BidRecord, EuchreRules, EuchreTrickRecord
 from referee.games.base import Deal
-from referee.games.cards import CARD_INT, CARD_STR, SUIT_NAMES, SUITS
+from referee.games.cards import CARD_INT, CARD_STR, SUIT_NAMES, SUITS, card_strs
 from referee.games.ghost_euchre import (
     EUCHRE_DECK,
     HAND_SIZE,
@@ -31,10 +31,6 @@ from referee.games.position import (
 
 PHASES = ("bidding", "name_trump", "trick")
 EUCHRE_CARDS = frozenset(CARD_STR[c] for c in EUCHRE_DECK)
-
-
-def _strs(cards: Sequence[int]) -> tuple[str, ...]:
-    return tuple(CARD_STR[c] for c in cards)
 
 
 def _ints(cards: Sequence[str]) -> list[int]:
@@ -58,21 +54,21 @@ def describe_euchre(st: GhostEuchreState) -> EuchrePosition:
     stream = _stream_of(st)
     return EuchrePosition(
         dealer=st._dealer,
-        hands=tuple(_strs(h) for h in st._hands),
+        hands=tuple(card_strs(h) for h in st._hands),
         scores=tuple(st._scores),
         deal=st.deal_number,
         seed=st.seed,
         stream=None if stream == default_euchre_stream(st.deal_number) else stream,
         tiebreak=st._tiebreak,
-        ghost=_strs(st._ghost),
-        dead=_strs(st._dead),
+        ghost=card_strs(st._ghost),
+        dead=card_strs(st._dead),
         swapped_by=st._swapped_by,
         phase=st._phase,
         to_act=st._to_act,
         bids=tuple(b.bid for b in st._bids),
         trump=SUITS[st._trump] if st._trump is not None else None,
         tricks=tuple(tuple(p.card for p in rec.cards) for rec in st._rec_tricks),
-        trick=_strs([c for _, c in st._trick]),
+        trick=card_strs([c for _, c in st._trick]),
     )
 
 
@@ -98,7 +94,7 @@ def _check_cards(p: EuchrePosition) -> None:
                 raise PositionError(f"card {c} is in two places: {seen[c]} and {where}")
             seen[c] = where
     if len(seen) != len(EUCHRE_DECK):
-        missing = " ".join(c for c in _strs(EUCHRE_DECK) if c not in seen)
+        missing = " ".join(c for c in card_strs(EUCHRE_DECK) if c not in seen)
         raise PositionError(f"the cards add up to {len(seen)}, not the 24 of the pack; missing: {missing}")
 
 
