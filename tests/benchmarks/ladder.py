@@ -102,6 +102,8 @@ def main() -> None:
                     help="which tables, as GAME-SEATS separated by commas (default: all four)")
     ap.add_argument("--from", dest="start", choices=LADDER[:-1], default=LADDER[0],
                     help="play only the steps from this bot up (e.g. greedy: the two search steps)")
+    ap.add_argument("--to", dest="stop", choices=LADDER[1:], default=LADDER[-1],
+                    help="play only the steps up to this bot (e.g. --from greedy --to pimc: one step)")
     args = ap.parse_args()
     names = {f"{g}-{n}": (g, n) for g, n in TABLES}
     unknown = [t for t in args.tables.split(",") if t not in names]
@@ -114,9 +116,11 @@ def main() -> None:
         for r in json.loads(args.table.read_text()):
             print(row(r))
         return
+    if LADDER.index(args.stop) <= LADDER.index(args.start):
+        raise SystemExit(f"ladder: --to {args.stop} must be above --from {args.start} in {' < '.join(LADDER)}")
     work = []
     for game, seats in tables:
-        rungs = LADDER[LADDER.index(args.start):]
+        rungs = LADDER[LADDER.index(args.start):LADDER.index(args.stop) + 1]
         for lower, upper in zip(rungs, rungs[1:]):
             search = upper in ("pimc", "ismcts")
             work.append((game, seats, upper, lower, args.search_games if search else args.games))
