@@ -19,7 +19,9 @@ discard directly:
 * **the rounds ahead** (every round but the last): the `LOOKAHEAD` best
   discards by that figure are followed through the later rounds, the hand
   made going on through plain exchanges, and each later showdown (and the
-  last trick) is added in (`FUTURE_DRAWS` draws each);
+  last trick) is added in (`FUTURE_DRAWS` draws each); at two seats the
+  trick phase of `EXACT_AHEAD` of those draws is played out exactly
+  against a hand the other seat could end with, a Chicago included;
 * **two seats, the last round**: the `SHORTLIST` best discards by that
   quick figure are then played out exactly (`search_tricks.Solver`) against
   `TRICK_SAMPLES` hands the other seat could keep, for the last trick, and
@@ -49,6 +51,7 @@ LAST_TRICK_ODDS = {12: 0.6, 11: 0.35, 10: 0.2, 9: 0.1}
 OTHER_RANK_ODDS = 0.04
 LOOKAHEAD = 6  # best discards by the quick figure that are followed into the later rounds
 FUTURE_DRAWS = 100  # draws per later-rounds figure
+EXACT_AHEAD = 40  # of those, draws whose trick phase is played out exactly (two seats)
 SHORTLIST = 4  # best last-round exchanges by the quick figure that are then played out exactly (two seats)
 TRICK_SAMPLES = 24  # refills and hands of the other seat per exact figure
 
@@ -119,7 +122,7 @@ def best_exchange(view: Any, legal: list[Any], rules: Any, rng: random.Random, d
         return None
     if not last and len(order) > 1:
         ahead = _later_rounds(rules, round_index, hand, [legal[i] for i in order[:LOOKAHEAD]], unseen,
-                              opponents, others, rng)
+                              opponents, others, rng, view, their_hands, deadline)
         best = max(range(len(ahead)), key=lambda j: (shows[order[j]] + quick[order[j]] + ahead[j], -j))
         return legal[order[best]]
     if trick_points and len(view.active) == 2 and len(order) > 1:
@@ -132,21 +135,38 @@ def best_exchange(view: Any, legal: list[Any], rules: Any, rng: random.Random, d
 
 
 def _later_rounds(rules: Any, round_index: int, hand: list[int], actions: list[Any], unseen: list[int],
-                  opponents: list[int], others: int, rng: random.Random) -> list[float]:
+                  opponents: list[int], others: int, rng: random.Random, view: Any = None,
+                  their_hands: list[list[int]] | None = None, deadline: Any = None) -> list[float]:
     """What each of `actions` is worth in the rounds after this one: the hand
     it makes goes on through plain exchanges (`rollout.chicago_keep`), and
-    each later showdown counts as this one does (the last round also its
-    best card's share of the last trick). The same draws for every action."""
+    each later showdown counts as this one does. The trick phase counts its
+    best card's share of the last trick, or, at a two-seat table, the exact
+    last trick or Chicago against a hand the other seat could end with
+    (`_ExactTricks`), unless the clock runs short first. The same draws for
+    every action."""
+    later = range(round_index + 1, rules.exchanges)
+    draws = [rng.sample(unseen, 5 * (1 + len(later))) for _ in range(FUTURE_DRAWS)]
+    exact = _ExactTricks(view, rules, their_hands, rng) if view is not None and len(view.active) == 2 else None
+    values = _score_later(rules, hand, actions, later, draws, opponents, others, exact, deadline)
+    if values is None:  # the clock ran short: the rough odds, for every action alike
+        values = _score_later(rules, hand, actions, later, draws, opponents, others, None, None)
+    return values
+
+
+def _score_later(rules: Any, hand: list[int], actions: list[Any], later: range, draws: list[list[int]],
+                 opponents: list[int], others: int, exact: Any, deadline: Any) -> list[float] | None:
+    """`_later_rounds` on given draws; None if `deadline` passed first."""
     ace_low = rules.ace_low_straight
     table = dict(rules.hand_points)
     total_opp = max(1, len(opponents))
-    later = range(round_index + 1, rules.exchanges)
-    draws = [rng.sample(unseen, 5 * (1 + len(later))) for _ in range(FUTURE_DRAWS)]
     values = []
     for action in actions:
+        if deadline is not None and deadline.passed():
+            return None
         keep = _kept(hand, action)
         total = 0.0
-        for pool in draws:
+        tricks = 0.0
+        for k, pool in enumerate(draws):
             made = keep + pool[: 5 - len(keep)]
             used = set(made)
             fresh = [c for c in pool[5:] if c not in used]
@@ -160,10 +180,56 @@ def _later_rounds(rules: Any, round_index: int, hand: list[int], actions: list[A
                     points = hand_points(value, table)
                     if points and opponents:
                         total += points * (bisect.bisect_left(opponents, value) / total_opp) ** others
-                if last and rules.last_trick_points:
-                    total += rules.last_trick_points * LAST_TRICK_ODDS.get(max(made) >> 2, OTHER_RANK_ODDS)
-        values.append(total / FUTURE_DRAWS)
+            if rules.last_trick_points:
+                if exact is None:
+                    tricks += rules.last_trick_points * LAST_TRICK_ODDS.get(max(made) >> 2, OTHER_RANK_ODDS)
+                elif k < EXACT_AHEAD:
+                    tricks += exact.value(made, k, set(pool) | set(hand))
+        trick_draws = FUTURE_DRAWS if exact is None else min(EXACT_AHEAD, FUTURE_DRAWS)
+        values.append(total / FUTURE_DRAWS + tricks / trick_draws)
     return values
+
+
+class _ExactTricks:
+    """A two-seat hand's trick phase played out exactly against a hand the
+    other seat could end the deal with: one of its model's hands (or a
+    random one) put through a plain last exchange. The last trick, or a
+    Chicago when this seat has the points to call one, worth half the
+    swing, as in `_two_seat_trick_values`."""
+
+    def __init__(self, view: Any, rules: Any, their_hands: list[list[int]] | None, rng: random.Random) -> None:
+        self.solver = Solver(rules)
+        self.rules = rules
+        self.rng = rng
+        me = view.seat
+        self.i_lead = (view.dealer + 1) % 2 == me
+        self.i_lead_called = rules.chicago_leader == "declarer" or self.i_lead
+        self.may_call = rules.chicago_enabled and view.scores[me] >= rules.chicago_min_score
+        self.mine = {CARD_INT[c] for c in view.hand}
+        self.their_hands = their_hands or []
+        self.theirs: dict[int, int] = {}  # by draw: the same other hand for every action
+
+    def _their_final(self, k: int, taken: set[int]) -> int:
+        got = self.theirs.get(k)
+        if got is None:
+            rng = self.rng
+            start = self.their_hands[k % len(self.their_hands)] if self.their_hands else []
+            start = [c for c in start if c not in taken]
+            spare = [c for c in range(52) if c not in taken and c not in start]
+            rng.shuffle(spare)
+            start += spare[: 5 - len(start)]
+            kept = chicago_keep(start, True)
+            rest = [c for c in spare[5:] if c not in kept and c not in start]
+            got = self.theirs[k] = card_bits(kept + rest[: 5 - len(kept)])
+        return got
+
+    def value(self, made: list[int], k: int, taken: set[int]) -> float:
+        theirs = self._their_final(k, taken | self.mine)  # `taken` holds every card `made` can hold
+        mine = card_bits(made)
+        value = self.solver.value((mine, theirs, self.i_lead, -1, 0))
+        if self.may_call:
+            value = max(value, self.solver.value((mine, theirs, self.i_lead_called, -1, 1)) - CALL_MARGIN_POINTS)
+        return value / 2
 
 
 def _two_seat_trick_values(view: Any, rules: Any, hand: list[int], actions: list[Any], refills: list[list[int]],

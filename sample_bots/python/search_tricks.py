@@ -163,25 +163,41 @@ def pimc_two_seat(decision: Any) -> Any:
     return options[best]
 
 
-def chicago_call(decision: Any, solver: Solver) -> Any:
-    """Call Chicago when, over plausible worlds, calling beats not calling by
-    `CALL_MARGIN_POINTS` on average, both played out exactly."""
+def call_gain(decision: Any, solver: Solver, theirs: int) -> tuple[int, int]:
+    """Points of calling and of not calling, both played out exactly, if the
+    other seat holds `theirs` (a card bitmask)."""
     view = decision.view
-    calls = [a for a in decision.legal if isinstance(a, CallChicago) and a.call]
-    passes = [a for a in decision.legal if isinstance(a, CallChicago) and not a.call]
-    if not calls or not passes:
-        return (calls or passes or [None])[0]
-    me, other = view.seat, 1 - view.seat
+    me = view.seat
     eldest = (view.dealer + 1) % 2
     i_lead_called = decision.rules.chicago_leader == "declarer" or eldest == me
     mine = card_bits([CARD_INT[c] for c in view.hand])
+    return solver.value((mine, theirs, i_lead_called, -1, 1)), solver.value((mine, theirs, eldest == me, -1, 0))
+
+
+def call_estimate(decision: Any, solver: Solver) -> tuple[float, float]:
+    """The mean gain of calling over plausible worlds, and the share of those
+    worlds where the called Chicago is made."""
+    other = 1 - decision.view.seat
     gain = 0.0
+    made = 0
     worlds = 0
     hands = world_source(decision)
     for i in range(worlds_for(decision, CALL_WORLDS)):
         if i and decision.deadline.passed():
             break
-        theirs = card_bits(hands.draw(decision.rng)[other])
-        gain += solver.value((mine, theirs, i_lead_called, -1, 1)) - solver.value((mine, theirs, eldest == me, -1, 0))
+        called, not_called = call_gain(decision, solver, card_bits(hands.draw(decision.rng)[other]))
+        gain += called - not_called
+        made += called > 0
         worlds += 1
-    return calls[0] if gain / max(1, worlds) > CALL_MARGIN_POINTS else passes[0]
+    return gain / max(1, worlds), made / max(1, worlds)
+
+
+def chicago_call(decision: Any, solver: Solver) -> Any:
+    """Call Chicago when, over plausible worlds, calling beats not calling by
+    `CALL_MARGIN_POINTS` on average, both played out exactly."""
+    calls = [a for a in decision.legal if isinstance(a, CallChicago) and a.call]
+    passes = [a for a in decision.legal if isinstance(a, CallChicago) and not a.call]
+    if not calls or not passes:
+        return (calls or passes or [None])[0]
+    gain, _ = call_estimate(decision, solver)
+    return calls[0] if gain > CALL_MARGIN_POINTS else passes[0]

@@ -87,3 +87,41 @@ def test_the_rounds_ahead_value_a_kept_pair_over_a_fresh_hand() -> None:
     actions = [Exchange(discard=["7c", "4s", "2h"]), Exchange(discard=["Ah", "Ad", "7c", "4s", "2h"])]
     pair, fresh = _later_rounds(ChicagoRules(), 0, hand, actions, unseen, opponents, 1, rng)
     assert pair > fresh + 0.5
+
+
+def _later_two_seat(hand: list[str], points: int, deadline=None) -> tuple[list[float], list[float]]:
+    """The rounds-ahead figures of keeping all and changing all, at a two-seat
+    table with `points` to the seat (the exact trick phase) and without a view
+    (the rough last-trick odds), on the same random stream."""
+    from search_exchange import _later_rounds, _opponent_values
+
+    cards = [CARD_INT[c] for c in hand]
+    unseen = [c for c in range(52) if c not in cards]
+    actions = [Exchange(discard=[]), Exchange(discard=list(hand))]
+    view = SimpleNamespace(hand=hand, active=[0, 1], seat=0, dealer=1, scores=[points, 0])
+    figures = []
+    for v in (view, None):
+        rng = random.Random(5)
+        opponents = _opponent_values(unseen, rng, True, False)
+        figures.append(_later_rounds(ChicagoRules(), 1, cards, actions, unseen, opponents, 1, rng, v, None, deadline))
+    return figures[0], figures[1]
+
+
+def test_the_rounds_ahead_play_a_two_seat_trick_phase_out_exactly() -> None:
+    """A royal flush kept to the end is a sure Chicago for the seat that leads:
+    played out exactly it is worth the Chicago less the call's margin, half of
+    the swing, where the rough odds give its ace 60 % of the last trick."""
+    from search_tricks import CALL_MARGIN_POINTS
+
+    royal = "As Ks Qs Js Ts".split()
+    exact, rough = _later_two_seat(royal, 20)
+    assert exact[0] - rough[0] == pytest.approx((15 - CALL_MARGIN_POINTS) / 2 - 0.6 * 5)
+    exact, rough = _later_two_seat(royal, 0)  # no points to call: the last trick, every time
+    assert exact[0] - rough[0] == pytest.approx(5 / 2 - 0.6 * 5)
+    assert exact[1] != rough[1]  # a fresh hand is played out too, not given the odds
+
+
+def test_the_rounds_ahead_fall_back_to_the_odds_when_the_clock_runs_short() -> None:
+    passed = SimpleNamespace(passed=lambda: True)
+    exact, rough = _later_two_seat("Kh Qd 9c 6s 3h".split(), 20, deadline=passed)
+    assert exact == rough
