@@ -18,6 +18,13 @@ greedy with a 95 % interval, points per deal (ours minus greedy's), and
 per side: Chicago calls and successes, last tricks, showdown points by
 exchange round (`show1`, `show2`, and `show0` for the final showdown).
 
+Checking the two-seat Chicago call (`--calibrate`): at each call decision of
+the search bot the harness also plays both answers out exactly against the
+other seat's true hand (`search_tricks.call_gain`). The decisions are
+bucketed by the gain of calling the bot's worlds estimated; each bucket
+shows how many, the mean estimate, the mean true gain, and the share called.
+A calibrated call has the true gain close to the estimate in every bucket.
+
 Comparing two versions of the bots: run each on the same `--seed` and
 `--sets` (`--dir` points at another checkout's `sample_bots/python`), save
 with `--save FILE`, and pass the earlier run with `--against FILE`: the
@@ -26,6 +33,7 @@ difference of win rate is then paired set by set.
     python tests/benchmarks/arena.py [--bot ismcts|pimc] [--sets 100] [--seed 100] [--procs 2]
                                      [--game chicago|ghost-euchre] [--seats 2|3|4]
                                      [--iterations N] [--dir DIR] [--save FILE] [--against FILE]
+                                     [--calibrate]
 """
 
 from __future__ import annotations
@@ -45,6 +53,7 @@ from ladder import game_score  # a sibling benchmark: the same score per game
 
 ROOT = Path(__file__).resolve().parents[2]
 ARGS: argparse.Namespace
+GAIN_BUCKETS = (-2.0, 0.0, 2.0, 5.0, 8.0)  # edges of the estimated gain, in points, for `--calibrate`
 
 
 class _Clock:
@@ -104,12 +113,53 @@ class _Search:
         return self.bot.choose(view, legal)
 
 
+class _CallRecorder:
+    """Wraps `search_tricks.call_estimate`: records each estimate beside the
+    gain of calling played out against `truth`, the other seat's true hand."""
+
+    def __init__(self, search_tricks, card_bits) -> None:
+        current = search_tricks.call_estimate  # a worker plays many games: wrap the original once
+        self.estimate = current.estimate if isinstance(current, _CallRecorder) else current
+        self.call_gain, self.card_bits = search_tricks.call_gain, card_bits
+        self.truth: list[int] = []
+        self.log: list[list[float]] = []
+        search_tricks.call_estimate = self
+
+    def __call__(self, decision, solver) -> tuple[float, float]:
+        gain, made = self.estimate(decision, solver)
+        called, not_called = self.call_gain(decision, solver, self.card_bits(self.truth))
+        self.log.append([gain, called - not_called])
+        return gain, made
+
+
+def _calibration(log: list[list[float]], margin: float) -> list[dict]:
+    """The call decisions bucketed by estimated gain: count, mean estimate, mean true gain, share called."""
+    edges = (-math.inf, *GAIN_BUCKETS, math.inf)
+    rows = []
+    for low, high in zip(edges, edges[1:]):
+        inside = [(g, t) for g, t in log if low <= g < high]
+        if inside:
+            rows.append({"estimate": [None if math.isinf(low) else low, None if math.isinf(high) else high],
+                         "n": len(inside),
+                         "mean_estimate": round(statistics.mean(g for g, _ in inside), 2),
+                         "mean_true": round(statistics.mean(t for _, t in inside), 2),
+                         "called": round(sum(g > margin for g, _ in inside) / len(inside), 2)})
+    return rows
+
+
 def play(job: tuple[int, int]) -> dict:
     """One game of deal sequence `seed`, our bot in seat `me`; its figures."""
     seed, me = job
     search_common, greedy_bot = _load(ARGS.dir)
     from referee.games import PUBLIC, new_game
+    from referee.games.cards import CARD_INT
 
+    recorder = None
+    if ARGS.calibrate:
+        import search_model
+        import search_tricks
+
+        recorder = _CallRecorder(search_tricks, search_model.card_bits)
     state = new_game(ARGS.game, ARGS.seats, seed)
     bots = [_Greedy(greedy_bot, state.rules) for _ in range(ARGS.seats)]
     bots[me] = _Search(ARGS.bot, search_common, state.rules)
@@ -123,6 +173,8 @@ def play(job: tuple[int, int]) -> dict:
             if audience in (PUBLIC, seat):
                 bots[seat].event(event)
         cursor[seat] = len(events)
+        if recorder is not None and seat == me:
+            recorder.truth = [CARD_INT[c] for c in state.view(1 - me).hand]
         state.apply_action(bots[seat].choose(state.view(seat), state.legal_actions()))
     figures: dict[str, list[int]] = {}
 
@@ -151,7 +203,8 @@ def play(job: tuple[int, int]) -> dict:
     result = state.result()
     score = game_score({"placements": result.placements}, me)
     rest = [v for s, v in enumerate(result.scores) if s != me]
-    return {"win": score, "diff": result.scores[me] - sum(rest) / len(rest), "deals": deals, **figures}
+    calls = {"call_log": recorder.log} if recorder is not None else {}
+    return {"win": score, "diff": result.scores[me] - sum(rest) / len(rest), "deals": deals, **figures, **calls}
 
 
 def elo(p: float) -> float:
@@ -172,10 +225,14 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=None)
     parser.add_argument("--save", default=None, help="write the per-set wins here")
     parser.add_argument("--against", default=None, help="a saved run on the same seeds: paired difference")
+    parser.add_argument("--calibrate", action="store_true",
+                        help="two-seat Chicago: the call's estimates against the true hand")
     ARGS = parser.parse_args()
     if ARGS.seats is None:
         ARGS.seats = 3 if ARGS.game == "ghost-euchre" else 2
     n = ARGS.seats
+    if ARGS.calibrate and (ARGS.game != "chicago" or n != 2):
+        parser.error("--calibrate is for two-seat Chicago, where the call is played out exactly")
     rng = random.Random(ARGS.seed)
     jobs = [(seed, me) for seed in (rng.getrandbits(48) for _ in range(ARGS.sets)) for me in range(n)]
     started = time.time()
@@ -185,12 +242,20 @@ def main() -> None:
     mean = statistics.mean(sets)
     se = statistics.stdev(sets) / math.sqrt(len(sets)) if len(sets) > 1 else 0.0
     deals = sum(g["deals"] for g in games)
-    keys = sorted({k for g in games for k in g if isinstance(g[k], list)})
+    keys = sorted({k for g in games for k in g if isinstance(g[k], list) and k != "call_log"})
     out = {"bot": ARGS.bot, "game": ARGS.game, "seats": n, "games": len(games), "win_rate": round(mean, 3), "se": round(se, 3),
            "elo": round(elo(mean)), "elo95": [round(elo(mean - 1.96 * se)), round(elo(mean + 1.96 * se))],
            "points_per_deal": round(sum(g["diff"] for g in games) / deals, 3), "deals": deals,
            **{k: [sum(g.get(k, [0, 0])[0] for g in games), sum(g.get(k, [0, 0])[1] for g in games)] for k in keys},
            "secs": round(time.time() - started)}
+    if ARGS.calibrate:
+        sys.path.insert(0, ARGS.dir)
+        sys.path.insert(1, str(ROOT))
+        from search_tricks import CALL_MARGIN_POINTS
+
+        log = [entry for g in games for entry in g["call_log"]]
+        out["calibration"] = {"decisions": len(log), "margin": CALL_MARGIN_POINTS,
+                              "by_estimated_gain": _calibration(log, CALL_MARGIN_POINTS)}
     if ARGS.against:
         base = json.loads(Path(ARGS.against).read_text())["sets"]
         deltas = [a - b for a, b in zip(sets, base)]
