@@ -190,24 +190,36 @@ def _score_later(rules: Any, hand: list[int], actions: list[Any], later: range, 
     return values
 
 
-class _ExactTricks:
-    """A two-seat hand's trick phase played out exactly against a hand the
-    other seat could end the deal with: one of its model's hands (or a
-    random one) put through a plain last exchange. The last trick, or a
-    Chicago when this seat has the points to call one, worth half the
-    swing, as in `_two_seat_trick_values`."""
+class _TrickWorth:
+    """What a two-seat trick phase is worth to this seat, played out exactly
+    (`search_tricks.Solver`): the last trick, or a Chicago when this seat has
+    the points to call one, less the call's margin. Half the swing: this
+    seat's own points, as the showdown figure counts them."""
 
-    def __init__(self, view: Any, rules: Any, their_hands: list[list[int]] | None, rng: random.Random) -> None:
+    def __init__(self, view: Any, rules: Any) -> None:
         self.solver = Solver(rules)
-        self.rules = rules
-        self.rng = rng
         me = view.seat
         self.i_lead = (view.dealer + 1) % 2 == me
         self.i_lead_called = rules.chicago_leader == "declarer" or self.i_lead
         self.may_call = rules.chicago_enabled and view.scores[me] >= rules.chicago_min_score
-        self.mine = {CARD_INT[c] for c in view.hand}
+
+    def __call__(self, mine: int, theirs: int) -> float:
+        value = self.solver.value((mine, theirs, self.i_lead, -1, 0))
+        if self.may_call:
+            value = max(value, self.solver.value((mine, theirs, self.i_lead_called, -1, 1)) - CALL_MARGIN_POINTS)
+        return value / 2
+
+
+class _ExactTricks:
+    """A looked-ahead hand's trick phase (`_TrickWorth`) against a hand the
+    other seat could end the deal with: one of its model's hands (or a
+    random one) put through a plain last exchange, the same for every action."""
+
+    def __init__(self, view: Any, rules: Any, their_hands: list[list[int]] | None, rng: random.Random) -> None:
+        self.worth = _TrickWorth(view, rules)
+        self.rng = rng
         self.their_hands = their_hands or []
-        self.theirs: dict[int, int] = {}  # by draw: the same other hand for every action
+        self.theirs: dict[int, int] = {}  # by draw
 
     def _their_final(self, k: int, taken: set[int]) -> int:
         got = self.theirs.get(k)
@@ -224,12 +236,8 @@ class _ExactTricks:
         return got
 
     def value(self, made: list[int], k: int, taken: set[int]) -> float:
-        theirs = self._their_final(k, taken | self.mine)  # `taken` holds every card `made` can hold
-        mine = card_bits(made)
-        value = self.solver.value((mine, theirs, self.i_lead, -1, 0))
-        if self.may_call:
-            value = max(value, self.solver.value((mine, theirs, self.i_lead_called, -1, 1)) - CALL_MARGIN_POINTS)
-        return value / 2
+        """`made`'s worth in draw `k`; `taken` holds this seat's hand and every card `made` can hold."""
+        return self.worth(card_bits(made), self._their_final(k, taken))
 
 
 def _two_seat_trick_values(view: Any, rules: Any, hand: list[int], actions: list[Any], refills: list[list[int]],
@@ -240,11 +248,7 @@ def _two_seat_trick_values(view: Any, rules: Any, hand: list[int], actions: list
     seat may call one) played out exactly against plausible hands of the
     other seat, `TRICK_SAMPLES` of them, the same for every action. None if
     the clock ran out first (the quick figure stands then)."""
-    solver = Solver(rules)
-    me = view.seat
-    i_lead = (view.dealer + 1) % 2 == me
-    i_lead_called = rules.chicago_leader == "declarer" or i_lead
-    may_call = rules.chicago_enabled and view.scores[me] >= rules.chicago_min_score
+    worth = _TrickWorth(view, rules)
     opponents = []
     spare = iter(their_hands or [])
     for refill in refills[:TRICK_SAMPLES]:
@@ -263,10 +267,6 @@ def _two_seat_trick_values(view: Any, rules: Any, hand: list[int], actions: list
         need = 5 - len(keep)
         total = 0.0
         for refill, theirs in zip(refills, opponents):
-            made = card_bits(keep + refill[:need])
-            value = solver.value((made, theirs, i_lead, -1, 0))
-            if may_call:
-                value = max(value, solver.value((made, theirs, i_lead_called, -1, 1)) - CALL_MARGIN_POINTS)
-            total += value / 2  # half the swing: this seat's own points, as the showdown figure counts them
+            total += worth(card_bits(keep + refill[:need]), theirs)
         values.append(total / len(opponents))
     return values

@@ -174,12 +174,10 @@ def call_gain(decision: Any, solver: Solver, theirs: int) -> tuple[int, int]:
     return solver.value((mine, theirs, i_lead_called, -1, 1)), solver.value((mine, theirs, eldest == me, -1, 0))
 
 
-def call_estimate(decision: Any, solver: Solver) -> tuple[float, float]:
-    """The mean gain of calling over plausible worlds, and the share of those
-    worlds where the called Chicago is made."""
+def call_estimate(decision: Any, solver: Solver) -> float:
+    """The mean gain of calling over plausible worlds."""
     other = 1 - decision.view.seat
     gain = 0.0
-    made = 0
     worlds = 0
     hands = world_source(decision)
     for i in range(worlds_for(decision, CALL_WORLDS)):
@@ -187,9 +185,8 @@ def call_estimate(decision: Any, solver: Solver) -> tuple[float, float]:
             break
         called, not_called = call_gain(decision, solver, card_bits(hands.draw(decision.rng)[other]))
         gain += called - not_called
-        made += called > 0
         worlds += 1
-    return gain / max(1, worlds), made / max(1, worlds)
+    return gain / max(1, worlds)
 
 
 def chicago_call(decision: Any, solver: Solver) -> Any:
@@ -199,5 +196,4 @@ def chicago_call(decision: Any, solver: Solver) -> Any:
     passes = [a for a in decision.legal if isinstance(a, CallChicago) and not a.call]
     if not calls or not passes:
         return (calls or passes or [None])[0]
-    gain, _ = call_estimate(decision, solver)
-    return calls[0] if gain > CALL_MARGIN_POINTS else passes[0]
+    return calls[0] if call_estimate(decision, solver) > CALL_MARGIN_POINTS else passes[0]

@@ -125,11 +125,11 @@ class _CallRecorder:
         self.log: list[list[float]] = []
         search_tricks.call_estimate = self
 
-    def __call__(self, decision, solver) -> tuple[float, float]:
-        gain, made = self.estimate(decision, solver)
+    def __call__(self, decision, solver) -> float:
+        gain = self.estimate(decision, solver)
         called, not_called = self.call_gain(decision, solver, self.card_bits(self.truth))
         self.log.append([gain, called - not_called])
-        return gain, made
+        return gain
 
 
 def _calibration(log: list[list[float]], margin: float) -> list[dict]:
