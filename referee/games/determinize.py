@@ -81,14 +81,7 @@ class SeatKnowledge:
 
     def sample(self, rng: random.Random) -> Position:
         """One full position consistent with what the seat has seen."""
-        return self.position(rng, self.sample_cards(rng))
-
-    def position(self, rng: random.Random, contents: dict[int, list[int]]) -> Position:
-        """The full position with the unseen cards where `contents` (a
-        `sample_cards` result) puts them. A search that weighs or rejects
-        samples by its own model of the other seats picks among cheap
-        `sample_cards` draws and builds only the one it keeps."""
-        return self._make(rng, contents)
+        return self._make(rng, self.sample_cards(rng))
 
     def sample_cards(self, rng: random.Random) -> dict[int, list[int]]:
         """Where the unseen cards lie in one consistent sample, without building

@@ -8,8 +8,6 @@ made them. Each iteration:
 
 1. **Determinize**: sample one world consistent with what this seat has seen
    (`referee.games.seat_knowledge`); the tree is walked in that world only.
-   In Chicago the others' hands also follow their last exchange
-   (`world_maker`): a seat that stood pat is rarely dealt a busted hand.
 2. **Select**: among the children whose action is legal in this world, take
    the one with the best UCB1 score, where the exploration term counts how
    often the child was *available*, not how often its parent was visited
@@ -39,12 +37,11 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from search_common import Decision, main, rewards  # noqa: E402
-from search_model import PlausibleHands, card_bits, world_source  # noqa: E402
+from search_model import card_bits, world_source  # noqa: E402
 from search_tricks import (  # noqa: E402
     TRICK_WORLDS,
     Solver,
@@ -54,7 +51,6 @@ from search_tricks import (  # noqa: E402
     worlds_for,
 )
 
-from protocol.chicago import ChicagoView  # noqa: E402
 from referee.games import state_from_position  # noqa: E402
 from referee.games.cards import CARD_STR  # noqa: E402
 from referee.games.rollout import finish_deal, search_actions  # noqa: E402
@@ -165,30 +161,17 @@ def _two_seat_tricks(decision: Decision) -> object:
     return ranked[0] if ranked else None
 
 
-def world_maker(decision: Decision) -> Callable[[], object]:
-    """Where each iteration's world comes from. In Chicago the others' hands
-    follow their last exchange (`search_model.PlausibleHands`: a seat that
-    stood pat holds a made hand, one that changed three holds a pair or high
-    cards), since a world that deals them uniformly gives them hands they
-    would have broken up; elsewhere every consistent world is equally likely."""
-    rng, knowledge, rules = decision.rng, decision.knowledge, decision.rules
-    if isinstance(decision.view, ChicagoView):
-        hands = PlausibleHands(knowledge, decision.view)
-        return lambda: state_from_position(knowledge.position(rng, hands.draw(rng)), rules)
-    return lambda: state_from_position(knowledge.sample(rng), rules)
-
-
 def ismcts(decision: Decision) -> object:
     """The root action visited most after the iteration budget (or the deadline)."""
     if two_seat(decision.view):
         return _two_seat_tricks(decision)
     rng = decision.rng
     root = Node(decision.seat)
-    world = world_maker(decision)
     for i in range(decision.iterations):
         if i and decision.deadline.passed():
             break
-        _iterate(root, world(), rng)
+        state = state_from_position(decision.knowledge.sample(rng), decision.rules)
+        _iterate(root, state, rng)
     ranked = sorted(root.children.items(), key=lambda kv: (kv[1].visits, kv[1].reward), reverse=True)
     for action, _ in ranked:
         reply = decision.legal_match(action)

@@ -1,7 +1,6 @@
-"""The search bots' model of the other seats (`sample_bots/python/search_model.py`):
-at a two-seat Chicago table worlds that fit everything seen and an
-inference that the deal's history sharpens; at bigger tables ismcts's
-worlds that follow each seat's last exchange."""
+"""The search bots' model of the other seat at a two-seat Chicago table
+(`sample_bots/python/search_model.py`): worlds that fit everything seen,
+and an inference that the deal's history sharpens."""
 
 from __future__ import annotations
 
@@ -10,10 +9,10 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
-from protocol.chicago import CallChicago, ShowdownRecord
+from protocol.chicago import ShowdownRecord
 from referee.games import PUBLIC, ChicagoPosition, get_game, new_game, seat_knowledge, state_from_position
 from referee.games.cards import CARD_INT, CARD_STR
-from referee.games.poker import category_code, category_index, evaluate
+from referee.games.poker import category_code, evaluate
 from referee.games.rules import build_rules
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "sample_bots" / "python"))
@@ -162,36 +161,3 @@ def test_world_source_falls_back_without_the_seats_hands() -> None:
                                knowledge=seat_knowledge(view, [], rules))
     source = world_source(decision)
     assert source.model is None and len(source.draw(random.Random(2))[1]) == 5
-
-
-def test_ismcts_worlds_at_three_seats_follow_each_seats_last_exchange() -> None:
-    """At three seats ismcts's worlds give the seat that stood pat two pair
-    or better far more often than a uniform world does (about 8 %), and
-    never move this seat's cards."""
-    import search_common
-    from ismcts_bot import world_maker
-
-    rules = build_rules(get_game("chicago"), None, None)
-    hands = (("Ah", "Kh", "Qd", "9c", "4s"), ("2s", "2d", "7c", "7h", "Jd"), ("3c", "5d", "8s", "Ts", "Kc"))
-    rest = [CARD_STR[c] for c in range(52) if CARD_STR[c] not in [c for h in hands for c in h]]
-    position = ChicagoPosition(n_players=3, dealer=2, hands=hands, stock=tuple(rest[:20]), discards=tuple(rest[20:]),
-                               scores=(20, 20, 20), phase="chicago_call", exchanged=(2, 0, 3, 1, 0, 2, 1, 0, 3))
-    state = state_from_position(position, rules)
-    while state.view(state.current_player()).phase == "chicago_call":
-        state.apply_action(CallChicago(call=False))
-    me = state.current_player()
-    view = state.view(me)
-    assert view.phase == "trick" and me == 0
-    knowledge = seat_knowledge(view, [], rules)
-    decision = search_common.Decision(view, state.legal_actions(), knowledge, rules, random.Random(3), 10,
-                                      search_common.Deadline(float("inf"), 1000))
-    world = world_maker(decision)
-    rng = random.Random(4)
-    made = {"model": 0, "uniform": 0}
-    for _ in range(300):
-        sampled = world()
-        assert sorted(sampled.view(0).hand) == sorted(view.hand)
-        made["model"] += category_index(evaluate([CARD_INT[c] for c in sampled.view(1).hand])) >= 2
-        plain = state_from_position(knowledge.sample(rng), rules)
-        made["uniform"] += category_index(evaluate([CARD_INT[c] for c in plain.view(1).hand])) >= 2
-    assert made["uniform"] < 60 and made["model"] > made["uniform"] + 100, made
