@@ -22,7 +22,8 @@ Checking the two-seat Chicago call (`--calibrate`): at each call decision of
 the search bot the harness also plays both answers out exactly against the
 other seat's true hand (`search_tricks.call_gain`). The decisions are
 bucketed by the gain of calling the bot's worlds estimated; each bucket
-shows how many, the mean estimate, the mean true gain, and the share called.
+shows how many, the mean estimate, the mean true gain, and the share the
+bot answered with a call.
 A calibrated call has the true gain close to the estimate in every bucket.
 
 Comparing two versions of the bots: run each on the same `--seed` and
@@ -132,18 +133,19 @@ class _CallRecorder:
         return gain
 
 
-def _calibration(log: list[list[float]], margin: float) -> list[dict]:
-    """The call decisions bucketed by estimated gain: count, mean estimate, mean true gain, share called."""
+def _calibration(log: list[list[float]]) -> list[dict]:
+    """The call decisions bucketed by estimated gain: count, mean estimate,
+    mean true gain, and the share the bot called."""
     edges = (-math.inf, *GAIN_BUCKETS, math.inf)
     rows = []
     for low, high in zip(edges, edges[1:]):
-        inside = [(g, t) for g, t in log if low <= g < high]
+        inside = [(g, t, c) for g, t, c in log if low <= g < high]
         if inside:
             rows.append({"estimate": [None if math.isinf(low) else low, None if math.isinf(high) else high],
                          "n": len(inside),
-                         "mean_estimate": round(statistics.mean(g for g, _ in inside), 2),
-                         "mean_true": round(statistics.mean(t for _, t in inside), 2),
-                         "called": round(sum(g > margin for g, _ in inside) / len(inside), 2)})
+                         "mean_estimate": round(statistics.mean(g for g, _, _ in inside), 2),
+                         "mean_true": round(statistics.mean(t for _, t, _ in inside), 2),
+                         "called": round(statistics.mean(c for _, _, c in inside), 2)})
     return rows
 
 
@@ -175,7 +177,11 @@ def play(job: tuple[int, int]) -> dict:
         cursor[seat] = len(events)
         if recorder is not None and seat == me:
             recorder.truth = [CARD_INT[c] for c in state.view(1 - me).hand]
-        state.apply_action(bots[seat].choose(state.view(seat), state.legal_actions()))
+        logged = len(recorder.log) if recorder is not None else 0
+        action = bots[seat].choose(state.view(seat), state.legal_actions())
+        if recorder is not None and len(recorder.log) > logged:
+            recorder.log[-1].append(float(action.call))  # what the bot answered on that estimate
+        state.apply_action(action)
     figures: dict[str, list[int]] = {}
 
     def add(key: str, seat: int, amount: int = 1) -> None:
@@ -255,7 +261,7 @@ def main() -> None:
 
         log = [entry for g in games for entry in g["call_log"]]
         out["calibration"] = {"decisions": len(log), "margin": CALL_MARGIN_POINTS,
-                              "by_estimated_gain": _calibration(log, CALL_MARGIN_POINTS)}
+                              "by_estimated_gain": _calibration(log)}
     if ARGS.against:
         base = json.loads(Path(ARGS.against).read_text())["sets"]
         deltas = [a - b for a, b in zip(sets, base)]
