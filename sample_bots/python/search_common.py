@@ -12,7 +12,8 @@ worlds (`search_tricks`). At three or four seats the Chicago question is
 greedy's (`heuristic`): playout worlds deal the others' cards uniformly,
 but they kept their high cards, so pimc called 86 Chicagos in 180 games at
 three seats and failed 45; with greedy's call it failed none and won 5.8 ±
-2.1 % more games on the same deals. Ghost Hand Euchre is searched throughout.
+2.1 % more games on the same deals. Ghost Hand Euchre is searched throughout
+(ismcts bids by pimc's flat search: see `ismcts_bot`).
 
 **Reproducible by design.** A search that runs until a wall-clock deadline
 gives different answers on a busy machine and an idle one, so a match would
@@ -37,6 +38,7 @@ is worth more than any points that do not win it.
 
 from __future__ import annotations
 
+import copy
 import random
 import sys
 import time
@@ -169,6 +171,13 @@ class Decision:
         self.share = share  # of the default budget: searches with their own unit of work scale by it
         self.events = events if events is not None else []  # this deal's, as the seat saw them
         self.my_hands = my_hands  # Chicago: this seat's hand at each exchange of the deal, by round
+
+    def rescaled(self, per_ms: float) -> Decision:
+        """This decision for a search of another unit of work: its iterations
+        are the same share of the default budget at `per_ms` units a millisecond."""
+        other = copy.copy(self)
+        other.iterations = max(1, round(self.share * DEFAULT_BUDGET_MS * per_ms))
+        return other
 
     def legal_match(self, action: Any) -> Any:
         """The element of `legal` equal to `action` (exchanges compare as sets)."""
