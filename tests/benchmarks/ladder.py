@@ -17,7 +17,8 @@ same place), averaged; a deal set (the n seat rotations of one deal
 sequence) is one sample (`referee.stats.ratings.set_stats`).
 
     python tests/benchmarks/ladder.py [--games N] [--search-games N] [--budget-ms MS] [--seed S] [--jobs J]
-                                      [--tables chicago-2,chicago-3,chicago-4,ghost-euchre-3] [--from BOT]
+                                      [--concurrency C] [--tables chicago-2,chicago-3,chicago-4,ghost-euchre-3]
+                                      [--from BOT] [--to BOT]
 
 `--budget-ms` is the search bots' budget per decision (the default 200 ms
 makes a ladder take hours; see sample_bots/README.md for the one published).
@@ -57,10 +58,11 @@ def game_score(result: dict, upper_seat: int) -> float:
     return sum(1.0 if mine < p else 0.5 if mine == p else 0.0 for p in others) / len(others)
 
 
-def play_pair(game: str, seats: int, upper: str, lower: str, games: int, budget_ms: int, seed: int) -> dict:
+def play_pair(game: str, seats: int, upper: str, lower: str, games: int, budget_ms: int, seed: int,
+              concurrency: int = 1) -> dict:
     bots = [command(upper, game, budget_ms)] + [command(lower, game, budget_ms)] * (seats - 1)
     argv = [sys.executable, "-m", "referee.cli", "match", *bots, "--game", game, "--games", str(games),
-            "--seed", str(seed), "--json"]
+            "--seed", str(seed), "--json", "--concurrency", str(concurrency)]
     t0 = time.monotonic()
     proc = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT)
     if proc.returncode != 0:
@@ -96,6 +98,8 @@ def main() -> None:
     ap.add_argument("--budget-ms", type=int, default=25, help="search bots' budget per decision")
     ap.add_argument("--seed", type=int, default=15)
     ap.add_argument("--jobs", type=int, default=2, help="matches played at once")
+    ap.add_argument("--concurrency", type=int, default=1,
+                    help="deal sets played at once within each match (the same results, sooner)")
     ap.add_argument("--json", type=Path, help="also write the raw figures here")
     ap.add_argument("--table", type=Path, help="print the table of a run saved with --json, and stop")
     ap.add_argument("--tables", default=",".join(f"{g}-{n}" for g, n in TABLES),
@@ -129,7 +133,7 @@ def main() -> None:
     print("| --- | --- | --- | --- | --- | --- | --- | --- |", flush=True)
     results = []
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        for r in pool.map(lambda w: play_pair(*w, args.budget_ms, args.seed), work):
+        for r in pool.map(lambda w: play_pair(*w, args.budget_ms, args.seed, args.concurrency), work):
             results.append(r)
             print(row(r), flush=True)
             if args.json:
