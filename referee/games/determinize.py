@@ -18,7 +18,9 @@ not tell from the real one:
 
 Unseen cards fill the remaining places at random, so every place a card could
 be in comes up. The seed of a sampled position is drawn from `rng`, so later
-shuffles are unknown as well.
+shuffles are unknown as well. A sampled Ghost Hand Euchre position starts its
+stream at that seed (`stream=()`) rather than replaying a shuffle for every
+deal so far, which a search would pay for in every world and learn nothing from.
 """
 
 from __future__ import annotations
@@ -314,7 +316,7 @@ def _euchre(view: EuchreView, events: list[Any], rules: EuchreRules) -> SeatKnow
         swapped = view.swapped_by is not None
         return EuchrePosition(
             dealer=view.dealer, hands=hands, scores=tuple(view.scores), deal=view.deal, seed=rng.getrandbits(32),
-            tiebreak=view.tiebreak, ghost=() if swapped else other,
+            stream=(), tiebreak=view.tiebreak, ghost=() if swapped else other,
             dead=card_strs(dead_known) if i_swapped else other if swapped else (), swapped_by=view.swapped_by,
             phase=view.phase, bids=tuple(b.bid for b in view.bids), trump=view.trump,
             tricks=tuple(tuple(p.card for p in t.cards) for t in view.tricks),
