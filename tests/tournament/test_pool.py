@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 import trio
-from proctools import alive, procs_with, wait_no_procs
+from proctools import alive, proc_state, procs_with, wait_no_procs
 from tournament_runs import check_games, header_worker, play, standings, write_config
 from typer.testing import CliRunner
 
@@ -55,7 +55,11 @@ def cluster_errors(exc: BaseException) -> list[str]:
 
 
 def pool_workers_left(marker: str) -> list[int]:
-    """Live pool worker processes started with `marker` in their environment."""
+    """Live pool worker processes started with `marker` in their environment.
+
+    A worker starting a bot forks first: until the child execs, it shows the
+    worker's command line. Such a child (its parent a worker found here) is
+    not a worker; a process whose worker parent is gone is still counted."""
     found = []
     for pid in procs_with("referee.tournament.pool_worker"):
         try:
@@ -64,7 +68,8 @@ def pool_workers_left(marker: str) -> list[int]:
             continue
         if marker.encode() in environ and alive(pid):
             found.append(pid)
-    return found
+    parents = {pid: (proc_state(pid) or ("X", 0))[1] for pid in found}
+    return [pid for pid in found if parents[pid] not in parents]
 
 
 def test_workers_give_the_standings_of_one_process(tmp_path: Path) -> None:
