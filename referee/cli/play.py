@@ -31,12 +31,12 @@ from referee.seats.bot_process import BotSpec, resolve_command
 from referee.seats.clock import format_time_control, parse_time_control
 from referee.seats.sandbox import LIMITS_HELP, SandboxLimits, parse_limits
 
-# The strongest sample bot of each game, and what it is: the opponent when none is named.
+# The opponents when none is named: pimc, the sample bot measured above the heuristic ones (greedy, euchre)
+# at every table (the ladder in sample_bots/README.md; ismcts is level with it), one per other seat.
+_PIMC = "the search sample bot: plays each choice out in sampled deals of the cards it cannot see"
 DEFAULT_OPPONENTS = {
-    "chicago": ("greedy_bot.py", 1, "greedy, the strongest sample bot for Chicago (hand-value heuristics, "
-                "an exact endgame search over sampled hands)"),
-    "ghost_euchre": ("euchre_bot.py", 2, "two euchre_bots, the sample bot for Ghost Hand Euchre (bids on "
-                     "counted trump and side aces, plays the usual euchre heuristics)"),
+    "chicago": ("pimc_bot.py", 1, f"pimc, {_PIMC}"),
+    "ghost_euchre": ("pimc_bot.py", 2, f"two pimc bots, {_PIMC}"),
 }
 
 
@@ -62,7 +62,7 @@ def opponents(game_name: str, bots: list[str]) -> tuple[list[BotSpec], str]:
 @app.command()
 @expected_errors
 def play(
-    bots: Annotated[Optional[list[str]], typer.Argument(metavar="BOT", help="0-3 bot commands to play against (none: the strongest sample bot).")] = None,
+    bots: Annotated[Optional[list[str]], typer.Argument(metavar="BOT", help="0-3 bot commands to play against (none: pimc, the strongest sample bot).")] = None,
     game_name: GameOpt = "chicago",
     seat: Annotated[int, typer.Option("--seat", help="Your seat, 0 = first.")] = 0,
     seed: Annotated[Optional[int], typer.Option("--seed", "-s", help="Seed of the deals (random if not given; always printed).")] = None,

@@ -42,6 +42,23 @@ def test_piped_input_plays_a_whole_game_that_verifies(tmp_path: Path) -> None:
     assert "1 verified, 0 failed" in check.stdout
 
 
+@pytest.mark.parametrize(("args", "bots"), [
+    (["--rule", "target_score=12"], ["pimc_bot"]),
+    (["--game", "ghost-euchre", "--rule", "max_hands=3"], ["pimc_bot", "pimc_bot#2"]),
+])
+def test_with_no_bot_named_pimc_takes_every_other_seat(tmp_path: Path, args: list[str], bots: list[str]) -> None:
+    logs = tmp_path / "logs"
+    cmd = " ".join([*CLI, "play", "--seed", "3", *args, "--log-dir", str(logs)])
+    run = subprocess.run(["bash", "-c", f"yes 1 | {cmd}"], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert "pimc" in run.stderr.split(";")[0], run.stderr  # the first line names the opponent
+    header, records = read_log(logs / "game-00001.jsonl")
+    assert [p.name for p in header.players[1:]] == bots
+    assert all(p.argv[-1].endswith("sample_bots/python/pimc_bot.py") for p in header.players[1:])
+    result = next(r for _, r in records if r["type"] == "result")
+    assert result["failures"] == [] and result["forfeited"] == []  # the search keeps to the default clock
+
+
 def test_bad_options_are_one_line(tmp_path: Path) -> None:
     run = subprocess.run([*CLI, "play", "sample_bots/python/random_bot.py", "--seat", "5"], cwd=REPO,
                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
