@@ -115,7 +115,9 @@ function render() {
   // status line and choices
   var status;
   if (S.over) status = '<b>' + esc(S.over.text) + '</b> final scores: ' + S.over.scores.map(function (x, j) { return esc(name(j)) + ' ' + x; }).join(', ');
-  else if (S.request_id && exchanging) status = 'Your turn: click the cards to discard, then Exchange.';
+  else if (S.request_id && exchanging) status = Object.keys(picked).length
+    ? 'Your turn: click more cards to discard, or press Exchange.'
+    : 'Your turn: click the cards to discard (the button below then exchanges them), or press Keep all five.';
   else if (S.request_id && kinds.indexOf('play') >= 0) status = 'Your turn: click a card to play.';
   else if (S.request_id) status = 'Your turn: choose.';
   else status = v ? 'The others are playing\u2026' : 'Waiting for the game to start\u2026';

@@ -247,7 +247,12 @@ function checkpointOf(k) {
 }
 
 // ------------------------------------------------------------ text
-function esc(t) { return String(t).replace(/[&<>"]/g, function (c) { return {'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;'}[c]; }); }
+// Text from a log is shown, never obeyed: markup escaped, and the characters that
+// steer or hide (controls, bidi overrides, zero-width) shown as escapes, as in the terminal.
+var HIDDEN = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/g;
+function hex(c, n) { return ('0000' + c.charCodeAt(0).toString(16)).slice(-n); }
+function shown(t) { return String(t).replace(HIDDEN, function (c) { return c.charCodeAt(0) < 256 ? '\\x' + hex(c, 2) : '\\u' + hex(c, 4); }); }
+function esc(t) { return shown(t).replace(/[&<>"]/g, function (c) { return {'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;'}[c]; }); }
 function rankText(r) { return r === 'T' ? '10' : r; }
 function cardText(c) { return rankText(c.charAt(0)) + (SUIT[c.charAt(1)] || c.charAt(1)); }
 function C(c) { return '<span class="cs' + (RED[c.charAt(1)] ? ' red' : '') + '">' + cardText(c) + '</span>'; }
@@ -427,10 +432,10 @@ function build() {
     cut.textContent = 'This log is cut off: the game did not finish (was the referee stopped?). The replay shows what there is.';
     $('top').appendChild(cut);
   }
-  $('meta').textContent = NAMES.map(function (n, i) { return 'P' + i + ' ' + n; }).join(' \u00b7 ') +
+  $('meta').textContent = NAMES.map(function (n, i) { return 'P' + i + ' ' + shown(n); }).join(' \u00b7 ') +
     ' \u00b7 seed ' + D.seed + (D.rules && D.rules.target_score ? ' \u00b7 target ' + D.rules.target_score : '');
-  $('rules').textContent = JSON.stringify({game: D.game, referee: D.referee, seed: D.seed, match_seed: D.match_seed,
-    deal_set: D.deal_set, players: NAMES, rules: D.rules}, null, 1);
+  $('rules').textContent = shown(JSON.stringify({game: D.game, referee: D.referee, seed: D.seed, match_seed: D.match_seed,
+    deal_set: D.deal_set, players: NAMES, rules: D.rules}, null, 1));
   var table = $('table');
   table.classList.add('n' + N);
   for (var s = 0; s < N; s++) {

@@ -7,6 +7,7 @@ from __future__ import annotations
 import errno
 import functools
 from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated, Any, Optional, TypeVar
 
 import typer
@@ -18,11 +19,15 @@ from referee import __version__
 from referee.errors import RefereeError
 from referee.games import GAMES, get_game
 from referee.games.rules import build_rules, parse_option
+from referee.visible import visible_lines
 
 
 def _conventional_help() -> None:
     """Help as man pages write it: `BOT...` for arguments (typer writes
-    `{bot}...`) and no `<bool>` after a flag, which takes no value."""
+    `{bot}...`), a plain metavar after an option that takes a value (`N`,
+    `PATH`, `TEXT`, or the option's own, such as `KEY=VALUE`; typer writes
+    `<list[str]>` and `<int range> [x>=1]`), and none after a flag. Ranges
+    are enforced all the same: a value out of range is a one-line error."""
     argument, option = typer.core.TyperArgument, typer.core.TyperOption
 
     def usage_name(self: Any) -> str:
@@ -30,13 +35,19 @@ def _conventional_help() -> None:
         name = name if self.required else f"[{name}]"
         return name + ("..." if self.nargs != 1 and not name.endswith("...") else "")
 
-    plain_type = option.display_type_rich
-
     def option_type(self: Any, ctx: Any) -> str | None:
-        return None if self.is_flag and self.metavar is None else plain_type(self, ctx)
+        if self.is_flag and self.metavar is None:
+            return None
+        if self.metavar is not None:
+            return str(self.metavar)
+        desc = self.type_descriptor
+        return "PATH" if desc.is_path else "N" if desc.annotation is int else "TEXT"
 
     argument._usage_display_name = usage_name  # type: ignore[method-assign]
+    argument.display_type_rich = lambda self, ctx: None  # type: ignore[method-assign]  # the name says it
     option.display_type_rich = option_type  # type: ignore[method-assign]
+    option._get_number_range_help_str = lambda self: None  # type: ignore[method-assign]
+    argument._get_number_range_help_str = lambda self: None  # type: ignore[method-assign]
 
 
 _conventional_help()
@@ -46,8 +57,21 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
     help="Referee and tournament runner for card-game bots (Swedish Chicago, Ghost Hand Euchre).",
 )
-out = Console()
-err = Console(stderr=True)
+
+
+class TerminalConsole(Console):
+    """A rich console on which no printed string can steer the terminal:
+    every string printed or put in a table cell has its control and invisible
+    characters shown as escapes (`referee.visible`) before its markup is read,
+    so a bot's name, reply or stderr cannot retitle, clear or spoof the screen.
+    Our own styling still reaches the terminal: it is applied after."""
+
+    def render_str(self, text: str, **kwargs: Any) -> Any:
+        return super().render_str(visible_lines(text), **kwargs)
+
+
+out = TerminalConsole()
+err = TerminalConsole(stderr=True)
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -145,15 +169,40 @@ def main(
     """Referee and tournament runner for card-game bots."""
 
 
-GameOpt = Annotated[str, typer.Option("--game", "-g", help="chicago or ghost-euchre.")]
+GameOpt = Annotated[str, typer.Option("--game", "-g", metavar="GAME", help="chicago or ghost-euchre.")]
 _PRESETS = "; ".join(
     f"{g.name.replace('_', '-')}: " + ", ".join(p + (" (default)" if p == g.default_preset else "") for p in g.presets)
     for g in GAMES.values()
 )
-RulesOpt = Annotated[Optional[str], typer.Option("--rules", "-r", help=f"Rule preset ({_PRESETS}); `chicago-referee rules` shows each.")]
-RuleOpt = Annotated[
-    Optional[list[str]], typer.Option("--rule", help="Override one rule option: KEY=VALUE (repeatable).")
-]
+RulesOpt = Annotated[Optional[str], typer.Option(
+    "--rules", "-r", metavar="PRESET", help=f"Rule preset ({_PRESETS}); `chicago-referee rules` shows each.")]
+RuleOpt = Annotated[Optional[list[str]], typer.Option(
+    "--rule", metavar="KEY=VALUE", help="Override one rule option, e.g. target_score=30 (repeatable).")]
+TimeControlOpt = Annotated[str, typer.Option(
+    "--time-control", "-t", metavar="TC",
+    help="Comma-separated limits: decision=1s (each decision), bank=60s (a time bank), inc=100ms (added to "
+    "the bank after each decision; needs bank), startup=10s (to start and answer hello); a lone 1s sets "
+    "the decision limit.")]
+SandboxOpt = Annotated[bool, typer.Option(
+    "--sandbox", help="Run each bot isolated (bubblewrap: own PID/network/user namespaces, private scratch, "
+    "limits); refuses to start if this machine cannot (see `chicago-referee doctor`).")]
+SandboxLimitsOpt = Annotated[Optional[str], typer.Option(
+    "--sandbox-limits", metavar="LIMITS",
+    help="With --sandbox: comma-separated limits; those not named keep their defaults, memory=1G, processes=64, "
+    "cpu=600s, file_size=16M, open_files=256, scratch=64M, freeze_idle=false, and env=NAME:NAME names "
+    "variables to pass on (none by default); e.g. memory=512M,processes=32.")]
+StartOpt = Annotated[Optional[str], typer.Option(
+    "--start", metavar="POSITION", help="Play every game from this position (the text form of docs/positions.md, "
+    "or @FILE holding it); the seatings rotate the bots through its seats and later deals follow the seed.")]
+
+
+def shown_path(path: Path) -> str:
+    """A path as a person would type it here: relative to the working folder
+    when it lies inside it, else as it is."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except (ValueError, OSError):
+        return str(path)
 
 
 def rules_for(game_name: str, preset: str | None, rule: list[str] | None) -> tuple[Any, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
+import shlex
 import statistics
 import sys
 from functools import partial
@@ -22,6 +23,10 @@ from referee.cli.common import (
     GameOpt,
     RuleOpt,
     RulesOpt,
+    SandboxLimitsOpt,
+    SandboxOpt,
+    StartOpt,
+    TimeControlOpt,
     app,
     err,
     expected_errors,
@@ -30,7 +35,7 @@ from referee.cli.common import (
     rules_for,
 )
 from referee.cli.live_options import HostOpt, NoOpenOpt, PortOpt, RevealOpt, ServeOpt, reveal_seconds
-from referee.cli.output import plural
+from referee.cli.output import plural, say_phrases
 from referee.errors import ConfigError
 from referee.games import GAMES, get_game
 from referee.games.rules import preset_options
@@ -39,8 +44,8 @@ from referee.play.match import MatchConfig, run_match, summarize, unique_names
 from referee.play.game_spec import FailurePolicy
 from referee.play.start import read_start, start_file
 from referee.seats.bot_process import check_runnable, resolve_command
-from referee.seats.clock import format_time_control, parse_time_control
-from referee.seats.sandbox import LIMITS_HELP, SandboxLimits, parse_limits
+from referee.seats.clock import DEFAULT_TIME_CONTROL, format_time_control, parse_time_control
+from referee.seats.sandbox import SandboxLimits, parse_limits
 from referee.stats.ratings import parse_sprt
 
 
@@ -70,15 +75,15 @@ def rules(
 @app.command()
 @expected_errors
 def match(
-    bots: Annotated[list[str], typer.Argument(metavar="BOT", help="2-4 bot commands (a .py or .js file, an executable, or a quoted command line).")],
+    bots: Annotated[list[str], typer.Argument(metavar="BOT...", help="2-4 bot commands (a .py or .js file, an executable, or a quoted command line).")],
     game_name: GameOpt = "chicago",
     games: Annotated[int, typer.Option("--games", "-n", min=1, help="Games to play (rounded up to whole deal sets).")] = 20,
     seed: Annotated[Optional[int], typer.Option("--seed", "-s", help="Match seed (random if not given; always printed).")] = None,
     preset: RulesOpt = None,
     rule: RuleOpt = None,
     deals: Annotated[Optional[Path], typer.Option("--deals", help='JSON file of explicit deals: a list of {"dealer": 0, "deck": "As Kd 9h ..."} (the full pack, top card first); seeded shuffles follow the last one.')] = None,
-    time_control: Annotated[str, typer.Option("--time-control", "-t", help="e.g. 1s or decision=500ms,bank=60s,inc=100ms,startup=10s")] = "decision=1s,startup=10s",
-    failure_policy: Annotated[str, typer.Option("--failure-policy", help="forfeit (default) or substitute.")] = "forfeit",
+    time_control: TimeControlOpt = DEFAULT_TIME_CONTROL,
+    failure_policy: Annotated[str, typer.Option("--failure-policy", metavar="POLICY", help="What a failure costs: forfeit (the game) or substitute (the referee plays a default move and counts a strike).")] = "forfeit",
     max_strikes: Annotated[Optional[int], typer.Option("--max-strikes", min=0, help="With --failure-policy substitute: strikes allowed per game (default 3).")] = None,
     log_dir: Annotated[Optional[Path], typer.Option("--log-dir", help="Write one JSONL log per game here.")] = None,
     sprt_text: Annotated[Optional[str], typer.Option("--sprt", help="Stop early by SPRT: elo0,elo1[,alpha,beta] (2 bots).")] = None,
@@ -125,14 +130,14 @@ def match(
     if sprt_text and len(specs) != 2:
         raise typer.BadParameter("SPRT needs exactly 2 bots", param_hint="--sprt")
     total = config.n_sets * config.set_size
-    err.print(
-        f"{game.title} ({preset or game.default_preset}): {' vs '.join(s.name for s in specs)}, "
-        f"{plural(total, 'game')} ({plural(config.n_sets, 'deal set')}), seed {seed}, "
-        f"{format_time_control(config.time_control)}" + (", sandboxed" if config.sandbox else "")
-        + (", every game from the --start position" if config.start else "")
-        + (f", concurrency {concurrency}" if concurrency > 1 else ""),
-        highlight=False, markup=False,
-    )
+    say_phrases(err, [
+        f"{game.title} ({preset or game.default_preset}): {' vs '.join(s.name for s in specs)}",
+        f"{plural(total, 'game')} ({plural(config.n_sets, 'deal set')})", f"seed {seed}",
+        f"clock {format_time_control(config.time_control)}",
+        *(["sandboxed"] if config.sandbox else []),
+        *(["every game from the --start position"] if config.start else []),
+        *([f"concurrency {concurrency}"] if concurrency > 1 else []),
+    ])
     if serve:
         import tempfile
         from dataclasses import replace
@@ -172,16 +177,6 @@ def match(
     out.print(f"seed {seed}" + (f", logs in {log_dir}" if log_dir else ""), highlight=False, markup=False)
     if interrupted:
         raise typer.Exit(EXIT_INTERRUPTED)
-
-
-SandboxOpt = Annotated[bool, typer.Option(
-    "--sandbox", help="Run each bot isolated (bubblewrap: own PID/network/user namespaces, private scratch, limits); "
-    "refuses to start if this machine cannot (see `chicago-referee doctor`).")]
-StartOpt = Annotated[Optional[str], typer.Option(
-    "--start", metavar="POSITION", help="Play every game from this position (the text form of docs/positions.md, "
-    "or @FILE holding it); the seatings rotate the bots through its seats and later deals follow the seed.")]
-SandboxLimitsOpt = Annotated[Optional[str], typer.Option(
-    "--sandbox-limits", help=f"With --sandbox: {LIMITS_HELP}; unnamed limits keep their defaults.")]
 
 
 def _sandbox_limits(sandbox: bool, limits: str | None, freeze_idle: bool = False) -> SandboxLimits | None:
@@ -245,28 +240,32 @@ def _run_with_progress(config: MatchConfig, total: int, dashboard: Any = None) -
 @app.command()
 @expected_errors
 def check(
-    bot: Annotated[str, typer.Argument(help="The bot command to check.")],
+    bot: Annotated[str, typer.Argument(metavar="BOT", help="The bot command to check (as for `match`).")],
     game_name: GameOpt = "chicago",
-    time_control: Annotated[str, typer.Option("--time-control", "-t", help="Limits used during the check.")] = "decision=2s,startup=10s",
+    time_control: Annotated[Optional[str], typer.Option(
+        "--time-control", "-t", metavar="TC", show_default=DEFAULT_TIME_CONTROL,
+        help="The clock to check with, as for `match` (the same default).")] = None,
+    config: Annotated[Optional[Path], typer.Option(
+        "--config", metavar="TOURNAMENT.toml",
+        help="Check as that tournament would run the bot: its game, clock, sandbox and limits.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable report.")] = False,
     sandbox: SandboxOpt = False,
     sandbox_limits: SandboxLimitsOpt = None,
 ) -> None:
-    """Conformance check: handshake, every decision kind, a short game at each seat count."""
+    """Conformance check: handshake, every decision kind, a short game at each seat count, on `match`'s clock."""
     from referee.play.check import check_bot, report_dict
 
-    game = get_game(game_name)
-    spec = resolve_command(bot or _sample_bot("first_legal_bot.py"))
+    game, clock, limits, source = _check_setup(game_name, time_control, config, sandbox, sandbox_limits)
+    spec = resolve_command(bot)
     check_runnable(spec)
-    limits = _sandbox_limits(sandbox, sandbox_limits)
-    where = " in the sandbox" if limits else ""
-    err.print(escape(f"checking {spec.name} ({' '.join(spec.argv)}) on {game.title}{where} ..."), highlight=False)
+    where = ", sandboxed" if limits else ""
+    say_phrases(err, [f"checking {spec.name} on {game.title}", f"clock {format_time_control(clock)}{source}{where}",
+                      f"command: {shlex.join(spec.argv)}"])
 
     def progress(line: str) -> None:
         err.print(line, highlight=False, markup=False)
 
-    report = trio.run(partial(check_bot, spec, game, parse_time_control(time_control), on_progress=progress,
-                              sandbox=limits))
+    report = trio.run(partial(check_bot, spec, game, clock, on_progress=progress, sandbox=limits))
     if as_json:
         sys.stdout.write(json.dumps(report_dict(report), indent=2) + "\n")
     else:
@@ -275,6 +274,8 @@ def check(
             out.print(f"[green]ok[/]    {escape(line)}", highlight=False)
         for line in report.notes:
             out.print(f"[yellow]note[/]  {escape(line)}", highlight=False)
+        for line in report.warnings:
+            out.print(f"[yellow]warning[/] {escape(line)}", highlight=False)
         for line in report.problems:
             out.print(f"[red]FAIL[/]  {escape(line)}", highlight=False)
         for p in report.details:
@@ -284,6 +285,27 @@ def check(
         out.print(f"{escape(spec.name)}: {verdict}", highlight=False)
     if not report.ok:
         raise typer.Exit(1)
+
+
+def _check_setup(game_name: str, time_control: str | None, config: Path | None, sandbox: bool,
+                 sandbox_limits: str | None) -> tuple[Any, Any, SandboxLimits | None, str]:
+    """(game, clock, sandbox limits, where the clock came from) for `check`:
+    `match`'s defaults, or what a tournament config says."""
+    if config is None:
+        clock = parse_time_control(time_control or DEFAULT_TIME_CONTROL)
+        return get_game(game_name), clock, _sandbox_limits(sandbox, sandbox_limits), ""
+    if time_control is not None or sandbox or sandbox_limits is not None:
+        raise ConfigError("--config brings the tournament's clock and sandbox: drop --time-control, --sandbox "
+                          "and --sandbox-limits, or drop --config")
+    from referee.tournament.config import load_config
+
+    t = load_config(config)
+    if t.sandbox is not None:
+        from referee.seats.sandbox import require_freezer, require_sandbox
+
+        require_sandbox()  # fail closed: the tournament would not run unsandboxed either
+        require_freezer(t.sandbox)
+    return t.game, t.time_control, t.sandbox, f" (from {config})"
 
 
 @app.command()

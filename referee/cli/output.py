@@ -7,6 +7,7 @@ from typing import Any
 
 import msgspec
 from rich import box
+from rich.cells import cell_len
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -14,6 +15,7 @@ from rich.table import Table
 from referee.logs.gamelog import evidence_text
 from referee.play.match import MatchResult
 from referee.play.game_spec import GameRecord
+from referee.visible import visible
 
 
 def _num(x: float, digits: int = 1) -> str:
@@ -22,6 +24,25 @@ def _num(x: float, digits: int = 1) -> str:
     if math.isnan(x):
         return "n/a"
     return f"{x:+.{digits}f}"
+
+
+def say_phrases(console: Console, phrases: list[str], sep: str = ",") -> None:
+    """Phrases joined by `sep` and wrapped only between them, so no line of a
+    header breaks in the middle of a phrase at 80 columns (continuation lines
+    are indented); a phrase longer than the screen keeps a line of its own."""
+    width = console.width or 80
+    lines: list[str] = []
+    line = ""
+    for i, phrase in enumerate(phrases):
+        piece = phrase + (sep if i < len(phrases) - 1 else "")
+        if line and cell_len(visible(line)) + 1 + cell_len(visible(piece)) > width:
+            lines.append(line)
+            line = "  " + piece
+        else:
+            line = f"{line} {piece}" if line else piece
+    lines.append(line)
+    for text in lines:
+        console.print(text, highlight=False, markup=False, soft_wrap=True)
 
 
 def plural(n: int, word: str) -> str:
@@ -54,7 +75,7 @@ def match_table(result: MatchResult, width: int = 80) -> Table:
         for col in columns:
             table.add_column(col, justify="right", no_wrap=True)
         for b in result.bots:
-            table.add_row(escape(b.name), *(cells[c](b) for c in columns))  # a name is text, never markup
+            table.add_row(escape(visible(b.name)), *(cells[c](b) for c in columns))  # a name is text, never markup
         droppable = [c for c in _OPTIONAL if c in columns]
         if not droppable or _width(table) <= width:
             return table
@@ -109,16 +130,17 @@ def elo_lines(result: MatchResult) -> list[str]:
         s = result.stats
         sets = plural(s.samples, "deal set")
         if math.isinf(s.elo):
-            best = names[0] if s.elo > 0 else names[1]
+            best, other = (names[0], names[1]) if s.elo > 0 else (names[1], names[0])
+            los = s.los if best == names[0] else 1 - s.los  # s.los is the first bot's
             every = "the only deal set" if s.samples == 1 else f"all {sets}"
-            lines.append(f"{best} won {every}; Elo is unbounded (LOS {100 * s.los:.2f}%)")
+            lines.append(f"{best} won {every}; Elo is unbounded (LOS of {best} over {other} {100 * los:.2f}%)")
         elif math.isnan(s.err95):
             lines.append(f"Elo {names[0]} vs {names[1]}: {_num(s.elo)}; too few deal sets "
                          f"for an error bar (over {sets}, pentanomial {result.pentanomial})")
         else:
             lines.append(
                 f"Elo {names[0]} vs {names[1]}: {_num(s.elo)} +/- {s.err95:.1f} (95%)  "
-                f"LOS {100 * s.los:.2f}%  over {sets} (pentanomial {result.pentanomial})"
+                f"LOS of {names[0]} {100 * s.los:.2f}%  over {sets} (pentanomial {result.pentanomial})"
             )
     if result.sprt is not None:
         p = result.sprt

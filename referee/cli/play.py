@@ -15,12 +15,17 @@ from referee.cli.common import (
     GameOpt,
     RuleOpt,
     RulesOpt,
+    SandboxLimitsOpt,
+    SandboxOpt,
+    StartOpt,
+    TimeControlOpt,
     app,
     err,
     expected_errors,
     out,
     rules_for,
 )
+from referee.cli.output import say_phrases
 from referee.errors import ConfigError
 from referee.play.deals import load_deals
 from referee.play.match import unique_names
@@ -28,8 +33,8 @@ from referee.play.game_spec import GameRecord
 from referee.play.start import read_start, start_file
 from referee.play.table import TableConfig, play_table
 from referee.seats.bot_process import BotSpec, resolve_command
-from referee.seats.clock import format_time_control, parse_time_control
-from referee.seats.sandbox import LIMITS_HELP, SandboxLimits, parse_limits
+from referee.seats.clock import DEFAULT_TIME_CONTROL, format_time_control, parse_time_control
+from referee.seats.sandbox import SandboxLimits, parse_limits
 
 # The opponents when none is named: pimc, the sample bot measured above the heuristic ones (greedy, euchre)
 # at every table (the ladder in sample_bots/README.md; ismcts is level with it), one per other seat.
@@ -70,7 +75,7 @@ def play(
     rule: RuleOpt = None,
     deals: Annotated[Optional[Path], typer.Option("--deals", help="JSON file of explicit deals (as for `match`).")] = None,
     games: Annotated[int, typer.Option("--games", "-n", min=1, help="Games to play before asking 'play again?'.")] = 1,
-    time_control: Annotated[str, typer.Option("--time-control", "-t", help="The bots' limits, e.g. 1s or decision=500ms,bank=60s.")] = "decision=1s,startup=10s",
+    time_control: TimeControlOpt = DEFAULT_TIME_CONTROL,
     human_time: Annotated[Optional[str], typer.Option("--human-time", help="Your limit (none by default), e.g. 60s or decision=30s,bank=300s; out of time forfeits.")] = None,
     log_dir: Annotated[Optional[Path], typer.Option("--log-dir", help="Write one JSONL log per game here.")] = None,
     name: Annotated[str, typer.Option("--name", help="Your name at the table and in the log.")] = "human",
@@ -78,9 +83,9 @@ def play(
     host: Annotated[str, typer.Option("--host", help="With --web: the address to serve on (127.0.0.1 = this machine only).")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", min=0, max=65535, help="With --web: the port (0 picks a free one).")] = 0,
     no_open: Annotated[bool, typer.Option("--no-open", help="With --web: print the address but open no browser.")] = False,
-    sandbox: Annotated[bool, typer.Option("--sandbox", help="Run the bots isolated, as `match --sandbox` does; refuses to start if this machine cannot (see `chicago-referee doctor`).")] = False,
-    sandbox_limits: Annotated[Optional[str], typer.Option("--sandbox-limits", help=f"With --sandbox: {LIMITS_HELP}.")] = None,
-    start: Annotated[Optional[str], typer.Option("--start", metavar="POSITION", help="Play from this position (as for `match`: the text form of docs/positions.md, or @FILE).")] = None,
+    sandbox: SandboxOpt = False,
+    sandbox_limits: SandboxLimitsOpt = None,
+    start: StartOpt = None,
 ) -> None:
     """Play against the computer: you take one seat, 1-3 bots the others."""
     game, rules_obj = rules_for(game_name, preset, rule)
@@ -98,9 +103,9 @@ def play(
         start=read_start(start) if start is not None else None,
     )
     you = f"you ({name}, seat {seat}" + (f", {format_time_control(config.human_time)}" if config.human_time else ", no time limit") + ")"
-    err.print(escape(f"{game.title} ({preset or game.default_preset}): {you} against {label}; seed {seed}; "
-                     f"bots {format_time_control(config.time_control)}" + (", sandboxed" if config.sandbox else "")),
-              highlight=False)
+    say_phrases(err, [f"{game.title} ({preset or game.default_preset}): {you} against {label}", f"seed {seed}",
+                      f"bots' clock {format_time_control(config.time_control)}" + (", sandboxed" if config.sandbox else "")],
+                sep=";")
     if web:
         from referee.web.table import serve_table
 

@@ -15,9 +15,8 @@ from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
-from rich.console import Console
 
-from referee.cli.common import app, err, expected_errors, out
+from referee.cli.common import TerminalConsole, app, err, expected_errors, out
 from referee.errors import ConfigError
 
 
@@ -63,7 +62,7 @@ def replay(
     elif deal > deals:
         raise ConfigError(f"--deal {deal}: the game in {log_path} has {deals} deal{'s' if deals != 1 else ''}")
     viewer = Viewer.for_seat(seat) if seat is not None else Viewer.public() if public else Viewer.everything()
-    console = out if width is None else Console(width=width, highlight=False)
+    console = out if width is None else TerminalConsole(width=width, highlight=False)
     pause = _enter_to_continue if step and sys.stdin.isatty() and sys.stdout.isatty() else None
     if pause is not None:
         err.print("[dim]step mode: Enter shows the next action, q then Enter stops[/]")

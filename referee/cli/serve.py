@@ -30,13 +30,18 @@ def database_of(target: Path) -> Path:
 @app.command()
 @expected_errors
 def serve(
-    target: Annotated[Path, typer.Argument(metavar="DB_OR_CONFIG", help="Results database, or the tournament config (its default database), or a match's live stream file (NAME.live.ndjson).")],
+    target: Annotated[Path, typer.Argument(metavar="DB_OR_CONFIG", help="Results database, or the tournament config (its default database), or a match's live stream file: `match --serve --log-dir DIR` writes DIR/match.live.ndjson, and a tournament writes tournament.live.ndjson beside its database.")],
     port: PortOpt = 0,
     host: HostOpt = "127.0.0.1",
     no_open: NoOpenOpt = False,
     reveal_delay: RevealOpt = None,
 ) -> None:
-    """Serve a live dashboard of a tournament (running, finished or being resumed) until Ctrl-C."""
+    """Serve a live dashboard of a tournament or match (running, finished or being resumed) until Ctrl-C.
+
+    It follows the live stream file the tournament (or `match --serve
+    --log-dir DIR`) writes while it plays, and reads the results database
+    read-only, so it can run beside the games, before them or after them.
+    """
     from referee.live.serve import open_dashboard, stream_source, tournament_source
     from referee.live.stream import PUBLIC_SUFFIX
 

@@ -19,8 +19,9 @@ from typing import Annotated, Any, Optional
 import trio
 import typer
 
-from referee.cli.common import app, err, expected_errors, out
+from referee.cli.common import app, err, expected_errors, out, shown_path
 from referee.cli.live_options import HostOpt, NoOpenOpt, PortOpt, RevealOpt, ServeOpt, reveal_seconds
+from referee.cli.output import say_phrases
 from referee.errors import RefereeError
 from referee.seats.clock import format_time_control
 from referee.tournament.config import Tournament, default_concurrency, load_config
@@ -98,7 +99,7 @@ def _print_seed(sealed: Commitment) -> None:
 def _print_reveal(db: Path) -> None:
     """After the standings (which end with the revealed seed): how anyone checks them."""
     out.print(f"anyone can check the deals, the logs and every result with: "
-              f"chicago-referee verify --db {shlex.quote(str(db))}", highlight=False, soft_wrap=True)
+              f"chicago-referee verify --db {shlex.quote(shown_path(db))}", highlight=False, soft_wrap=True)
 
 
 def _print_tables(console: Any, items: list[Any]) -> None:
@@ -215,20 +216,30 @@ async def _run(t: Tournament, store: Store, schedule: list[ScheduledGame], log_d
 @app.command()
 @expected_errors
 def tournament(
-    config: Annotated[Path, typer.Argument(help="Tournament config file (TOML; see tournaments/README.md).")],
+    config: Annotated[Path, typer.Argument(metavar="CONFIG", help="Tournament config file (TOML; see tournaments/README.md).")],
     db: Annotated[Optional[Path], typer.Option("--db", help="Results database (default: results/<config stem>/tournament.db next to the config).")] = None,
     log_dir: Annotated[Optional[Path], typer.Option("--log-dir", help="Folder for the game logs (default: logs/ next to the default database, or <db>-logs/).")] = None,
-    concurrency: Annotated[Optional[int], typer.Option("--concurrency", "-j", min=1, help="Games played at once (default: the config's, else cores - 1, at least 1).")] = None,
+    concurrency: Annotated[Optional[int], typer.Option("--concurrency", "-j", min=0, metavar="N", help="Games played at once, in all (default: the config's `concurrency`; 0: automatic, cores - 1 and at least 1).")] = None,
     resume: Annotated[Optional[bool], typer.Option("--resume/--fresh", help="--resume: continue the existing database (also the default when it exists); --fresh: delete it and its logs and start over.")] = None,
-    workers: Annotated[int, typer.Option("--workers", "-w", min=0, help="Play the games in N worker processes of this machine (one Trio loop each); 0: in this process.")] = 0,
-    cluster: Annotated[Optional[str], typer.Option("--cluster", help="Play the games on a running Dask scheduler, e.g. tcp://10.0.0.5:8786 (docs/cluster.md).")] = None,
+    workers: Annotated[int, typer.Option("--workers", "-w", min=0, metavar="N", help="Spread the games over N worker processes of this machine (one Trio loop each), for when one loop cannot keep up: many fast games on several cores. 0: all in this process.")] = 0,
+    cluster: Annotated[Optional[str], typer.Option("--cluster", metavar="ADDRESS", help="Play the games on the workers of a running Dask scheduler, e.g. tcp://10.0.0.5:8786: more machines than one (needs the \\[cluster] extra; docs/cluster.md).")] = None,
     serve: ServeOpt = False,
     port: PortOpt = 0,
     host: HostOpt = "127.0.0.1",
     no_open: NoOpenOpt = False,
     reveal_delay: RevealOpt = None,
 ) -> None:
-    """Run a round robin or gauntlet from a config file; resumes where it stopped."""
+    """Run a round robin or gauntlet from a config file; resumes where it stopped.
+
+    Bots run sandboxed unless the config says `sandbox = false`: that needs
+    bubblewrap, and for `freeze_idle` (on by default) root and a cgroup
+    freezer; `chicago-referee doctor` says what this machine offers.
+
+    Where games run: this process plays `-j` of them at once in one loop,
+    which suits most tournaments; `-w N` adds worker processes on this
+    machine when that one loop is the bottleneck; `--cluster` uses other
+    machines. Results, standings and resume are the same in every case.
+    """
     placement = Placement(workers=workers, cluster=cluster)
     if cluster:
         import_distributed()  # before anything is written: a missing extra is a one-line error
@@ -245,7 +256,8 @@ def tournament(
         _refuse_lost_results(db_path, logs, 0)
     if db is None:
         _ignore_results(db_path, config)
-    conc = concurrency or t.concurrency or placement.default_concurrency() or default_concurrency()
+    asked = t.concurrency if concurrency is None else concurrency  # 0 is automatic, in the config and here
+    conc = asked or placement.default_concurrency() or default_concurrency()
     cmd = ["chicago-referee", "tournament", str(config)]
     if db is not None:
         cmd += ["--db", str(db)]
@@ -265,13 +277,15 @@ def tournament(
         keys = {g.key for g in schedule}
         rows = [r for r in store.games() if r.key in keys]
         n_tables = len({g.table for g in schedule})
-        err.print(
-            f"{t.name}: {t.game.title}, {t.format} of {len(t.bots)} bots at {t.table_size} seats: "
-            f"{n_tables} tables x {t.deal_sets} deal sets = {len(schedule)} games, "
-            f"{format_time_control(t.time_control)}, failure policy {t.policy.mode}, concurrency {conc}"
-            + ("" if not (workers or cluster) else f", {placement.describe()}"),
-            highlight=False)
-        err.print(f"results: {db_path}  logs: {logs}", highlight=False)
+        say_phrases(err, [
+            f"{t.name}: {t.game.title}", f"{t.format} of {len(t.bots)} bots at {t.table_size} seats:",
+            f"{n_tables} tables x {t.deal_sets} deal sets = {len(schedule)} games",
+            f"clock {format_time_control(t.time_control)}", f"failure policy {t.policy.mode}",
+            f"concurrency {conc}", *([placement.describe()] if workers or cluster else []),
+            "bots sandboxed" if t.sandbox is not None else "bots NOT sandboxed (sandbox = false)",
+        ])
+        err.print(f"results: {shown_path(db_path)}", highlight=False, markup=False, soft_wrap=True)
+        err.print(f"logs:    {shown_path(logs)}", highlight=False, markup=False, soft_wrap=True)
         _print_seed(sealed)
         if rows:
             err.print(f"resuming: {len(rows)} of {len(schedule)} games already finished", highlight=False)

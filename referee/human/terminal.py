@@ -36,8 +36,45 @@ from referee.seats.choices import (
     sort_cards,
 )
 from referee.seats.human import Judge
+from referee.visible import visible
 
 HELP = "type a number, cards like 9h or Kh Kd, a word like pass; ? rules, h history, q resign"
+EXCHANGES_SHOWN = 6
+_RANKS = "23456789TJQKA"
+
+
+def keep_strength(hand: Sequence[str], discard: Sequence[str]) -> tuple[Any, ...]:
+    """How promising the cards an exchange keeps are, for ordering the choices
+    shown (a hint for a person, not advice from a bot): a made hand first
+    (quads, full house, a kept flush or straight, trips, two pair, a pair),
+    then four to a flush or a straight, then the highest card kept; of equals,
+    the one that draws more cards."""
+    kept = [c for c in hand if c not in discard]
+    counts: dict[int, int] = {}
+    for c in kept:
+        counts[_RANKS.index(c[0])] = counts.get(_RANKS.index(c[0]), 0) + 1
+    groups = sorted(((n, r) for r, n in counts.items()), reverse=True)
+    shape = [n for n, _ in groups]
+    ranks = sorted(counts)
+    suited = len(kept) >= 4 and len({c[1] for c in kept}) == 1
+    run = len(kept) >= 4 and len(ranks) == len(kept) and (
+        ranks[-1] - ranks[0] <= 4 or (ranks[-1] == 12 and ranks[-2] <= 3))  # A-2-3-4(-5)
+    if shape[:1] == [4]:
+        made = 7
+    elif shape[:2] == [3, 2]:
+        made = 6
+    elif suited and len(kept) == 5:
+        made = 5
+    elif run and len(kept) == 5:
+        made = 4
+    else:
+        made = {3: 3, 2: 2 if shape[1:2] == [2] else 1}.get(shape[0], 0) if shape else 0
+    draw = 2 if suited and made < 4 else 1 if run and made < 4 else 0
+    if made:  # what makes the hand; extra kickers only take the place of draws
+        core = [r for n, r in groups if n >= 2] if made < 4 else [r for _, r in groups]
+    else:  # a draw, or the highest card kept
+        core = [r for _, r in groups] if draw else [r for _, r in groups][:1]
+    return made, draw, core, -len(kept)
 
 
 class LineSource:
@@ -83,7 +120,8 @@ class TerminalPlayer:
 
     def notify(self, message: GameStart | Warning | GameOver) -> None:
         if isinstance(message, GameStart):
-            self.seat, self.names, self.history = message.seat, list(message.players), []
+            self.seat, self.history = message.seat, []
+            self.names = [visible(n) for n in message.players]  # a bot's name is shown, never obeyed
             self.last_over = None
             self.console.print(f"[bold]game {message.game_id}[/]: you are seat {message.seat}; "
                                + escape(", ".join(seat_name(s, self.names, self.seat) for s in range(message.n_players))),
@@ -134,16 +172,27 @@ class TerminalPlayer:
         if extra:
             c.print(f"trump: {SUIT_NAMES[extra]} (contract {view.contract}, declarer {escape(seat_name(view.declarer, self.names, self.seat))})",
                     highlight=False)
-        hand = sort_cards(view.hand)
-        c.print(Text("your hand: ").append_text(_cards(hand)).append(f"   ({' '.join(hand)})", style="dim"))
+        self._show_hand(view)
         if request.clock.decision_ms < NO_LIMIT_MS:
             bank = "" if request.clock.bank_ms is None else f", bank {request.clock.bank_ms / 1000:.1f}s"
             c.print(f"clock: {request.clock.decision_ms / 1000:.1f}s for this decision{bank}", highlight=False)
-        items = [f"{i:>2} {action_text(a)}" for i, a in enumerate(request.legal, start=1)]
+        shown = list(range(len(request.legal)))
+        exchange = len(request.legal) > EXCHANGES_SHOWN and all(hasattr(a, "discard") for a in request.legal)
+        if exchange:  # 32 discard sets would push the table off the screen: keeping all, and the likeliest few
+            ranked = sorted(shown[1:], key=lambda i: keep_strength(view.hand, request.legal[i].discard), reverse=True)
+            shown = [0, *ranked[:EXCHANGES_SHOWN - 1]]
+        items = [f"{i + 1:>2} {action_text(request.legal[i])}" for i in shown]
         width = max(len(s) for s in items) + 3
         per_row = max(1, min(4, (c.width or 80) // width))
         for r in range(0, len(items), per_row):
             c.print("".join(s.ljust(width) for s in items[r:r + per_row]).rstrip(), highlight=False, markup=False)
+        if exchange:
+            c.print(f"   ({len(request.legal) - len(shown)} more) or type the cards to discard, e.g. "
+                    f"{' '.join(sort_cards(view.hand)[:2])}; pass keeps all five", highlight=False, markup=False)
+
+    def _show_hand(self, view: Any) -> None:
+        hand = sort_cards(view.hand)
+        self.console.print(Text("your hand: ").append_text(_cards(hand)).append(f"   ({' '.join(hand)})", style="dim"))
 
     async def decide(self, request: Request, judge: Judge) -> Any:
         self.show(request)
@@ -161,6 +210,7 @@ class TerminalPlayer:
             if text.lower() == "h":
                 for line in self.history or ["nothing has happened in this deal yet"]:
                     self.console.print("  " + line, highlight=False, markup=False)
+                self._show_hand(request.view)
                 continue
             if text.lower() == "q":
                 answer = await self._ask("resign this game? [y/N] ")

@@ -18,6 +18,7 @@ from typing import Any, BinaryIO
 import msgspec
 
 from protocol.common import MAX_NESTING, nests_deeper_than
+from protocol.explain import json_error, schema_error
 from protocol.messages import SeatFailure
 from referee.errors import CorruptLog
 
@@ -134,13 +135,15 @@ def _decode_line(raw: bytes, type_: Any) -> Any:
     """One log line decoded; anything wrong with it (nesting, encoding, numbers,
     truncation) is a _BadLine, never another exception."""
     if nests_deeper_than(raw):
-        raise _BadLine(f"nests deeper than {MAX_NESTING} levels")
+        raise _BadLine(f"the line nests deeper than {MAX_NESTING} levels")
     try:
         return msgspec.json.decode(raw, type=type_)
-    except msgspec.DecodeError as exc:  # ValidationError included: numbers out of range, wrong types
-        raise _BadLine(str(exc)) from None
+    except msgspec.ValidationError as exc:  # numbers out of range, wrong types, missing fields
+        raise _BadLine(schema_error(exc, raw, "the record")) from None
+    except msgspec.DecodeError as exc:
+        raise _BadLine(json_error(exc, raw, "the line", from_a_bot=False)) from None
     except (RecursionError, MemoryError, ValueError, TypeError, OverflowError) as exc:
-        raise _BadLine(f"cannot be decoded ({type(exc).__name__})") from None
+        raise _BadLine(f"the line cannot be decoded ({type(exc).__name__})") from None
 
 
 def read_log(path: Path, *, cut_ok: bool = False) -> tuple[LogHeader, list[tuple[int, dict[str, Any]]]]:
@@ -159,7 +162,7 @@ def read_log(path: Path, *, cut_ok: bool = False) -> tuple[LogHeader, list[tuple
     try:
         header = _decode_line(lines[0], LogHeader)
     except _BadLine as exc:
-        raise CorruptLog(f"{path}:1: not a chicago-referee game log header ({exc})") from None
+        raise CorruptLog(f"{path}:1: not a chicago-referee game log header: {exc}") from None
     if header.format != LOG_FORMAT:
         raise CorruptLog(f"{path}:1: log format {header.format} is not supported (expected {LOG_FORMAT})")
     if not data.endswith(b"\n"):
@@ -173,7 +176,7 @@ def read_log(path: Path, *, cut_ok: bool = False) -> tuple[LogHeader, list[tuple
         try:
             rec = _decode_line(raw, Any)
         except _BadLine as exc:
-            raise CorruptLog(f"{path}:{no}: not valid JSON ({exc})") from None
+            raise CorruptLog(f"{path}:{no}: {exc}") from None
         if not isinstance(rec, dict) or "type" not in rec:
             raise CorruptLog(f"{path}:{no}: a log record must be an object with a 'type'")
         records.append((no, rec))

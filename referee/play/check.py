@@ -52,12 +52,24 @@ class Problem:
 
 
 @dataclass
+class Slowest:
+    """The bot's slowest answered decision: what a match's clock must cover."""
+
+    ms: float = 0.0
+    kind: str = ""
+    where: str = ""
+
+
+@dataclass
 class CheckReport:
     bot: str
+    clock: TimeControl
     passed: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     details: list[Problem] = field(default_factory=list)
+    slowest: Slowest = field(default_factory=Slowest)
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -72,7 +84,7 @@ async def check_bot(spec: BotSpec, game: GameDef, time_control: TimeControl, see
     """Check `spec` (in a sandbox with these limits, if given: as a competition
     would run it); `on_progress` hears one line as each phase starts and ends."""
     say = on_progress or (lambda _line: None)
-    report = CheckReport(bot=spec.name)
+    report = CheckReport(bot=spec.name, clock=time_control)
     offered: Counter[str] = Counter()
     chosen: Counter[str] = Counter()
     problems: dict[str, Problem] = {}
@@ -95,7 +107,7 @@ async def check_bot(spec: BotSpec, game: GameDef, time_control: TimeControl, see
                 report.details.append(Problem("startup_failure", startup[0].message, "handshake", evidence))
                 say(f"[{k}/{len(scenarios)}] {label}: the bot did not start; stopping here")
                 return report
-            _count_decisions(Path(record.log_path or ""), config, offered, chosen)
+            _count_decisions(Path(record.log_path or ""), config, offered, chosen, report.slowest, label)
             for f in record.failures:
                 seen = problems.get(f.reason)
                 if seen is not None:
@@ -113,6 +125,15 @@ async def check_bot(spec: BotSpec, game: GameDef, time_control: TimeControl, see
                 report.notes.append(f"{label}: slow: about {slow:.0f} ms per decision "
                                     f"(the limit is {time_control.decision_ms} ms)")
     report.passed.insert(0, "handshake: answered hello with a valid reply")
+    slow = report.slowest
+    if slow.kind:
+        share = slow.ms / time_control.decision_ms
+        report.passed.append(f"slowest decision: {slow.ms:.0f} ms, a '{slow.kind}' decision in the {slow.where} "
+                             f"({share:.0%} of the {time_control.decision_ms} ms clock)")
+        if share > 0.5:
+            report.warnings.append(
+                f"the slowest decision took more than half the clock ({slow.ms:.0f} of {time_control.decision_ms} ms): "
+                "on a busy machine, or in a longer game, it may run out of time; think less or ask for a longer clock")
     for p in problems.values():
         times = f" ({p.count} times)" if p.count > 1 else ""
         report.problems.append(f"{p.reason}{times}: {p.message} [first in the {p.where}]")
@@ -163,9 +184,10 @@ def _evidence(record: GameRecord, seat: int) -> str:
     return ""
 
 
-def _count_decisions(path: Path, config: MatchConfig, offered: Counter[str], chosen: Counter[str]) -> None:
+def _count_decisions(path: Path, config: MatchConfig, offered: Counter[str], chosen: Counter[str],
+                     slowest: Slowest, label: str) -> None:
     """Re-play the log through the engine: which decision kinds the bot was
-    offered (in its legal lists) and which it chose itself."""
+    offered (in its legal lists), which it chose itself, and its slowest answer."""
     try:
         header, records = read_log(path)
         deals = parse_deals(header.deals, config.game) if header.deals else ()
@@ -180,9 +202,13 @@ def _count_decisions(path: Path, config: MatchConfig, offered: Counter[str], cho
         except (msgspec.ValidationError, KeyError):
             return
         if rec.get("source") == "bot":
-            for kind in {type(a).__struct_config__.tag for a in state.legal_actions()}:
-                offered[str(kind)] += 1
+            kinds = sorted({str(type(a).__struct_config__.tag) for a in state.legal_actions()})
+            for kind in kinds:
+                offered[kind] += 1
             chosen[str(type(action).__struct_config__.tag)] += 1
+            ms = rec.get("ms")
+            if isinstance(ms, int | float) and ms > slowest.ms:
+                slowest.ms, slowest.kind, slowest.where = float(ms), " or ".join(kinds), label
         try:
             state.apply_action(action)
         except RefereeError:
@@ -192,7 +218,9 @@ def _count_decisions(path: Path, config: MatchConfig, offered: Counter[str], cho
 def report_dict(report: CheckReport) -> dict[str, object]:
     return msgspec.to_builtins({
         "bot": report.bot, "ok": report.ok, "passed": report.passed, "problems": report.problems,
-        "notes": report.notes,
+        "notes": report.notes, "warnings": report.warnings, "time_control": report.clock,
+        "slowest_decision": {"ms": round(report.slowest.ms, 3), "kind": report.slowest.kind,
+                             "where": report.slowest.where} if report.slowest.kind else None,
         "details": [{"reason": p.reason, "message": p.message, "where": p.where, "evidence": p.evidence,
                      "count": p.count} for p in report.details],
     })

@@ -13,6 +13,7 @@ from typing import Any
 
 import msgspec
 
+from protocol.explain import json_error
 from referee.errors import ConfigError
 from referee.games.base import Deal, GameDef
 from referee.games.cards import CARD_STR, CardError, parse_cards
@@ -59,8 +60,13 @@ def load_deals(path: Path, game: GameDef) -> tuple[Deal, ...]:
     try:
         data = msgspec.json.decode(raw)
     except msgspec.DecodeError:
-        try:
-            data = [msgspec.json.decode(line) for line in raw.splitlines() if line.strip()]
-        except msgspec.DecodeError as exc:
-            raise ConfigError(f"{path}: not JSON or JSON Lines: {exc}") from None
+        data = []
+        for no, line in enumerate(raw.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                data.append(msgspec.json.decode(line))
+            except msgspec.DecodeError as exc:
+                why = json_error(exc, line, f"line {no}", from_a_bot=False)
+                raise ConfigError(f"{path}: neither JSON nor JSON Lines: {why}") from None
     return parse_deals(data, game, where=str(path))

@@ -22,6 +22,7 @@ from typing import Any
 import msgspec
 
 from protocol.common import MAX_NESTING, nests_deeper_than
+from protocol.explain import json_error, schema_error
 from protocol.messages import BotHello, BotMessage
 from referee.errors import ProtocolViolation
 from referee.logs.gamelog import cut
@@ -33,7 +34,7 @@ MAX_UNSOLICITED_BYTES = 64 * 1024
 LOGGED_UNSOLICITED_BYTES = 64 * 1024
 """Unsolicited lines logged per seat and game; past it they are only counted
 (one `unlogged` record before the result)."""
-MAX_REASON = 300  # characters of the decoder's explanation kept in a failure message
+MAX_REASON = 400  # characters of a failure message that explains a bad line
 LOGGED_RECORD_OVERHEAD = 64  # the record around a logged line, counted against the budget
 
 _decode_message = msgspec.json.Decoder(BotMessage).decode
@@ -70,17 +71,32 @@ def _refusal(decode: Any, line: bytes | str, what: str) -> ProtocolViolation:
                                  detail=cut(line, 500), reason="nesting_too_deep")
     try:
         decode(line)
-    except msgspec.ValidationError as exc:  # it may quote the bot's field names: cut, like the line
-        return ProtocolViolation(f"{what} does not match the protocol: {cut(str(exc), MAX_REASON)}",
-                                 detail=cut(line, 500), reason="schema_violation")
+    except msgspec.ValidationError as exc:  # it may quote the bot's field names and values: cut, like the line
+        return ProtocolViolation(cut(schema_error(exc, line, what), MAX_REASON), detail=cut(line, 500),
+                                 reason="schema_violation")
     except msgspec.DecodeError as exc:
-        return ProtocolViolation(f"{what} is not valid JSON: {cut(str(exc), MAX_REASON)}", detail=cut(line, 500),
+        return ProtocolViolation(cut(json_error(exc, line, what), MAX_REASON), detail=cut(line, 500),
                                  reason="malformed_json")
     except (RecursionError, MemoryError, ValueError, TypeError, OverflowError) as exc:
         # Not expected after the checks above; a line still must not raise out of the reader.
         return ProtocolViolation(f"{what} cannot be decoded ({type(exc).__name__})", detail=cut(line, 500),
                                  reason="malformed_json")
     return ProtocolViolation(f"{what} cannot be decoded", detail=cut(line, 500), reason="malformed_json")
+
+
+def former_wording(line: bytes | str, what: str = "reply") -> str | None:
+    """The message a referee before the messages in words gave for `line`
+    (msgspec's own text), so that `verify` accepts the logs it wrote; None
+    where the words did not change."""
+    try:
+        _decode_message(line)
+    except msgspec.ValidationError as exc:
+        return f"{what} does not match the protocol: {cut(str(exc), 300)}"
+    except msgspec.DecodeError as exc:
+        return f"{what} is not valid JSON: {cut(str(exc), 300)}"
+    except (RecursionError, MemoryError, ValueError, TypeError, OverflowError):
+        return None
+    return None
 
 
 def decode_reply(line: bytes | str) -> Any:

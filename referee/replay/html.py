@@ -39,6 +39,7 @@ import msgspec
 
 from referee.logs.gamelog import LogHeader, read_log
 from referee.replay.start_html import start_records
+from referee.visible import visible
 
 DATA_VERSION = 1
 CARD_LIST_MARK = "~"
@@ -164,7 +165,7 @@ def _asset(name: str) -> str:
 
 
 def render_html(data: dict[str, Any]) -> str:
-    title = f"{data['title']} · game {data['game_id']} · " + " vs ".join(data["players"])
+    title = f"{data['title']} · game {data['game_id']} · " + " vs ".join(visible(n) for n in data["players"])
     return page_html(title, _script_json(data))
 
 

@@ -34,6 +34,7 @@ from referee.logs.gamelog import evidence_text
 from referee.replay.cardtext import RED_SUITS, backs_text, card_text, cards_text
 from referee.replay.load import Frame, GameLog, frames
 from referee.replay.start_text import render_start, start_header
+from referee.visible import visible
 
 # ------------------------------------------------------------------ who is looking
 
@@ -111,7 +112,7 @@ class Renderer:
         self.log = log
         self.viewer = viewer
         self.start_deal = start_deal
-        self.names = log.names
+        self.names = [visible(n) for n in log.names]  # a log is input: names are shown, never obeyed
         self.width = max(len(n) for n in self.names)
         self.n = log.n_players
         self.first_deal = max(1, log.deals_before)  # a game started from a position begins in its deal
@@ -134,9 +135,13 @@ class Renderer:
     def pad(self, seat: int) -> str:
         return self.name(seat).ljust(self.width)
 
-    def emit(self, *parts: str | Text, style: str = "") -> None:
+    def emit(self, *parts: str | tuple[str, str] | Text, style: str = "") -> None:
+        """One line; its plain-text parts (which may quote a bot: failure
+        messages, what it wrote) have their control characters made visible."""
         if not self.muted:
-            self.lines.append(Text.assemble(*parts, style=style))
+            shown = [visible(p) if isinstance(p, str) else (visible(p[0]), p[1]) if isinstance(p, tuple) else p
+                     for p in parts]
+            self.lines.append(Text.assemble(*shown, style=style))
 
     def hand(self, seat: int) -> list[str] | None:
         """The seat's hand after this frame, from its view; None if the view has no
@@ -334,7 +339,7 @@ class Renderer:
             return card_text(value)
         if isinstance(value, list) and value and all(isinstance(v, str) and len(v) == 2 for v in value):
             return cards_text(value)
-        return Text(msgspec.json.encode(value).decode())
+        return Text(visible(msgspec.json.encode(value).decode()))
 
 
 class ChicagoRenderer(Renderer):

@@ -50,7 +50,7 @@ from referee.games import GAMES
 from referee.games.base import PUBLIC
 from referee.games.cards import CARD_STR
 from referee.logs.gamelog import MAX_LOGGED_LINE
-from referee.play.replies import decode_reply
+from referee.play.replies import decode_reply, former_wording
 from referee.play.game_spec import FailurePolicy
 from referee.play.seeding import derive_seed
 from referee.replay.load import (
@@ -429,7 +429,7 @@ class _Checker:
             expected = (exc.reason, str(exc))
         else:
             raise self.fail(f"the reply on line {where} is a valid message, but this failure says {reason}")
-        if (reason, message) != expected:
+        if (reason, message) != expected and (reason != expected[0] or message != former_wording(line)):
             raise self.fail(f"failure differs from the reply on line {where}: expected {expected[0]} {show(expected[1])} "
                             f"found {reason} {show(message)}")
 

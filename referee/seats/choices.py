@@ -167,15 +167,15 @@ def event_text(ev: Any, names: Sequence[str], me: int) -> str | None:
     if kind == "game_ended":
         return "the game is over"
     if kind == "first_dealer_cut":
-        return f"cut for the deal: {who(ev.dealer)} deals first"
+        return f"cut for the deal: {who(ev.dealer)} {'deal' if ev.dealer == me else 'deals'} first"
     if kind == "bid_made":
         return f"{who(ev.seat)} " + ("passed" if ev.bid is None else f"bid {ev.bid}")
     if kind == "ghost_swapped":
         return f"{who(ev.seat)} took the ghost hand"
     if kind == "ghost_hand_taken":
-        return f"{who(ev.seat)} now hold " + " ".join(sort_cards(ev.cards))
+        return f"{who(ev.seat)} {'hold' if ev.seat == me else 'holds'} now " + " ".join(sort_cards(ev.cards))
     if kind == "all_passed":
-        return f"everyone passed; {who(ev.next_dealer)} deals next"
+        return f"everyone passed; {who(ev.next_dealer)} {'deal' if ev.next_dealer == me else 'deals'} next"
     if kind == "trump_named":
         return f"{who(ev.seat)} contracted {ev.contract} with {SUIT_NAMES[ev.suit]} trump"
     if kind == "renege":

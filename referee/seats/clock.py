@@ -13,6 +13,11 @@ import re
 from protocol.messages import Clock, TimeControl
 from referee.errors import ConfigError
 
+DEFAULT_TIME_CONTROL = "decision=1s,startup=10s"
+"""What `match`, `play`, `check` and a tournament config use unless told otherwise:
+one clock, so a bot that passes `check` keeps to the clock of its first match."""
+TIME_CONTROL_FORMAT = "decision=1s,bank=60s,inc=100ms,startup=10s (a lone 1s sets the decision limit)"
+
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$")
 _KEYS = {"decision": "decision_ms", "bank": "bank_ms", "inc": "increment_ms",
          "increment": "increment_ms", "startup": "startup_ms"}
@@ -52,13 +57,23 @@ def parse_time_control(text: str) -> TimeControl:
 
 
 def format_time_control(tc: TimeControl) -> str:
-    parts = [f"decision={tc.decision_ms}ms"]
+    """The form `--time-control` takes, durations as a person writes them: `decision=1s,startup=10s`."""
+    parts = [f"decision={format_duration(tc.decision_ms)}"]
     if tc.bank_ms is not None:
-        parts.append(f"bank={tc.bank_ms}ms")
+        parts.append(f"bank={format_duration(tc.bank_ms)}")
         if tc.increment_ms:
-            parts.append(f"inc={tc.increment_ms}ms")
-    parts.append(f"startup={tc.startup_ms}ms")
+            parts.append(f"inc={format_duration(tc.increment_ms)}")
+    parts.append(f"startup={format_duration(tc.startup_ms)}")
     return ",".join(parts)
+
+
+def format_duration(ms: int) -> str:
+    """1000 -> `1s`, 1500 -> `1.5s`, 500 -> `500ms`, 120000 -> `120s` (parses back to the same)."""
+    if ms >= 1000 and ms % 1000 == 0:
+        return f"{ms // 1000}s"
+    if ms >= 1000 and ms % 100 == 0:
+        return f"{ms // 1000}.{ms % 1000 // 100}s"
+    return f"{ms}ms"
 
 
 class SeatClock:

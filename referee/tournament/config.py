@@ -27,14 +27,13 @@ from referee.games.base import GameDef
 from referee.games.rules import build_rules, preset_options
 from referee.play.game_spec import FailurePolicy
 from referee.seats.bot_process import BotSpec, resolve_command
-from referee.seats.clock import parse_time_control
+from referee.seats.clock import DEFAULT_TIME_CONTROL, parse_time_control
 from referee.seats.sandbox import SandboxLimits, limits_from_table
 
 TOURNAMENT_SANDBOX = SandboxLimits(freeze_idle=True)  # nobody computes on another bot's time
 
 FORMATS = ("round-robin", "gauntlet")
 BOT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
-DEFAULT_TIME_CONTROL = "decision=1s,startup=10s"
 
 
 # ------------------------------------------------------------------ the file

@@ -32,12 +32,18 @@ from referee.stats.ratings import (
     fit_ratings,
 )
 from referee.tournament.store import GameRow, Store
+from referee.visible import visible
 
 PRIOR = 2.0
 RATINGS_NOTE = ("Elo: maximum-likelihood fit of pairwise placements (logistic, 400/ln10 scale), mean 0, "
                 f"prior {PRIOR:g} virtual draws; ±95 % relative to the pool mean, clustered by deal set. "
                 "Judge two bots by the LOS matrix, not by adding their ± bars. "
                 "'>' all wins, '<' all losses (model-based ±).")
+
+
+def shown(name: str) -> str:
+    """A bot name for a table or a line: its control characters visible, its brackets not markup."""
+    return escape(visible(name))
 
 
 @dataclass
@@ -299,7 +305,7 @@ _DROP_FIRST = ["avg pts", "points", "1st %", "W-L-D", "avg place", "games"]
 
 def _standing_cells(st: Standings, b: BotStanding) -> dict[str, str]:
     return {
-        "#": str(b.rank), "bot": escape(b.name), "Elo": fmt_elo(b.elo), "": b.flag or "", "±95%": fmt_err(b.err95),
+        "#": str(b.rank), "bot": shown(b.name), "Elo": fmt_elo(b.elo), "": b.flag or "", "±95%": fmt_err(b.err95),
         "games": str(b.games), "points": f"{b.points:g}", "score %": fmt_pct(b.score),
         "W-L-D": f"{b.pair_wins}-{b.pair_losses}-{b.pair_draws}",
         "1st %": fmt_pct(b.wins / b.games if b.games else math.nan), "avg place": fmt_num(b.avg_place),
@@ -310,14 +316,14 @@ def _standing_cells(st: Standings, b: BotStanding) -> dict[str, str]:
 def _bots_table(st: Standings, title: str, columns: list[str], droppable: list[str], width: int) -> Table:
     wld = "W-L-D" if st.table_size == 2 else "pair W-L-D"
 
-    def build(shown: list[str]) -> Table:
+    def build(kept: list[str]) -> Table:
         table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
-        for col in shown:
+        for col in kept:
             table.add_column(wld if col == "W-L-D" else col, justify="left" if col in ("bot", "") else "right",
                              no_wrap=True)
         for bot in st.bots:
             cells = _standing_cells(st, bot)
-            table.add_row(*(cells[c] for c in shown))
+            table.add_row(*(cells[c] for c in kept))
         return table
 
     return fitted(build, columns, droppable, width)
@@ -337,13 +343,13 @@ def _matrix(st: Standings, title: str, names: list[str], cell: Callable[[str, st
     for i, _ in enumerate(names, start=1):
         table.add_column(str(i), justify="right", no_wrap=True)
     for i, a in enumerate(names, start=1):
-        table.add_row(str(i), escape(a), *[cell(a, b) for b in names])
+        table.add_row(str(i), shown(a), *[cell(a, b) for b in names])
     if table_width(table) <= width:
         return table
     lines = [title]
     for a in names:
-        pairs = ", ".join(f"{escape(b)} {cell(a, b)}" for b in names if b != a and cell(a, b) not in ("", "-"))
-        lines.append(f"  {escape(a)}: {pairs or '-'}")
+        pairs = ", ".join(f"{shown(b)} {cell(a, b)}" for b in names if b != a and cell(a, b) not in ("", "-"))
+        lines.append(f"  {shown(a)}: {pairs or '-'}")
     return "\n".join(lines)
 
 
@@ -373,7 +379,7 @@ def seats_table(st: Standings) -> Table:
     for s in range(st.table_size):
         table.add_column(f"seat {s}", justify="right", no_wrap=True)
     for b in st.bots:
-        table.add_row(escape(b.name), *[f"{fmt_num(x.avg_place)} ({fmt_pct(x.win_rate)})" for x in b.seats[:st.table_size]])
+        table.add_row(shown(b.name), *[f"{fmt_num(x.avg_place)} ({fmt_pct(x.win_rate)})" for x in b.seats[:st.table_size]])
     table.add_row("all bots", *[f"{fmt_num(x.avg_place)} ({fmt_pct(x.win_rate)})" for x in st.seat_totals], style="bold")
     return table
 
@@ -385,7 +391,7 @@ def failures_table(st: Standings) -> Any:
     lines = ["Failures by reason"]
     for b in st.bots:
         if b.failures:
-            lines.append(f"  {escape(b.name)}: " + ", ".join(f"{k} {v}" for k, v in sorted(b.failures.items())))
+            lines.append(f"  {shown(b.name)}: " + ", ".join(f"{k} {v}" for k, v in sorted(b.failures.items())))
     return "\n".join(lines)
 
 

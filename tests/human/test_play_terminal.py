@@ -140,6 +140,11 @@ def test_terminal_session_through_a_pty(terminal: object, tmp_path: Path) -> Non
     t = terminal(["play", "sample_bots/python/first_legal_bot.py", "--seed", "8", "--log-dir", str(logs)])  # type: ignore[operator]
     screen = t.read_until("your choice> ")
     assert "exchange" in screen and "1 keep all five cards" in screen
+    prompt = screen.split("your hand:")[-1]  # 6 of the 32 exchanges fit the screen; the cards can be typed
+    assert len(re.findall(r"\b\d+ (?:keep all|discard )", prompt)) == 6, prompt
+    assert "(26 more) or type the cards to discard" in prompt
+    t.type("h")
+    assert "your hand:" in t.read_until("your choice> ")  # the history, then the hand again
     t.type("?")
     assert "Exchange: discard 0-5 cards" in t.read_until("your choice> ")
     t.type("Kx")

@@ -17,8 +17,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("referee", "protocol")
 
-# What each wing may import. "core" is referee/__init__ (the version) and the
-# error family; "protocol" is the wire contract. A wing never imports one above it.
+# What each wing may import. "core" is referee/__init__ (the version), the
+# error family and `visible` (bot text made safe to show); "protocol" is the wire contract. A wing never imports one above it.
 ALLOWED: dict[str, set[str]] = {
     "protocol": {"protocol"},
     "core": {"core"},
@@ -77,7 +77,7 @@ def wing(module: str) -> str | None:
         return "protocol"
     if parts[0] != "referee":
         return None
-    if len(parts) == 1 or parts[1] == "errors":
+    if len(parts) == 1 or parts[1] in ("errors", "visible"):
         return "core"
     return parts[1]
 

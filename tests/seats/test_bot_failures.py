@@ -376,7 +376,7 @@ async def test_illegal_action() -> None:
     assert_clean(second)
 
 
-@pytest.mark.parametrize(("kind", "text"), [("unknown_field", "unknown field `confidence`"), ("wrong_type", "Expected `int`, got `str`")])
+@pytest.mark.parametrize(("kind", "text"), [("unknown_field", "unknown field `confidence`"), ("wrong_type", "`id` must be a whole number, not a string")])
 async def test_schema_violation(kind: str, text: str, tmp_path: Path) -> None:
     m = new_marker()
     played = await play([bot("schema_violation", m, f"kind={kind}"), random_bot(m)], m, log_dir=tmp_path / "logs")

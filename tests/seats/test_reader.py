@@ -113,13 +113,13 @@ def failure(rec: GameRecord) -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("kind", "reason", "words"),
     [
-        ("invalid_utf8", "malformed_json", "not valid JSON"),
+        ("invalid_utf8", "malformed_json", "is not UTF-8: byte 0x"),
         ("deep_before", "nesting_too_deep", "deeper than 32 levels"),
         ("deep_after", "nesting_too_deep", "deeper than 32 levels"),
         ("big_number", "schema_violation", "out of range"),
-        ("dup_type", "schema_violation", "at `$.type`"),
+        ("dup_type", "schema_violation", "`type` is"),
         ("blank", "malformed_json", "reply is an empty line"),
-        ("debug", "malformed_json", "not valid JSON"),
+        ("debug", "malformed_json", "looks like text printed to stdout: log to stderr (protocol.md §1)"),
     ],
 )
 async def test_a_hostile_reply_costs_only_its_game(kind: str, reason: str, words: str, tmp_path: Path) -> None:

@@ -375,16 +375,16 @@ async def test_reply_id_from_the_future_is_stale_id() -> None:
 @pytest.mark.parametrize(
     ("line", "reason", "text"),
     [
-        (b"this is not json\n", "malformed_json", "not valid JSON"),
-        (b'{"type": "action", "id": 1\n', "malformed_json", "not valid JSON"),
-        (b"\xff\xfe garbage\n", "malformed_json", "not valid JSON"),
-        (b'{"type": "action", "id": "1", "action": {"type": "exchange", "discard": []}}\n', "schema_violation", "Expected `int`"),
+        (b"this is not json\n", "malformed_json", "reply is not JSON; it looks like text printed to stdout"),
+        (b'{"type": "action", "id": 1\n', "malformed_json", "reply is not valid JSON: it ends before the JSON does"),
+        (b"\xff\xfe garbage\n", "malformed_json", "reply is not UTF-8: byte 0xff at offset 0"),
+        (b'{"type": "action", "id": "1", "action": {"type": "exchange", "discard": []}}\n', "schema_violation", "`id` must be a whole number, not a string"),
         (b'{"type": "action", "id": 1, "action": {"type": "exchange", "discard": []}, "x": 1}\n', "schema_violation", "unknown field `x`"),
         (b'{"type": "action", "id": 1, "action": {"type": "teleport"}}\n', "schema_violation", "teleport"),
         (b'{"type": "action", "id": 1, "action": {"type": "play", "card": "Xx"}}\n', "schema_violation", "card"),
         (b'{"type": "shrug", "id": 1}\n', "schema_violation", "shrug"),
         (b'{"type": "hello", "name": "again"}\n', "unexpected_message", "'hello'"),
-        (b'[1, 2, 3]\n', "schema_violation", "protocol"),
+        (b'[1, 2, 3]\n', "schema_violation", "the reply must be an object, not a list"),
     ],
 )
 async def test_decode_errors_map_to_reason_codes(line: bytes, reason: str, text: str, tmp_path: Path) -> None:

@@ -58,10 +58,14 @@ def test_a_whole_game_by_clicking(web_table: Any, driver: Any) -> None:
         hand = _only_my_cards_face_up(driver)
         assert len(hand) == 5 or body.get_attribute("data-phase") == "trick"
         if driver.find_elements(By.ID, "exchange"):
+            # The prompt names the button that is there: "Keep all five" until a card is chosen.
+            button, status = driver.find_element(By.ID, "exchange").text, driver.find_element(By.ID, "status").text
+            assert button == "Keep all five" and "Keep all five" in status, (button, status)
             cards = driver.find_elements(By.CSS_SELECTOR, ".seat.viewer .hand .card.playable")
             cards[-1].click()  # discard the last card shown
             picked = driver.find_elements(By.CSS_SELECTOR, ".seat.viewer .hand .card.picked")
             assert len(picked) == 1 and "Exchange 1 card" in driver.find_element(By.ID, "exchange").text
+            assert "Exchange" in driver.find_element(By.ID, "status").text
             driver.find_element(By.ID, "exchange").click()
             exchanges += 1
         elif playable := driver.find_elements(By.CSS_SELECTOR, ".seat.viewer .hand .card.playable"):
