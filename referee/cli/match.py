@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
-import shlex
 import statistics
 import sys
 from functools import partial
@@ -243,8 +242,8 @@ def check(
     bot: Annotated[str, typer.Argument(metavar="BOT", help="The bot command to check (as for `match`).")],
     game_name: GameOpt = "chicago",
     time_control: Annotated[Optional[str], typer.Option(
-        "--time-control", "-t", metavar="TC", show_default=DEFAULT_TIME_CONTROL,
-        help="The clock to check with, as for `match` (the same default).")] = None,
+        "--time-control", "-t", metavar="TC",
+        help=f"The clock to check with, as for `match`; by default match's own, {DEFAULT_TIME_CONTROL}.")] = None,
     config: Annotated[Optional[Path], typer.Option(
         "--config", metavar="TOURNAMENT.toml",
         help="Check as that tournament would run the bot: its game, clock, sandbox and limits.")] = None,
@@ -260,7 +259,7 @@ def check(
     check_runnable(spec)
     where = ", sandboxed" if limits else ""
     say_phrases(err, [f"checking {spec.name} on {game.title}", f"clock {format_time_control(clock)}{source}{where}",
-                      f"command: {shlex.join(spec.argv)}"])
+                      f"command: {bot}"])  # as typed: the interpreter and paths it resolves to are in the log
 
     def progress(line: str) -> None:
         err.print(line, highlight=False, markup=False)

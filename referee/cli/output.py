@@ -27,14 +27,15 @@ def _num(x: float, digits: int = 1) -> str:
 
 
 def say_phrases(console: Console, phrases: list[str], sep: str = ",") -> None:
-    """Phrases joined by `sep` and wrapped only between them, so no line of a
-    header breaks in the middle of a phrase at 80 columns (continuation lines
-    are indented); a phrase longer than the screen keeps a line of its own."""
+    """Phrases joined by `sep` (a phrase that ends in a colon takes none) and
+    wrapped only between them, so no header line breaks in the middle of a
+    phrase at 80 columns (continuation lines are indented); a phrase longer
+    than the screen keeps a line of its own."""
     width = console.width or 80
     lines: list[str] = []
     line = ""
     for i, phrase in enumerate(phrases):
-        piece = phrase + (sep if i < len(phrases) - 1 else "")
+        piece = phrase + (sep if i < len(phrases) - 1 and not phrase.endswith(":") else "")
         if line and cell_len(visible(line)) + 1 + cell_len(visible(piece)) > width:
             lines.append(line)
             line = "  " + piece

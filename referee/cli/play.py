@@ -103,9 +103,9 @@ def play(
         start=read_start(start) if start is not None else None,
     )
     you = f"you ({name}, seat {seat}" + (f", {format_time_control(config.human_time)}" if config.human_time else ", no time limit") + ")"
-    say_phrases(err, [f"{game.title} ({preset or game.default_preset}): {you} against {label}", f"seed {seed}",
-                      f"bots' clock {format_time_control(config.time_control)}" + (", sandboxed" if config.sandbox else "")],
-                sep=";")
+    say_phrases(err, [f"{game.title} ({preset or game.default_preset}):", you, f"against {label}", f"seed {seed}",
+                      f"bots' clock {format_time_control(config.time_control)}",
+                      *(["bots sandboxed"] if config.sandbox else [])])
     if web:
         from referee.web.table import serve_table
 
