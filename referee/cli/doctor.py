@@ -11,14 +11,15 @@ import typer
 
 from referee.cli.common import app, expected_errors, out
 from referee.seats import sandbox
-from referee.seats.sandbox import BWRAP_INSTALL, HostReport, SandboxLimits
+from referee.seats.packages import install_hint
+from referee.seats.sandbox import HostReport, SandboxLimits
 
 
 def _findings(host: HostReport) -> list[tuple[str, str, str]]:
     """(status, subject, what it means) per finding; status is ok, warn or fail."""
     rows = []
     if host.bwrap is None:
-        rows.append(("fail", "bubblewrap", f"not installed: {BWRAP_INSTALL}"))
+        rows.append(("fail", "bubblewrap", f"not installed: {install_hint('bubblewrap')}"))
     else:
         rows.append(("ok", "bubblewrap", f"{host.bwrap_version} at {host.bwrap}"))
         if host.works:
@@ -28,7 +29,7 @@ def _findings(host: HostReport) -> list[tuple[str, str, str]]:
     rows.append(("ok" if host.userns == "enabled" else "fail", "user namespaces", host.userns))
     if host.prlimit is None:
         rows.append(("ok" if host.root else "fail", "prlimit",
-                     "not installed (util-linux): needed for the limits when the referee is not root"))
+                     f"not installed: needed for the limits when the referee is not root; {install_hint('util-linux')}"))
     if host.root:
         rows.append(("ok", "running as root", "each running seat gets a uid of its own"))
     else:
