@@ -128,8 +128,8 @@ async def check_bot(spec: BotSpec, game: GameDef, time_control: TimeControl, see
     slow = report.slowest
     if slow.kind:
         share = slow.ms / time_control.decision_ms
-        report.passed.append(f"slowest decision: {slow.ms:.0f} ms ('{slow.kind}', in the {slow.where}), "
-                             f"{share:.0%} of the {time_control.decision_ms} ms clock")
+        report.passed.append(f"slowest decision: {slow.ms:.0f} of {time_control.decision_ms} ms ({share:.0%}), "
+                             f"'{slow.kind}' in the {slow.where}")
         if share > 0.5:
             report.warnings.append(
                 f"the slowest decision took more than half the clock ({slow.ms:.0f} of {time_control.decision_ms} ms): "

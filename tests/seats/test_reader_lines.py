@@ -163,3 +163,23 @@ def test_a_failure_message_quoting_the_bot_is_cut() -> None:
         decode_reply(b'{"type":"action","id":1,"action":' + ACTION + b',"' + name.encode() + b'":1}')
     assert info.value.reason == "schema_violation"
     assert "unknown field" in str(info.value) and len(str(info.value)) < 500
+
+
+def test_the_message_table_of_protocol_md_is_what_the_referee_says() -> None:
+    """docs/protocol.md §9 quotes a message per kind of bad line: each is the
+    one the referee gives for the line beside it (where that line is whole)."""
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text()
+    table = doc.split("**What the messages say.**", 1)[1].split("\n\n", 2)[1]
+    checked = 0
+    for row in table.splitlines()[2:]:
+        sent, said = (cell.strip() for cell in row.strip("|").split("|")[:2])
+        line = sent.split("` (", 1)[0].strip("`")
+        if "..." in line:
+            continue  # shortened for the page
+        with pytest.raises(ProtocolViolation) as info:
+            decode_reply(line.encode())
+        assert said.strip("`").strip() == str(info.value), row
+        checked += 1
+    assert checked >= 4
