@@ -95,3 +95,14 @@ def test_every_command_in_the_readme_table_exists(command: str) -> None:
     done = subprocess.run([sys.executable, "-m", "referee.cli", command, "--help"], capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("config", sorted((ROOT / "tournaments").glob("*.toml")), ids=lambda p: p.name)
+def test_a_sample_configs_comment_states_its_own_clock(config: Path) -> None:
+    from referee.tournament.config import load_config
+
+    said = re.search(r"^#.*?(\d+) ms per decision, (\d+) s to start", config.read_text(), re.M)
+    if said is None:
+        pytest.skip("its comments state no clock")
+    clock = load_config(config).time_control
+    assert (clock.decision_ms, clock.startup_ms) == (int(said[1]), 1000 * int(said[2])), said[0]
