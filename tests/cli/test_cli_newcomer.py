@@ -150,23 +150,18 @@ def test_tournament_help_says_when_to_use_which_and_that_bots_are_sandboxed() ->
     assert "[cluster] extra" in text
 
 
+def small_tournament(path: Path, *extra: str) -> Path:
+    """A short unsandboxed round robin of two sample bots, with `extra` top-level lines."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(['game = "chicago"', "deal_sets = 1", "sandbox = false", *extra,
+                               "[rules]", "options = { target_score = 10 }",
+                               "[[bots]]", 'name = "a"', f"command = {json.dumps(FIRST)}",
+                               "[[bots]]", 'name = "b"', f"command = {json.dumps(RANDOM)}"]) + "\n")
+    return path
+
+
 def test_tournament_j_0_means_automatic_as_in_the_config(tmp_path: Path) -> None:
-    config = tmp_path / "t.toml"
-    config.write_text(f"""
-game = "chicago"
-deal_sets = 1
-seed = 1
-sandbox = false
-concurrency = 3
-[rules]
-options = {{ target_score = 10 }}
-[[bots]]
-name = "a"
-command = {json.dumps(FIRST)}
-[[bots]]
-name = "b"
-command = {json.dumps(RANDOM)}
-""")
+    config = small_tournament(tmp_path / "t.toml", "seed = 1", "concurrency = 3")
     res = cli("tournament", str(config), "-j", "0")
     assert res.returncode == 0, res.stderr
     cores = max(1, (os.cpu_count() or 1) - 1)
@@ -207,21 +202,7 @@ def test_first_lines_break_between_phrases_at_80_columns(tmp_path: Path) -> None
 
 
 def test_the_tournament_header_keeps_paths_whole_and_relative(tmp_path: Path) -> None:
-    folder = tmp_path / "comp"
-    folder.mkdir()
-    (folder / "t.toml").write_text(f"""
-game = "chicago"
-deal_sets = 1
-sandbox = false
-[rules]
-options = {{ target_score = 10 }}
-[[bots]]
-name = "a"
-command = {json.dumps(FIRST)}
-[[bots]]
-name = "b"
-command = {json.dumps(RANDOM)}
-""")
+    folder = small_tournament(tmp_path / "comp" / "t.toml").parent
     res = cli("tournament", "t.toml", cwd=folder)
     assert res.returncode == 0, res.stderr
     lines = res.stderr.splitlines()

@@ -46,6 +46,17 @@ def hostile_bot(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.fixture(scope="module")
+def hostile_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The logs of a match of the hostile bot against random_bot (2 games)."""
+    logs = tmp_path_factory.mktemp("hostile") / "logs"
+    bot = hostile_bot(logs.parent)
+    res = runner.invoke(app, ["match", str(bot), RANDOM, "--games", "2", "--seed", "5", "--rule", "target_score=10",
+                              "--log-dir", str(logs)])
+    assert res.exit_code == 0, res.output
+    return logs
+
+
 def test_visible_escapes_what_steers_and_keeps_what_reads() -> None:
     assert visible("\x1b]0;t\x07\x1b[2J\r") == "\\x1b]0;t\\x07\\x1b[2J\\x0d"
     assert visible("a\u202eb\u200bc\u2066d\ufeff") == "a\\u202eb\\u200bc\\u2066d\\ufeff"
@@ -84,12 +95,8 @@ def test_check_shows_the_bots_text_escaped(tmp_path: Path) -> None:
     assert "\\x1b]0;pwned" in res.output
 
 
-def test_replay_of_a_hostile_bots_game_writes_no_control_byte(tmp_path: Path) -> None:
-    bot = hostile_bot(tmp_path)
-    logs = tmp_path / "logs"
-    res = runner.invoke(app, ["match", str(bot), RANDOM, "--games", "2", "--seed", "5", "--rule", "target_score=10",
-                              "--log-dir", str(logs)])
-    assert res.exit_code == 0, res.output
+def test_replay_of_a_hostile_bots_game_writes_no_control_byte(hostile_logs: Path) -> None:
+    logs = hostile_logs
     for args in ([], ["--seat", "0"], ["--all"]):
         shown = subprocess.run([*CLI, "replay", str(logs / "game-00001.jsonl"), *args], cwd=ROOT,
                                capture_output=True, timeout=120)
@@ -103,17 +110,12 @@ def test_replay_of_a_hostile_bots_game_writes_no_control_byte(tmp_path: Path) ->
 
 
 @pytest.mark.browser
-def test_the_html_replay_shows_the_same_text_escaped(tmp_path: Path) -> None:
+def test_the_html_replay_shows_the_same_text_escaped(hostile_logs: Path, tmp_path: Path) -> None:
     from browser import chromium
     from selenium.webdriver.common.by import By
 
-    bot = hostile_bot(tmp_path)
-    logs = tmp_path / "logs"
-    res = runner.invoke(app, ["match", str(bot), RANDOM, "--games", "2", "--seed", "5", "--rule", "target_score=10",
-                              "--log-dir", str(logs)])
-    assert res.exit_code == 0, res.output
     page = tmp_path / "replay.html"
-    write_html(logs / "game-00001.jsonl", page)
+    write_html(hostile_logs / "game-00001.jsonl", page)
     html = page.read_text(encoding="utf-8")
     data = json.loads(html.split('id="replay-data">', 1)[1].split("</script>", 1)[0])
     assert data["players"][0] == HOSTILE_NAME  # the log's text is embedded as data, unchanged
