@@ -257,9 +257,8 @@ def check(
     game, clock, limits, source = _check_setup(game_name, time_control, config, sandbox, sandbox_limits)
     spec = resolve_command(bot)
     check_runnable(spec)
-    where = ", sandboxed" if limits else ""
-    say_phrases(err, [f"checking {spec.name} on {game.title}", f"clock {format_time_control(clock)}{source}{where}",
-                      f"command: {bot}"])  # as typed: the interpreter and paths it resolves to are in the log
+    say_phrases(err, [f"checking {spec.name} on {game.title}", f"clock {format_time_control(clock)}{source}",
+                      *(["in the sandbox"] if limits else []), f"command: {bot}"])  # as typed: the interpreter and paths it resolves to are in the log
 
     def progress(line: str) -> None:
         err.print(line, highlight=False, markup=False)
