@@ -25,7 +25,8 @@ import msgspec
 
 from referee import __version__
 from referee.live.board import LiveBoard, LiveGame
-from referee.logs.gamelog import LogHeader, PlayerInfo
+from referee.games.base import PUBLIC
+from referee.logs.records import ActionRecord, EventRecord, FailureRecord, LogHeader, LogResult, PlayerInfo, Record
 from referee.replay.html import page_html, pack_cards, replay_data, replay_row
 
 DATA_MARK = "@@LIVE-DATA@@"
@@ -37,25 +38,32 @@ RESULT_KEY: Key = (1 << 30, 2, 0)
 _encoder = msgspec.json.Encoder()
 
 
-def public_keyed(rec: dict[str, Any]) -> tuple[Key, dict[str, Any]]:
+def public_keyed(rec: dict[str, Any]) -> tuple[Key, Record]:
     """A public record of a game as a log record, with its place in the game:
     public records sort by `(i, 1, 0)`, private ones by `(at, 0, j)`."""
     key = (rec["i"] if isinstance(rec.get("i"), int) else 0, 1, 0)
     if rec["type"] == "event":
-        return key, {"type": "event", "to": -1, "event": rec["event"]}
-    return key, {"type": "failure", "seat": rec.get("seat"), "reason": rec.get("reason"),  # its reason code only
-                 "message": rec.get("reason")}
+        return key, EventRecord(to=PUBLIC, event=rec["event"])
+    seat = rec.get("seat") if isinstance(rec.get("seat"), int) else -1
+    reason = str(rec.get("reason"))
+    return key, FailureRecord(seat=seat, reason=reason, message=reason)  # its reason code only
 
 
-def private_keyed(rec: dict[str, Any]) -> tuple[Key, dict[str, Any]] | None:
+def private_keyed(rec: dict[str, Any]) -> tuple[Key, Record] | None:
     """A released private record as a log record with its place, or None if it is not one."""
     key = (int(rec["at"]), 0, int(rec.get("j", 0)) if isinstance(rec.get("j"), int) else 0)
     if rec["type"] == "event" and isinstance(rec.get("event"), dict) and isinstance(rec.get("to"), int):
-        return key, {"type": "event", "to": rec["to"], "event": rec["event"]}
-    if rec["type"] == "action" and isinstance(rec.get("action"), dict):
-        return key, {"type": "action", "seat": rec.get("seat"), "source": rec.get("source", "bot"),
-                     "action": rec["action"]}
+        return key, EventRecord(to=rec["to"], event=rec["event"])
+    if rec["type"] == "action" and isinstance(rec.get("action"), dict) and isinstance(rec.get("seat"), int):
+        return key, ActionRecord(seat=rec["seat"], id=None, source=str(rec.get("source", "bot")), action=rec["action"])
     return None
+
+
+def live_result(result: dict[str, Any]) -> LogResult:
+    """A finished game's result from the live stream, as a log's result record."""
+    return LogResult(winner=result.get("winner"), scores=result.get("scores") or [],
+                     placements=result.get("placements") or [], reason=str(result.get("reason")), failures=[],
+                     forfeited=result.get("forfeited") or [], decisions=0)
 
 
 def live_header(g: LiveGame) -> LogHeader:
@@ -76,7 +84,7 @@ def table_data(board: LiveBoard, game_id: int, now: float | None = None) -> dict
     keyed.sort(key=lambda kv: kv[0])
     records = [(0, r) for _, r in keyed]
     if g.result is not None:
-        records.append((0, {"type": "result", **g.result}))
+        records.append((0, live_result(g.result)))
     data = replay_data(live_header(g), records)
     data["seed"] = "not shown during play"
     data["cut_off"] = False
@@ -103,7 +111,7 @@ def table_start(board: LiveBoard, g: LiveGame) -> bytes:
     return g.start_bytes
 
 
-def _row(key: Key, record: dict[str, Any]) -> bytes | None:
+def _row(key: Key, record: Record) -> bytes | None:
     row = replay_row(record)
     if row is None:
         return None
@@ -130,7 +138,7 @@ def table_rows(board: LiveBoard, g: LiveGame, now: float | None = None) -> list[
         if encoded is not None:
             g.rows.append(encoded)
     if over:
-        encoded = _row(RESULT_KEY, {"type": "result", **(g.result or {})})
+        encoded = _row(RESULT_KEY, live_result(g.result or {}))
         if encoded is not None:
             g.rows.append(encoded)
         g.rows_over = True

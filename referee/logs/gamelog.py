@@ -1,14 +1,7 @@
-"""Game logs: one JSONL file per game, byte-stable apart from timings.
-
-Line 1 is the header (versions, game, rules, seed, explicit deals, bots with
-argv, time control, failure policy, isolation, and the start position of a
-game that began from one). Then, in order: `deal` records (dealer
-and the full deck order of every deal), every message `send`/`recv` per seat
-with its time in ms since the game started, every engine `event` with its
-audience, every applied `action` (its source: the bot, or the referee's
-default after a failure), every `failure`, and last the `result`.
-Everything needed to re-simulate and verify the game is in the file.
-"""
+"""Writing and reading game logs: one JSONL file per game, byte-stable
+apart from timings. What each line holds is `referee.logs.records`; this
+module puts records into a file and reads them back, typed, with one-line
+errors that name the file and line."""
 
 from __future__ import annotations
 
@@ -16,65 +9,16 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 import msgspec
+from msgspec import UNSET
 
 from protocol.common import MAX_NESTING, nests_deeper_than
 from protocol.explain import json_error, schema_error
-from protocol.messages import SeatFailure
 from referee.errors import CorruptLog
+from referee.logs.records import LOG_FORMAT, LogHeader, LogRecord, LogResult, Record
 
-LOG_FORMAT = 1
 MAX_LOGGED_LINE = 4096
 
 _encoder = msgspec.json.Encoder(order="deterministic")
-
-
-class PlayerInfo(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
-    seat: int
-    name: str
-    argv: list[str]
-    human: bool = False
-    """A person played this seat (`chicago-referee play`): left out of ratings by default."""
-
-
-class LogHeader(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="header"):
-    format: int = LOG_FORMAT
-    referee: str
-    game: str
-    game_id: int
-    rules: Any
-    n_players: int
-    seed: int
-    deals: list[dict[str, Any]]
-    players: list[PlayerInfo]
-    time_control: Any
-    failure_policy: Any
-    match_seed: int | None = None
-    deal_set: int | None = None
-    request_id_base: int = 0
-    """This game's first request id is request_id_base + 1 (ids run on through a match)."""
-    isolation: dict[str, Any] | None = None
-    """The sandbox the bots ran in (`{"sandbox": "none"}` without one); absent in older logs."""
-    start: str | msgspec.UnsetType = msgspec.UNSET
-    """The position the game began from, in the text form of docs/positions.md
-    (`match --start`); absent for a game dealt from the start."""
-    worker: dict[str, Any] | None = None
-    """Where a tournament game was played (`name`, `cpus`, `load_1m`, `load_5m`): its clocks were judged there."""
-
-
-class LogResult(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="result"):
-    winner: int | None
-    scores: list[int]
-    placements: list[int]
-    reason: str
-    failures: list[SeatFailure]
-    forfeited: list[int]
-    decisions: int
-    referee_overhead_us: float = 0.0
-    """Mean referee time per decision (engine, views, encoding): a timing field."""
-    think_ms: list[float] = msgspec.field(default_factory=list)
-    """Per seat: wall time of its decisions (timing; absent in older logs)."""
-    cpu_ms: list[float | None] = msgspec.field(default_factory=list)
-    """Per seat: CPU time of its decisions, null where not measured (timing; absent in older logs)."""
 
 
 class GameLogWriter:
@@ -91,9 +35,9 @@ class GameLogWriter:
     def enabled(self) -> bool:
         return self._fh is not None
 
-    def write(self, record: dict[str, Any] | msgspec.Struct) -> None:
+    def write(self, record: LogHeader | LogRecord | LogResult) -> None:
         if self._fh is not None:
-            self._fh.write(_encoder.encode(record) + b"\n")
+            self._fh.write(encode_record(record) + b"\n")
 
     def write_raw(self, prefix: bytes, payload: bytes, suffix: bytes = b"}") -> None:
         """A record embedding an already-encoded JSON payload (no re-encoding)."""
@@ -104,6 +48,21 @@ class GameLogWriter:
         if self._fh is not None:
             self._fh.close()
             self._fh = None
+
+
+def encode_record(record: LogHeader | LogRecord | LogResult) -> bytes:
+    """A record's line as logs have always been written: the header and the
+    result in their field order; every other record with its keys sorted
+    (the tag among them) and the payloads inside (events, actions, messages)
+    in their own field order."""
+    if isinstance(record, LogHeader | LogResult):
+        return _encoder.encode(record)
+    fields: dict[str, Any] = {"type": record.__struct_config__.tag}
+    for name in record.__struct_fields__:
+        value = getattr(record, name)
+        if value is not UNSET:
+            fields[name] = value
+    return _encoder.encode(fields)
 
 
 def cut(text: bytes | str, limit: int = MAX_LOGGED_LINE) -> str:
@@ -146,7 +105,7 @@ def _decode_line(raw: bytes, type_: Any) -> Any:
         raise _BadLine(f"the line cannot be decoded ({type(exc).__name__})") from None
 
 
-def read_log(path: Path, *, cut_ok: bool = False) -> tuple[LogHeader, list[tuple[int, dict[str, Any]]]]:
+def read_log(path: Path, *, cut_ok: bool = False) -> tuple[LogHeader, list[tuple[int, Record]]]:
     """Header and (line number, record) pairs; CorruptLog names file and line.
 
     With `cut_ok`, a log cut off mid-line (the referee was killed while
@@ -169,15 +128,12 @@ def read_log(path: Path, *, cut_ok: bool = False) -> tuple[LogHeader, list[tuple
         if not cut_ok:
             raise CorruptLog(f"{path}:{len(lines)}: truncated: the last line has no newline (was the game cut off?)")
         lines[-1] = b""
-    records: list[tuple[int, dict[str, Any]]] = []
+    records: list[tuple[int, Record]] = []
     for no, raw in enumerate(lines[1:], start=2):
         if not raw.strip():
             continue
         try:
-            rec = _decode_line(raw, Any)
+            records.append((no, _decode_line(raw, Record)))
         except _BadLine as exc:
             raise CorruptLog(f"{path}:{no}: {exc}") from None
-        if not isinstance(rec, dict) or "type" not in rec:
-            raise CorruptLog(f"{path}:{no}: a log record must be an object with a 'type'")
-        records.append((no, rec))
     return header, records

@@ -77,7 +77,7 @@ class LogRecord(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
     """A record after the header. Fields a reader does not know are ignored."""
 
 
-class Deal(LogRecord, tag="deal"):
+class DealRecord(LogRecord, tag="deal"):
     """A deal began: written before its events."""
 
     deal: int
@@ -85,26 +85,28 @@ class Deal(LogRecord, tag="deal"):
     deck: list[str]
 
 
-class Event(LogRecord, tag="event"):
+class EventRecord(LogRecord, tag="event"):
     """An engine event, as the seats it is for receive it."""
 
     to: int
     """-1: every seat; else the one seat that may see it."""
-    event: dict[str, Any]
+    event: Any
+    """The game's event as seats receive it (an object tagged by `type`; the game types it)."""
 
 
-class Send(LogRecord, tag="send"):
+class SendRecord(LogRecord, tag="send"):
     """A message to a seat, as sent (a request without its view and legal list)."""
 
     seat: int
-    msg: dict[str, Any]
+    msg: Any
+    """The message as sent (an object tagged by `type`)."""
     t: float | UnsetType = UNSET
     """Milliseconds since the game started (timing)."""
     elided: list[str] | UnsetType = UNSET
     """The fields left out of `msg` because the game re-creates them (`view`, `legal`)."""
 
 
-class Recv(LogRecord, tag="recv"):
+class RecvRecord(LogRecord, tag="recv"):
     """A line a seat wrote."""
 
     seat: int
@@ -116,7 +118,7 @@ class Recv(LogRecord, tag="recv"):
     """The line answered no open request (late, early or extra): dropped and counted."""
 
 
-class Action(LogRecord, tag="action"):
+class ActionRecord(LogRecord, tag="action"):
     """An action applied to the game."""
 
     seat: int
@@ -124,14 +126,15 @@ class Action(LogRecord, tag="action"):
     """The request it answers; null when the referee acted without asking."""
     source: str
     """`bot`, or `default`: the referee played the first legal action."""
-    action: dict[str, Any]
+    action: Any
+    """The game's action (an object tagged by `type`; the game types it)."""
     ms: float | None | UnsetType = UNSET
     """The bot's thinking time, wall clock (timing)."""
     cpu_ms: float | None | UnsetType = UNSET
     """The CPU time the bot used meanwhile (timing; null where not measured)."""
 
 
-class Failure(LogRecord, tag="failure"):
+class FailureRecord(LogRecord, tag="failure"):
     """A seat's failure: its reason code, the message in words and the evidence."""
 
     seat: int
@@ -141,7 +144,7 @@ class Failure(LogRecord, tag="failure"):
     """The offending text, or the bot's stderr tail."""
 
 
-class Unlogged(LogRecord, tag="unlogged"):
+class UnloggedRecord(LogRecord, tag="unlogged"):
     """Unsolicited lines of a seat past the log's budget: counted, not kept."""
 
     seat: int
@@ -167,6 +170,7 @@ class LogResult(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag
     """Per seat: CPU time of its decisions, null where not measured (timing; absent in older logs)."""
 
 
-Record = Union[Deal, Event, Send, Recv, Action, Failure, Unlogged, LogResult]
+Record = Union[DealRecord, EventRecord, SendRecord, RecvRecord, ActionRecord, FailureRecord, UnloggedRecord, LogResult]
 """Every line after the header."""
-RECORD_TYPES: tuple[type[msgspec.Struct], ...] = (Deal, Event, Send, Recv, Action, Failure, Unlogged, LogResult)
+RECORD_TYPES: tuple[type[msgspec.Struct], ...] = (DealRecord, EventRecord, SendRecord, RecvRecord, ActionRecord,
+                                                   FailureRecord, UnloggedRecord, LogResult)

@@ -28,6 +28,7 @@ from referee.errors import RefereeError
 from referee.games.base import GameDef
 from referee.games.rules import build_rules
 from referee.logs.gamelog import read_log
+from referee.logs.records import ActionRecord, FailureRecord
 from referee.play.deals import parse_deals
 from referee.play.match import BotHandle, MatchConfig, play_one
 from referee.play.game_spec import FailurePolicy, GameRecord
@@ -178,8 +179,8 @@ def _evidence(record: GameRecord, seat: int) -> str:
     except RefereeError:
         return ""
     for _no, rec in records:
-        if rec.get("type") == "failure" and rec.get("seat") == seat and rec.get("detail"):
-            text = " | ".join(line.strip() for line in str(rec["detail"]).splitlines() if line.strip())
+        if isinstance(rec, FailureRecord) and rec.seat == seat and isinstance(rec.detail, str) and rec.detail:
+            text = " | ".join(line.strip() for line in rec.detail.splitlines() if line.strip())
             return text if len(text) <= EVIDENCE else "..." + text[-(EVIDENCE - 3):]
     return ""
 
@@ -195,18 +196,18 @@ def _count_decisions(path: Path, config: MatchConfig, offered: Counter[str], cho
         return
     state = config.game.new_state(config.rules, len(config.bots), header.seed, deals)
     for _no, rec in records:
-        if rec.get("type") != "action":
+        if not isinstance(rec, ActionRecord):
             continue
         try:
-            action = msgspec.convert(rec["action"], type=config.game.action_type)
-        except (msgspec.ValidationError, KeyError):
+            action = msgspec.convert(rec.action, type=config.game.action_type)
+        except msgspec.ValidationError:
             return
-        if rec.get("source") == "bot":
+        if rec.source == "bot":
             kinds = sorted({str(type(a).__struct_config__.tag) for a in state.legal_actions()})
             for kind in kinds:
                 offered[kind] += 1
             chosen[str(type(action).__struct_config__.tag)] += 1
-            ms = rec.get("ms")
+            ms = rec.ms
             if isinstance(ms, int | float) and ms > slowest.ms:
                 slowest.ms, slowest.kind, slowest.where = float(ms), " or ".join(kinds), label
         try:

@@ -25,7 +25,8 @@ from referee import __version__
 from referee.errors import BotError, ConfigError, ProtocolViolation
 from referee.games import GAMES
 from referee.games.base import Deal, GameDef
-from referee.logs.gamelog import GameLogWriter, PlayerInfo
+from referee.logs.gamelog import GameLogWriter
+from referee.logs.records import PlayerInfo
 from referee.play.in_order import MAX_MATCH_GAMES, InOrder, request_id_base
 from referee.play.replies import decode_hello
 from referee.play.game_spec import FailurePolicy, GameRecord, GameSpec

@@ -31,13 +31,18 @@ from referee import __version__
 from referee.errors import BotCrashed, BotError, ProtocolViolation, RefereeError
 from referee.games.base import PUBLIC, GameState
 from referee.games.cards import CARD_STR
-from referee.logs.gamelog import (
-    MAX_LOGGED_LINE,
-    GameLogWriter,
+from referee.logs.gamelog import MAX_LOGGED_LINE, GameLogWriter, cut
+from referee.logs.records import (
+    ActionRecord,
+    DealRecord,
+    EventRecord,
+    FailureRecord,
     LogHeader,
     LogResult,
     PlayerInfo,
-    cut,
+    RecvRecord,
+    SendRecord,
+    UnloggedRecord,
 )
 from referee.play.game_spec import GameRecord, GameSpec, make_request
 from referee.play.outcome import final_outcome
@@ -55,6 +60,7 @@ from referee.seats.clock import DecisionMeter, SeatClock
 from referee.seats.seat import Seat
 
 _encoder = msgspec.json.Encoder()
+_ELIDED = ["view", "legal"]  # what a logged request leaves out: `verify` re-creates both
 
 REENCODE_OVER = 1024
 """An accepted reply longer than this (a real one is ~100 bytes) is logged as
@@ -140,14 +146,13 @@ class GameRunner:
         while self.logged_deals < len(decks):
             d = decks[self.logged_deals]
             self.logged_deals += 1
-            self.log.write(
-                {"type": "deal", "deal": self.deals_before + self.logged_deals, "dealer": d.dealer, "deck": [CARD_STR[c] for c in d.deck]}
-            )
+            self.log.write(DealRecord(deal=self.deals_before + self.logged_deals, dealer=d.dealer,
+                                deck=[CARD_STR[c] for c in d.deck]))
         events = self.state.events
         while self.logged_events < len(events):
             aud, ev = events[self.logged_events]
             self.logged_events += 1
-            self.log.write({"type": "event", "to": aud, "event": ev})
+            self.log.write(EventRecord(to=aud, event=ev))
 
     def _fail(self, seat: int, reason: str, message: str, detail: str = "") -> None:
         self.failures.append(SeatFailure(seat=seat, reason=reason, message=message))
@@ -157,7 +162,7 @@ class GameRunner:
             self.evidence.append(f"[stderr] {stderr}")  # the detail is the stderr tail itself (a crash)
         else:
             self.evidence.append(f"{detail}\n[stderr] {stderr}".strip() if stderr else detail)
-        self.log.write({"type": "failure", "seat": seat, "reason": reason, "message": message, "detail": cut(detail)})
+        self.log.write(FailureRecord(seat=seat, reason=reason, message=message, detail=cut(detail)))
         if self.watch is not None:
             self.watch.failed(self, seat, reason, message)
 
@@ -245,9 +250,9 @@ class GameRunner:
         # The view and legal list are a pure function of the game so far and are
         # re-created by `verify`; logging them would make logs ten times larger.
         if self.logging:
-            self.log.write({"type": "send", "seat": seat, "t": self._t(), "elided": ["view", "legal"],
-                            "msg": {"type": "request", "id": rid, "game_id": self.spec.game_id, "events": events,
-                                    "clock": req.clock}})
+            self.log.write(SendRecord(seat=seat, t=self._t(), elided=_ELIDED,
+                                msg={"type": "request", "id": rid, "game_id": self.spec.game_id, "events": events,
+                                     "clock": req.clock}))
         cpu = s.meter.start()  # thawed before its clock starts
         now = self._now()
         p = _InFlight(seat, rid, legal, limit, now, now + limit, data, cpu_sent=cpu)
@@ -331,7 +336,7 @@ class GameRunner:
 
     def _log_recv(self, seat: int, line: bytes, **extra: Any) -> None:
         if self.logging:
-            self.log.write({"type": "recv", "seat": seat, "t": self._t(), "line": cut(line), **extra})
+            self.log.write(RecvRecord(seat=seat, t=self._t(), line=cut(line), **extra))
 
     def _unsolicited(self, seat: int, s: _Seat, p: _InFlight, line: bytes) -> None:
         """A line that answers nothing: dropped and counted; past the cap the bot
@@ -493,8 +498,8 @@ class GameRunner:
     def _log_action(self, seat: int, rid: int | None, source: str, action: Any, elapsed: float | None,
                     cpu: float | None = None) -> None:
         think = None if elapsed is None else round(elapsed * 1000, 3)
-        self.log.write({"type": "action", "seat": seat, "id": rid, "source": source, "action": action, "ms": think,
-                        "cpu_ms": None if cpu is None else round(cpu * 1000, 3)})
+        self.log.write(ActionRecord(seat=seat, id=rid, source=source, action=action, ms=think,
+                              cpu_ms=None if cpu is None else round(cpu * 1000, 3)))
         self._log_engine()
 
     async def _finish(self) -> GameRecord:
@@ -514,8 +519,8 @@ class GameRunner:
         if self.logging:
             for seat, s in enumerate(self.seats):
                 if s.log_budget.unlogged_lines:
-                    self.log.write({"type": "unlogged", "seat": seat, "lines": s.log_budget.unlogged_lines,
-                                    "bytes": s.log_budget.unlogged_bytes})
+                    self.log.write(UnloggedRecord(seat=seat, lines=s.log_budget.unlogged_lines,
+                                            bytes=s.log_budget.unlogged_bytes))
             self.log.write(LogResult(winner=winner, scores=scores, placements=placements, reason=reason,
                                      failures=self.failures, forfeited=self.forfeited, decisions=self.decisions,
                                      referee_overhead_us=round(self.overhead / max(1, self.decisions) * 1e6, 1),

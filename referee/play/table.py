@@ -21,7 +21,8 @@ from protocol.messages import TimeControl
 from referee.errors import ConfigError
 from referee.games import GAMES
 from referee.games.base import Deal, GameDef
-from referee.logs.gamelog import GameLogWriter, PlayerInfo
+from referee.logs.gamelog import GameLogWriter
+from referee.logs.records import PlayerInfo
 from referee.play.match import (
     BotHandle,
     MatchConfig,

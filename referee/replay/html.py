@@ -32,12 +32,14 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
-from referee.logs.gamelog import LogHeader, read_log
+from referee.logs.gamelog import read_log
+from referee.logs.records import ActionRecord, EventRecord, FailureRecord, LogHeader, LogResult, Record
 from referee.replay.start_html import start_records
 from referee.visible import visible
 
@@ -71,32 +73,30 @@ def build_replay_data(log_path: Path) -> dict[str, Any]:
     return replay_data(header, records, str(log_path))
 
 
-def replay_row(rec: dict[str, Any]) -> tuple[str, int, dict[str, Any]] | None:
+def replay_row(rec: Record) -> tuple[str, int, dict[str, Any]] | None:
     """One log record as a row of the page (type name, audience, fields), or
     None for what the page leaves out (messages, a bot's plays)."""
-    kind = rec.get("type")
-    if kind == "event":
-        ev = rec.get("event")
-        if isinstance(ev, dict) and isinstance(ev.get("type"), str):
-            return ev["type"], int(rec.get("to", -1)), {k: v for k, v in ev.items() if k != "type"}
-    elif kind == "action":
-        act = rec.get("action")
-        source = rec.get("source", "bot")
-        # Plays repeat the public card_played event; everything else is small
-        # and some of it (exchange discards) is a seat's private knowledge.
-        if isinstance(act, dict) and isinstance(act.get("type"), str) and (act["type"] != "play" or source != "bot"):
+    match rec:
+        case EventRecord(to=to, event=ev) if isinstance(ev, dict) and isinstance(ev.get("type"), str):
+            return ev["type"], to, {k: v for k, v in ev.items() if k != "type"}
+        case ActionRecord(seat=seat, source=source, action=act) if isinstance(act, dict) and isinstance(
+                act.get("type"), str):
+            # Plays repeat the public card_played event; everything else is small
+            # and some of it (exchange discards) is a seat's private knowledge.
+            if act["type"] == "play" and source == "bot":
+                return None
             fields = {k: v for k, v in act.items() if k != "type"}
             if source != "bot":
                 fields["source"] = source
-            return ACTION + ":" + act["type"], int(rec.get("seat", -1)), fields
-    elif kind == "failure":
-        return FAILURE, -1, {"seat": rec.get("seat"), "reason": rec.get("reason"), "message": rec.get("message")}
-    elif kind == "result":
-        return RESULT, -1, {k: rec.get(k) for k in RESULT_FIELDS}
+            return ACTION + ":" + act["type"], seat, fields
+        case FailureRecord(seat=seat, reason=reason, message=message):
+            return FAILURE, -1, {"seat": seat, "reason": reason, "message": message}
+        case LogResult():
+            return RESULT, -1, {k: getattr(rec, k) for k in RESULT_FIELDS}
     return None
 
 
-def replay_data(header: LogHeader, records: list[tuple[int, dict[str, Any]]], where: str = "game") -> dict[str, Any]:
+def replay_data(header: LogHeader, records: Sequence[tuple[int, Record]], where: str = "game") -> dict[str, Any]:
     """The compact replay of a header and its records: a log read from a file,
     or the part of a game being played that a spectator may see."""
     rows = start_records(header, where)  # a game started from a position: the table at its start

@@ -27,7 +27,8 @@ from protocol.messages import SeatFailure
 from referee.errors import CorruptLog, RefereeError
 from referee.games import get_game
 from referee.games.base import PUBLIC, Deal, GameDef, GameState
-from referee.logs.gamelog import LogHeader, LogResult, read_log
+from referee.logs.gamelog import read_log
+from referee.logs.records import ActionRecord, DealRecord, FailureRecord, LogHeader, LogResult, Record
 from referee.play.deals import parse_deals
 from referee.play.outcome import final_outcome
 from referee.play.start import check_logged_start, deals_before, initial_state
@@ -108,7 +109,7 @@ class GameLog:
     game: GameDef
     rules: Any
     deals: tuple[Deal, ...]
-    records: list[tuple[int, dict[str, Any]]]
+    records: list[tuple[int, Record]]
     """(line number, record) for every line after the header, the result included."""
     result: LogResult | None
     result_line: int
@@ -124,7 +125,7 @@ class GameLog:
 
     @property
     def deal_count(self) -> int:
-        return sum(1 for _, rec in self.records if rec.get("type") == "deal")
+        return sum(1 for _, rec in self.records if isinstance(rec, DealRecord))
 
     @property
     def start(self) -> str | None:
@@ -173,15 +174,11 @@ def load_log(path: Path | str, *, require_result: bool = True, cut_ok: bool = Fa
     result: LogResult | None = None
     result_line = 0
     for i, (no, rec) in enumerate(records):
-        if rec.get("type") != "result":
+        if not isinstance(rec, LogResult):
             continue
         if i != len(records) - 1:
             raise CorruptLog(f"{path}:{no}: the result record must be the last record")
-        try:
-            result = msgspec.convert(rec, type=LogResult)
-        except msgspec.ValidationError as exc:
-            raise CorruptLog(f"{path}:{no}: bad result record: {exc}") from None
-        result_line = no
+        result, result_line = rec, no
     if result is None and require_result:
         last = records[-1][0] if records else 1
         raise CorruptLog(f"{path}:{last}: truncated: the log ends without a result record")
@@ -213,10 +210,10 @@ class Simulation:
         except (msgspec.ValidationError, msgspec.EncodeError, TypeError) as exc:
             raise LogMismatch(self.log.path, line, f"not a {self.log.game.name} action {show(raw)}: {exc}") from None
 
-    def apply(self, line: int, record: dict[str, Any]) -> tuple[int, Any]:
+    def apply(self, line: int, record: ActionRecord) -> tuple[int, Any]:
         """Apply one `action` record; returns (seat, action). LogMismatch if illegal."""
-        action = self.decode_action(line, record.get("action"))
-        return self.apply_action(line, record.get("seat"), action), action
+        action = self.decode_action(line, record.action)
+        return self.apply_action(line, record.seat, action), action
 
     def apply_action(self, line: int, seat: Any, action: Any) -> int:
         """Apply a decoded action by `seat`; returns the seat. LogMismatch if illegal."""
@@ -278,16 +275,10 @@ class Frame:
         """Deals dealt so far (the deal in progress)."""
         return len(self.state.dealt_decks())
 
-    def visible(self, seat: int | None) -> list[tuple[int, msgspec.Struct]]:
-        """The events `seat` could see (None = every event)."""
-        if seat is None:
-            return list(self.events)
-        return [(aud, ev) for aud, ev in self.events if aud == PUBLIC or aud == seat]
 
-
-def _failure(log: GameLog, line: int, rec: dict[str, Any]) -> SeatFailure:
+def _failure(log: GameLog, line: int, rec: FailureRecord) -> SeatFailure:
     try:
-        return msgspec.convert({k: rec.get(k) for k in ("seat", "reason", "message")}, type=SeatFailure)
+        return msgspec.convert({"seat": rec.seat, "reason": rec.reason, "message": rec.message}, type=SeatFailure)
     except msgspec.ValidationError as exc:
         raise LogMismatch(log.path, line, f"bad failure record: {exc}") from None
 
@@ -305,17 +296,17 @@ def frames(log: GameLog) -> Iterator[Frame]:
     failures: list[SeatFailure] = []
     evidence: list[str] = []
     for line, rec in log.records:
-        kind = rec.get("type")
-        if kind == "failure":
-            failures.append(_failure(log, line, rec))
-            evidence.append(str(rec.get("detail") or ""))
-        elif kind == "action":
-            seat, action = sim.apply(line, rec)
-            new = state.events[seen:]
-            seen = len(state.events)
-            yield Frame(kind="action", index=sim.actions, state=state, line=line, seat=seat, action=action,
-                        source=rec.get("source"), events=list(new), failures=failures, evidence=evidence)
-            failures, evidence = [], []
+        match rec:
+            case FailureRecord():
+                failures.append(_failure(log, line, rec))
+                evidence.append(rec.detail if isinstance(rec.detail, str) else "")
+            case ActionRecord():
+                seat, action = sim.apply(line, rec)
+                new = state.events[seen:]
+                seen = len(state.events)
+                yield Frame(kind="action", index=sim.actions, state=state, line=line, seat=seat, action=action,
+                            source=rec.source, events=list(new), failures=failures, evidence=evidence)
+                failures, evidence = [], []
     result = log.result
     if result is not None and not ended_early_ok(state, log.n_players, result.forfeited):
         raise LogMismatch(log.path, log.result_line,

@@ -17,7 +17,7 @@ import msgspec
 
 from referee.errors import CorruptLog, RefereeError
 from referee.games import get_game
-from referee.logs.gamelog import LogHeader
+from referee.logs.records import LogHeader
 from referee.play.deals import parse_deals
 from referee.play.start import check_logged_start, initial_state
 

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+from msgspec import UNSET
 
 from protocol.messages import (
     Clock,
@@ -50,6 +51,17 @@ from referee.games import GAMES
 from referee.games.base import PUBLIC
 from referee.games.cards import CARD_STR
 from referee.logs.gamelog import MAX_LOGGED_LINE
+from referee.logs.records import (
+    ActionRecord,
+    DealRecord,
+    EventRecord,
+    FailureRecord,
+    LogResult,
+    Record,
+    RecvRecord,
+    SendRecord,
+    UnloggedRecord,
+)
 from referee.play.replies import decode_reply, former_wording
 from referee.play.game_spec import FailurePolicy
 from referee.play.seeding import derive_seed
@@ -85,28 +97,18 @@ class Verdict:
         return self.status == OK
 
 
-_REQUIRED: dict[str, frozenset[str]] = {
-    # fields each record must have; others (timings such as `t`, `ms`) are not checked
-    "send": frozenset({"type", "seat", "msg"}),
-    "recv": frozenset({"type", "seat", "line"}),
-    "action": frozenset({"type", "seat", "id", "source", "action"}),
-    "deal": frozenset({"type", "deal", "dealer", "deck"}),
-    "event": frozenset({"type", "to", "event"}),
-    "failure": frozenset({"type", "seat", "reason", "message"}),
-    "result": frozenset({"type", "winner", "scores", "placements", "reason", "failures", "forfeited", "decisions"}),
-    "unlogged": frozenset({"type", "seat", "lines", "bytes"}),
-}
 _REQUEST_FIELDS = frozenset({"type", *Request.__struct_fields__})
 _ELIDABLE = frozenset({"view", "legal"})
 
 
-def _check_fields(what: str, rec: dict[str, Any], required: frozenset[str], exact: bool = False) -> str | None:
-    missing = sorted(required - rec.keys())
+def _request_fields_problem(msg: dict[str, Any], expected: frozenset[str]) -> str | None:
+    """A logged request holds exactly the fields of a request, less the elided ones."""
+    missing = sorted(expected - msg.keys())
     if missing:
-        return f"{what} lacks the field{'s' if len(missing) > 1 else ''} {', '.join(missing)}"
-    extra = sorted(rec.keys() - required) if exact else []
+        return f"request message lacks the field{'s' if len(missing) > 1 else ''} {', '.join(missing)}"
+    extra = sorted(msg.keys() - expected)
     if extra:
-        return f"{what} has unexpected field{'s' if len(extra) > 1 else ''} {', '.join(map(repr, extra))}"
+        return f"request message has unexpected field{'s' if len(extra) > 1 else ''} {', '.join(map(repr, extra))}"
     return None
 
 
@@ -151,15 +153,9 @@ class _Checker:
                             f"(expected {derive_seed(h.match_seed, 'deal-set', h.deal_set)})")
         for line, rec in self.log.records:
             self.line = line
-            kind = rec.get("type")
-            handler = getattr(self, f"_on_{kind}", None) if isinstance(kind, str) else None
-            if handler is None:
-                raise self.fail(f"unknown record type {show(kind)}")
-            problem = _check_fields(f"{kind} record", rec, _REQUIRED[kind])
-            if problem:
-                raise self.fail(problem)
+            kind = rec.__struct_config__.tag
             try:
-                handler(rec)
+                self._check(rec)
             except LogMismatch:
                 raise
             except RefereeError as exc:
@@ -168,9 +164,27 @@ class _Checker:
                 raise self.fail(f"cannot check this {kind} record ({type(exc).__name__}: {exc}): {show(rec)}") from None
         return self.sim.actions
 
-    def _seat(self, rec: dict[str, Any]) -> int:
-        seat = rec["seat"]
-        if type(seat) is not int or not 0 <= seat < self.n:
+    def _check(self, rec: Record) -> None:
+        match rec:
+            case DealRecord():
+                self._on_deal(rec)
+            case EventRecord():
+                self._on_event(rec)
+            case SendRecord():
+                self._on_send(rec)
+            case RecvRecord():
+                self._on_recv(rec)
+            case ActionRecord():
+                self._on_action(rec)
+            case FailureRecord():
+                self._on_failure(rec)
+            case UnloggedRecord():
+                self._on_unlogged(rec)
+            case LogResult():
+                self._on_result(rec)
+
+    def _seat(self, seat: int) -> int:
+        if not 0 <= seat < self.n:
             raise self.fail(f"bad seat {show(seat)} (the game has seats 0-{self.n - 1})")
         return seat
 
@@ -188,28 +202,28 @@ class _Checker:
 
     # ------------------------------------------------------------ engine records
 
-    def _on_deal(self, rec: dict[str, Any]) -> None:
+    def _on_deal(self, rec: DealRecord) -> None:
         decks = self.state.dealt_decks()
         k = self.deals_logged
         if k >= len(decks):
-            raise self.fail(f"deal record {show(rec.get('deal'))} but the game has dealt only {len(decks)} deal(s) so far")
+            raise self.fail(f"deal record {show(rec.deal)} but the game has dealt only {len(decks)} deal(s) so far")
         expected = _deal_dict(self.log.deals_before + k + 1, decks[k])
-        found = {key: rec.get(key) for key in ("deal", "dealer", "deck")}
+        found = {"deal": rec.deal, "dealer": rec.dealer, "deck": rec.deck}
         if not same(expected, found):
             raise self.fail(_deal_difference(expected, found))
         self.deals_logged += 1
 
-    def _on_event(self, rec: dict[str, Any]) -> None:
+    def _on_event(self, rec: EventRecord) -> None:
         events = self.state.events
         k = self.events_logged
         if k >= len(events):
             raise self.fail(f"unexpected event (the game has produced no more events here): found {show(rec)}")
         aud, ev = events[k]
-        found = rec["event"]
+        found = rec.event
         if not same(ev, found):
             raise self.fail(differs("event", ev, found))
-        if rec.get("to") != aud or type(rec.get("to")) is not int:
-            raise self.fail(f"event audience differs: expected to={aud} found to={show(rec.get('to'))} for {show(found)}")
+        if rec.to != aud:
+            raise self.fail(f"event audience differs: expected to={aud} found to={show(rec.to)} for {show(found)}")
         self.events_logged += 1
 
     # ------------------------------------------------------------ messages
@@ -220,9 +234,9 @@ class _Checker:
         self.cursors[seat] = len(events)
         return mine
 
-    def _on_send(self, rec: dict[str, Any]) -> None:
-        seat = self._seat(rec)
-        msg = rec["msg"]
+    def _on_send(self, rec: SendRecord) -> None:
+        seat = self._seat(rec.seat)
+        msg = rec.msg
         if not isinstance(msg, dict):
             raise self.fail(f"send record without a message object: {show(rec)}")
         kind = msg.get("type")
@@ -232,7 +246,7 @@ class _Checker:
         if kind == "game_start":
             self._check_game_start(seat, msg)
         elif kind == "request":
-            self._check_request(seat, msg, rec.get("elided", []))
+            self._check_request(seat, msg, [] if rec.elided is UNSET else rec.elided)
         elif kind == "warning":
             self._check_warning(seat, msg)
         elif kind == "game_over":
@@ -267,7 +281,7 @@ class _Checker:
             self._require_logged(f"the request to seat {seat}")
         if not isinstance(elided, list) or not set(elided) <= _ELIDABLE or len(set(elided)) != len(elided):
             raise self.fail(f"'elided' must list some of view, legal: found {show(elided)}")
-        problem = _check_fields("request message", msg, _REQUEST_FIELDS - set(elided), exact=True)
+        problem = _request_fields_problem(msg, _REQUEST_FIELDS - set(elided))
         if problem:
             raise self.fail(problem)
         try:
@@ -319,22 +333,19 @@ class _Checker:
         if not same(want, msg):
             raise self.fail(differs(f"game_over to seat {seat}", want, msg))
 
-    def _on_recv(self, rec: dict[str, Any]) -> None:
-        seat = self._seat(rec)
+    def _on_recv(self, rec: RecvRecord) -> None:
+        seat = self._seat(rec.seat)
         if self.open_request is None or self.open_request[0] != seat:
             raise self.fail(f"reply from seat {seat} but no request to it is open")
-        line = rec["line"]
-        if not isinstance(line, str):
-            raise self.fail(f"recv record without a line: {show(rec)}")
-        self.replies.append((self.line, line))
+        self.replies.append((self.line, rec.line))
 
     # ------------------------------------------------------------ actions
 
-    def _on_action(self, rec: dict[str, Any]) -> None:
+    def _on_action(self, rec: ActionRecord) -> None:
         state = self.state
         if self.sim.actions:
             self._require_logged("this action")
-        seat = self._seat(rec)
+        seat = self._seat(rec.seat)
         if state.is_terminal():
             raise self.fail("action after the end of the game")
         to_act = state.current_player()
@@ -342,9 +353,8 @@ class _Checker:
             raise self.fail(f"action by seat {seat}, but seat {to_act} is to act")
         if self.n == 2 and self.forfeit_mode and self.forfeited:
             raise self.fail(f"action after seat {self.forfeited[0]} forfeited the 2-seat game")
-        action = self.sim.decode_action(self.line, rec["action"])
-        source = rec.get("source")
-        rid = rec.get("id")
+        action = self.sim.decode_action(self.line, rec.action)
+        source, rid = rec.source, rec.id
         if source == "bot":
             self._check_bot_action(seat, rid, action)
         elif source == "default":
@@ -381,11 +391,9 @@ class _Checker:
 
     # ------------------------------------------------------------ failures and result
 
-    def _on_failure(self, rec: dict[str, Any]) -> None:
-        seat = self._seat(rec)
-        reason, message = rec["reason"], rec["message"]
-        if not isinstance(reason, str) or not isinstance(message, str):
-            raise self.fail(f"failure record needs a reason and a message: {show(rec)}")
+    def _on_failure(self, rec: FailureRecord) -> None:
+        seat = self._seat(rec.seat)
+        reason, message = rec.reason, rec.message
         if reason == "illegal_action":
             self._check_illegal(seat, message)
         elif reason in _REJUDGED:
@@ -433,11 +441,11 @@ class _Checker:
             raise self.fail(f"failure differs from the reply on line {where}: expected {expected[0]} {show(expected[1])} "
                             f"found {reason} {show(message)}")
 
-    def _on_unlogged(self, rec: dict[str, Any]) -> None:
+    def _on_unlogged(self, rec: UnloggedRecord) -> None:
         """Unsolicited lines past the log budget were counted, not logged."""
-        self._seat(rec)
-        for key in ("lines", "bytes"):
-            if type(rec[key]) is not int or rec[key] < 1:
+        self._seat(rec.seat)
+        for key, count in (("lines", rec.lines), ("bytes", rec.bytes)):
+            if count < 1:
                 raise self.fail(f"unlogged record needs a positive count of {key}: {show(rec)}")
 
     def _outcome(self) -> tuple[int | None, list[int], list[int], str]:
@@ -449,7 +457,7 @@ class _Checker:
             self.outcome = expected_result(self.state, [s for s in final if s in failed], self.n)
         return self.outcome
 
-    def _on_result(self, rec: dict[str, Any]) -> None:
+    def _on_result(self, rec: LogResult) -> None:
         self._require_logged("the result")
         res = self.log.result
         assert res is not None  # load_log requires it
@@ -466,7 +474,8 @@ class _Checker:
         winner, scores, placements, reason = self._outcome()
         want = {"winner": winner, "scores": scores, "placements": placements, "reason": reason,
                 "failures": [msgspec.to_builtins(f) for f in self.failures], "decisions": self.sim.actions}
-        got = {k: rec.get(k) for k in want}
+        got = {"winner": rec.winner, "scores": rec.scores, "placements": rec.placements, "reason": rec.reason,
+               "failures": [msgspec.to_builtins(f) for f in rec.failures], "decisions": rec.decisions}
         if not same(want, got):
             raise self.fail(differs("result", want, got))
 

@@ -24,7 +24,8 @@ import trio
 
 from protocol.messages import TimeControl
 from referee.games import GAMES, get_game
-from referee.logs.gamelog import GameLogWriter, PlayerInfo
+from referee.logs.gamelog import GameLogWriter
+from referee.logs.records import PlayerInfo
 from referee.play.match import BotHandle, save_stderr, stderr_path
 from referee.play.game_spec import FailurePolicy, GameRecord, GameSpec
 from referee.play.runner import GameRunner

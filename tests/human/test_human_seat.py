@@ -15,7 +15,7 @@ from protocol.messages import GameOver, GameStart, Request, TimeControl, Warning
 from referee.errors import Resigned
 from referee.games import get_game
 from referee.games.rules import build_rules
-from referee.logs.gamelog import read_log
+from logfiles import read_json_log
 from referee.play.table import TableConfig, play_table
 from referee.seats.bot_process import resolve_command
 from referee.seats.human import Judge
@@ -71,7 +71,7 @@ async def test_slow_person_is_asked_once_per_request(tmp_path: Path) -> None:
     assert rec.failures == [] and rec.reason != "forfeit"
     assert len(player.asked) == len(set(player.asked))  # never asked twice for one request
     assert player.cancelled == 0
-    _, records = read_log(tmp_path / "game-00001.jsonl")
+    _, records = read_json_log(tmp_path / "game-00001.jsonl")
     mine = [r for _, r in records if r["type"] == "action" and r["seat"] == 0]
     assert len(mine) == len(player.asked) and all(r["source"] == "bot" for r in mine)
     assert mine[0]["ms"] >= 400  # the slow answers were waited for, not replaced
@@ -111,7 +111,7 @@ async def test_sandboxed_bots_at_a_table(tmp_path: Path) -> None:
     with trio.fail_after(120):
         result = await play_table(cfg, player, _no_more)
     assert result.records[0].failures == []
-    header, _ = read_log(tmp_path / "game-00001.jsonl")
+    header, _ = read_json_log(tmp_path / "game-00001.jsonl")
     assert header.isolation is not None and header.isolation["sandbox"] == "bubblewrap"
     assert header.players[0].human and not header.players[1].human
 

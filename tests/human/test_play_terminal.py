@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.logs.gamelog import read_log
+from logfiles import read_json_log
 
 REPO = Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-m", "referee.cli"]
@@ -31,7 +31,7 @@ def test_piped_input_plays_a_whole_game_that_verifies(tmp_path: Path) -> None:
     assert "your choice> 1" in run.stdout  # prompts printed, the piped choice echoed
     m = re.search(r"winner: (\S+); final scores: human (\d+), random_bot (\d+)", run.stdout)
     assert m, run.stdout[-2000:]
-    header, records = read_log(logs / "game-00001.jsonl")
+    header, records = read_json_log(logs / "game-00001.jsonl")
     result = next(r for _, r in records if r["type"] == "result")
     assert [int(m.group(2)), int(m.group(3))] == result["scores"]
     assert m.group(1) == ["human", "random_bot"][result["winner"]]
@@ -52,7 +52,7 @@ def test_with_no_bot_named_pimc_takes_every_other_seat(tmp_path: Path, args: lis
     run = subprocess.run(["bash", "-c", f"yes 1 | {cmd}"], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     assert "pimc" in run.stderr.split(";")[0], run.stderr  # the first line names the opponent
-    header, records = read_log(logs / "game-00001.jsonl")
+    header, records = read_json_log(logs / "game-00001.jsonl")
     assert [p.name for p in header.players[1:]] == bots
     assert all(p.argv[-1].endswith("sample_bots/python/pimc_bot.py") for p in header.players[1:])
     result = next(r for _, r in records if r["type"] == "result")
@@ -189,7 +189,7 @@ def test_terminal_session_through_a_pty(terminal: object, tmp_path: Path) -> Non
     end = t.read_until("logs in")
     assert "winner: first_legal_bot" in end
     assert t.proc.wait(timeout=30) == 0
-    _, records = read_log(logs / "game-00001.jsonl")
+    _, records = read_json_log(logs / "game-00001.jsonl")
     failures = [r for _, r in records if r["type"] == "failure"]
     assert [(f["seat"], f["reason"]) for f in failures] == [(0, "resigned")]
     result = next(r for _, r in records if r["type"] == "result")

@@ -13,13 +13,13 @@ import pytest
 from livehelpers import misbehaving_bot, play_streamed_match, sample_bot, stream_lines
 
 from referee.live.stream import STREAM_VERSION, stream_paths
-from referee.logs.gamelog import read_log
+from logfiles import read_json_log
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")
 
 
 def _log_events(path: Path) -> list[tuple[int, dict]]:
-    _, records = read_log(path)
+    _, records = read_json_log(path)
     return [(rec["to"], rec["event"]) for _, rec in records if rec["type"] == "event"]
 
 

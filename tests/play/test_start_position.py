@@ -29,7 +29,7 @@ from referee.errors import ConfigError
 from referee.games import format_position, get_game, new_game, parse_position, position_of, state_from_position
 from referee.games.position import Position
 from referee.games.rules import build_rules
-from referee.logs.gamelog import read_log
+from logfiles import read_json_log
 from referee.play.match import MatchConfig, MatchResult, run_match
 from referee.play.start import read_start
 from referee.replay.cardtext import cards_text
@@ -70,7 +70,7 @@ def _play(config: MatchConfig) -> MatchResult:
 
 
 def _records(path: Path) -> list[dict[str, Any]]:
-    return [rec for _, rec in read_log(path)[1]]
+    return [rec for _, rec in read_json_log(path)[1]]
 
 
 def _to_act(position: Position) -> int:
@@ -105,7 +105,7 @@ def test_chicago_match_plays_every_game_from_the_position(chicago_start: Positio
     first_decks = {}
     for path, rec in zip(logs, result.records, strict=True):
         assert verify_file(path).status == OK, verify_file(path).message
-        header, _ = read_log(path)
+        header, _ = read_json_log(path)
         assert header.start == format_position(replace(chicago_start, seed=header.seed))
         records = _records(path)
         first = next(r for r in records if r["type"] == "action")
@@ -137,7 +137,7 @@ def test_euchre_match_from_a_position_verifies(tmp_path: Path) -> None:
     for path in sorted(tmp_path.glob("game-*.jsonl")):
         verdict = verify_file(path)
         assert verdict.status == OK, verdict.message
-        header, _ = read_log(path)
+        header, _ = read_json_log(path)
         assert parse_position(header.start) == replace(position, seed=header.seed)
         first = next(r for r in _records(path) if r["type"] == "action")
         assert first["seat"] == seat and first["action"]["card"] in position.hands[seat]
@@ -162,7 +162,7 @@ def test_verify_refuses_a_tampered_start(chicago_start: Position, chicago_match:
                                          tmp_path: Path) -> None:
     log = chicago_match[1] / "game-00001.jsonl"
     assert verify_file(log).status == OK
-    header, _ = read_log(log)
+    header, _ = read_json_log(log)
     logged = parse_position(header.start)
 
     def swapped(h: dict[str, Any]) -> None:  # one card of each hand trades places: a possible position
@@ -323,7 +323,7 @@ def test_start_from_a_file(chicago_start: Position, tmp_path: Path) -> None:
     results = summary["results"]
     assert len(results) == 2
     for r in results:
-        header, _ = read_log(Path(r["log"]))
+        header, _ = read_json_log(Path(r["log"]))
         assert parse_position(header.start) == replace(chicago_start, seed=header.seed)
     two = tmp_path / "two.pos"
     two.write_text(f"{format_position(chicago_start)}\n{format_position(chicago_start)}\n")
@@ -371,7 +371,7 @@ def test_play_table_starts_from_the_position(chicago_start: Position, tmp_path: 
     assert msgspec.to_builtins(first.view.scores) == list(chicago_start.scores)
     log = Path(result.records[0].log_path)
     assert verify_file(log).status == OK
-    assert read_log(log)[0].start is not None
+    assert read_json_log(log)[0].start is not None
 
 
 def test_a_sandboxed_bot_may_not_see_the_position_file(chicago_start: Position, tmp_path: Path) -> None:

@@ -26,13 +26,9 @@ from browser import artifacts_dir, chromium
 from referee.errors import ConfigError, CorruptLog
 from referee.games import get_game
 from referee.games.rules import build_rules
-from referee.logs.gamelog import (
-    GameLogWriter,
-    LogHeader,
-    LogResult,
-    PlayerInfo,
-    read_log,
-)
+from logfiles import read_json_log
+from referee.logs.gamelog import GameLogWriter
+from referee.logs.records import ActionRecord, EventRecord, LogHeader, LogResult, PlayerInfo
 from referee.play.match import MatchConfig, run_match
 from referee.replay.html import build_replay_data, write_html
 from referee.seats.bot_process import BotSpec
@@ -82,7 +78,7 @@ def euchre_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
     def flush() -> None:
         nonlocal logged
         for aud, ev in state.events[logged:]:
-            log.write({"type": "event", "to": aud, "event": ev})
+            log.write(EventRecord(to=aud, event=ev))
         logged = len(state.events)
 
     flush()
@@ -92,7 +88,7 @@ def euchre_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
         action = rng.choice(state.legal_actions())
         state.apply_action(action)
         decisions += 1
-        log.write({"type": "action", "seat": seat, "id": decisions, "source": "bot", "action": action})
+        log.write(ActionRecord(seat=seat, id=decisions, source="bot", action=action))
         flush()
     res = state.result()
     log.write(LogResult(winner=res.winner, scores=res.scores, placements=res.placements, reason=res.reason,
@@ -102,7 +98,7 @@ def euchre_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _log_facts(path: Path) -> dict[str, Any]:
-    header, records = read_log(path)
+    header, records = read_json_log(path)
     result = next(r for _, r in records if r["type"] == "result")
     events = [(r["to"], r["event"]) for _, r in records if r["type"] == "event"]
     # Cards each seat showed to everyone, per deal (hand_revealed is the only public reveal here).

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from referee.cli import app
 from referee.errors import CorruptLog
-from referee.logs.gamelog import read_log
+from logfiles import read_json_log
 from referee.play.in_order import REQUEST_ID_STRIDE
 from referee.replay.load import load_log
 from referee.replay.verify import verify_file
@@ -71,7 +71,7 @@ def test_a_bad_log_line_is_one_line_with_file_and_line(match_logs: list[Path], t
 
 
 def test_request_ids_follow_the_game_id_and_grow_from_game_to_game(match_logs: list[Path]) -> None:
-    first, second = (read_log(p) for p in match_logs)
+    first, second = (read_json_log(p) for p in match_logs)
     ids = [[r["msg"]["id"] for _, r in recs if r["type"] == "send" and r["msg"]["type"] == "request"]
            for _, recs in (first, second)]
     assert first[0].request_id_base == (first[0].game_id - 1) * REQUEST_ID_STRIDE and ids[0][0] == first[0].request_id_base + 1

@@ -31,7 +31,7 @@ from proctools import alive, proc_state, procs_with
 from protocol.messages import TimeControl
 from referee.games import get_game
 from referee.games.rules import build_rules
-from referee.logs.gamelog import read_log
+from logfiles import read_json_log
 from referee.play.match import MatchConfig, MatchResult, run_match
 from referee.play.game_spec import FailurePolicy, GameRecord
 from referee.seats.bot_process import BotSpec, resolve_command, start_bot
@@ -160,7 +160,7 @@ def assert_forfeit_2(rec: GameRecord, bad_name: str, reason: str) -> GameRecord:
 
 def failure_records(rec: GameRecord) -> list[dict[str, Any]]:
     assert rec.log_path is not None
-    return [r for _, r in read_log(Path(rec.log_path))[1] if r["type"] == "failure"]
+    return [r for _, r in read_json_log(Path(rec.log_path))[1] if r["type"] == "failure"]
 
 
 # ------------------------------------------------------------------ startup
@@ -263,7 +263,7 @@ async def test_timeout_forfeits_and_late_reply_does_not_leak_into_next_game(tmp_
     assert "sleeper: sleeping" in fail["detail"]  # its stderr tail
     assert_clean(second)
     assert len(read_pids(pids)) == 1
-    second_log = [r for _, r in read_log(Path(second.log_path or ""))[1]]
+    second_log = [r for _, r in read_json_log(Path(second.log_path or ""))[1]]
     bad = seat_of(second, "sleeper")
     assert any(r["type"] == "recv" and r["seat"] == bad and r.get("unsolicited") for r in second_log)
 
@@ -285,7 +285,7 @@ async def test_timeout_under_substitute_drops_the_late_reply(tmp_path: Path) -> 
     assert first.forfeited == [] and first.reason != "forfeit" and max(first.scores) >= TARGET
     assert_clean(second)
     assert len(read_pids(pids)) == 1  # it caught up in game 1: no restart needed
-    log = [r for _, r in read_log(Path(first.log_path or ""))[1]]
+    log = [r for _, r in read_json_log(Path(first.log_path or ""))[1]]
     sources = [r["source"] for r in log if r["type"] == "action" and r["seat"] == bad]
     assert sources.count("default") == 1
 
@@ -401,7 +401,7 @@ async def test_substitute_policy_strike_limit(tmp_path: Path) -> None:
         bad = seat_of(rec, "illegal")
         assert reasons(rec, bad) == ["illegal_action"] * 3 + ["strike_limit"]
         assert rec.forfeited == [bad] and rec.winner == 1 - bad and rec.reason == "forfeit"
-        header, records = read_log(Path(rec.log_path or ""))
+        header, records = read_json_log(Path(rec.log_path or ""))
         assert header.failure_policy == {"mode": "substitute", "max_strikes": 2}
         log = [r for _, r in records]
         sources = [r["source"] for r in log if r["type"] == "action" and r["seat"] == bad]
@@ -430,7 +430,7 @@ async def test_log_file_holds_the_failure(tmp_path: Path) -> None:
     files = sorted(log_dir.glob("*.jsonl"))
     assert [str(f) for f in files] == [r.log_path for r in played.records]
     for rec, path in zip(played.records, files):
-        header, records = read_log(path)
+        header, records = read_json_log(path)
         bad = seat_of(rec, "exit_mid_game")
         assert header.failure_policy == {"mode": "forfeit", "max_strikes": 3}
         assert header.players[bad].argv[-2:] == [m, "after=2"]

@@ -23,7 +23,7 @@ from proctools import procs_with
 from protocol.messages import TimeControl
 from referee.games import get_game
 from referee.games.rules import build_rules
-from referee.logs.gamelog import read_log
+from logfiles import read_json_log
 from referee.play.match import MatchConfig, run_match
 from referee.play.replies import LOGGED_UNSOLICITED_BYTES, MAX_UNSOLICITED
 from referee.play.game_spec import GameRecord
@@ -100,7 +100,7 @@ def clean(rec: GameRecord, name: str) -> None:
 
 def log_records(rec: GameRecord) -> list[tuple[int, dict[str, Any]]]:
     assert rec.log_path is not None
-    return read_log(Path(rec.log_path))[1]
+    return read_json_log(Path(rec.log_path))[1]
 
 
 def failure(rec: GameRecord) -> dict[str, Any]:

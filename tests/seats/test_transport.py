@@ -25,7 +25,9 @@ from protocol.messages import TimeControl
 from referee.errors import BotCrashed, ProtocolViolation
 from referee.games import get_game
 from referee.games.rules import build_rules
-from referee.logs.gamelog import GameLogWriter, PlayerInfo, read_log
+from logfiles import read_json_log
+from referee.logs.gamelog import GameLogWriter
+from referee.logs.records import PlayerInfo
 from referee.play.bench import game_stream
 from referee.play.match import MatchConfig
 from referee.play.game_spec import FailurePolicy, GameRecord, GameSpec
@@ -318,7 +320,7 @@ def assert_forfeit_2(rec: GameRecord, bad: int, reason: str) -> None:
 
 
 def log_records(path: Path) -> list[dict[str, Any]]:
-    return [rec for _, rec in read_log(path)[1]]
+    return [rec for _, rec in read_json_log(path)[1]]
 
 
 def on(k: int, bad: Callable[[dict[str, Any]], Any]) -> Script:

@@ -38,7 +38,7 @@ from typer.testing import CliRunner
 from protocol.messages import SeatFailure
 from referee.cli import app
 from referee.errors import ConfigError, RefereeError
-from referee.logs.gamelog import read_log
+from logfiles import read_json_log
 from referee.play.game_spec import GameRecord
 from referee.tournament.config import Tournament, load_config, parse_config
 from referee.tournament.run import (
@@ -150,7 +150,7 @@ def read_games(db: Path) -> list[Any]:
 
 
 def actions_of(log: Path) -> list[tuple[int, str, Any]]:
-    _, records = read_log(log)
+    _, records = read_json_log(log)
     return [(r["seat"], r["source"], r["action"]) for _, r in records if r["type"] == "action"]
 
 

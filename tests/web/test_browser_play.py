@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from browser import artifacts_dir, chromium
 
-from referee.logs.gamelog import read_log
+from logfiles import read_json_log
 
 REPO = Path(__file__).resolve().parents[2]
 GAME_LIMIT_S = 300
@@ -86,7 +86,7 @@ def test_a_whole_game_by_clicking(web_table: Any, driver: Any) -> None:
     driver.find_element(By.ID, "leave").click()
     out = table.finish()
     assert table.proc.returncode == 0, out
-    header, records = read_log(table.log_dir / "game-00001.jsonl")
+    header, records = read_json_log(table.log_dir / "game-00001.jsonl")
     result = next(r for _, r in records if r["type"] == "result")
     assert page_scores == result["scores"]
     assert header.players[0].human

@@ -11,7 +11,7 @@ from typing import Any
 
 from conftest import EventStream
 
-from referee.logs.gamelog import read_log
+from logfiles import read_json_log
 
 CARD_RE = re.compile(r"(?<![A-Za-z0-9])[2-9TJQKA][shdc](?![A-Za-z0-9])")
 HUMAN = 0
@@ -23,7 +23,7 @@ def _cards_in(text: str) -> set[str]:
 
 def _seen_by(log: Path, seat: int) -> tuple[set[str], set[str]]:
     """Cards the seat may see (in events addressed to it or to everyone) and every card dealt."""
-    _, records = read_log(log)
+    _, records = read_json_log(log)
     seen: set[str] = set()
     dealt: set[str] = set()
     for _, rec in records:
@@ -82,7 +82,7 @@ def test_choices_are_judged_and_no_hidden_card_reaches_the_page(web_table: Any) 
     assert table.proc.returncode == 0, out
     stream.close()
     log = table.log_dir / "game-00001.jsonl"
-    header, records = read_log(log)
+    header, records = read_json_log(log)
     result = next(r for _, r in records if r["type"] == "result")
     assert final["over"]["scores"] == result["scores"]
     assert header.players[HUMAN].human and not header.players[1].human
