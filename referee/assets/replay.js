@@ -2,7 +2,7 @@
 (function () {
 'use strict';
 var D = JSON.parse(document.getElementById('replay-data').textContent);
-var N = D.n, NAMES = D.players;
+var N = D.n, NAMES = D.players, HINTS = D.hints || {};  // hints: what the game's own table needs (GamePage)
 var SUIT = {s: '\u2660', h: '\u2665', d: '\u2666', c: '\u2663'};
 var SUITNAME = {s: 'spades', h: 'hearts', d: 'diamonds', c: 'clubs'};
 var RED = {h: 1, d: 1};
@@ -105,7 +105,7 @@ function apply(st, it) {
     for (k in keep) st[k] = keep[k];
     st.deal = it.deal; st.dealer = it.dealer; st.active = it.active; st.tiebreak = !!it.tiebreak;
     st.stock = typeof it.stock_size === 'number' ? it.stock_size : null;
-    st.phase = D.game === 'ghost_euchre' ? 'bidding' : (st.stock !== null ? 'exchange' : '');
+    st.phase = HINTS.first_phase === 'exchange' ? (st.stock !== null ? 'exchange' : '') : (HINTS.first_phase || '');
     break;
   case 'hand_dealt': case 'ghost_hand_taken':
     setHand(st, it, s, it.cards || []); break;
@@ -547,7 +547,7 @@ function render() {
     var badges = '';
     if (s === view) badges += '<span class="badge you">you</span>';
     if (st.dealer === s && st.deal) badges += '<span class="badge dealer" title="dealer">D</span>';
-    if (st.declarer === s) badges += '<span class="badge decl">' + (D.game === 'chicago' ? 'Chicago' : 'declarer ' + esc(bidText(st.contract))) + '</span>';
+    if (st.declarer === s) badges += '<span class="badge decl">' + (HINTS.declarer_badge ? esc(HINTS.declarer_badge) : 'declarer ' + esc(bidText(st.contract))) + '</span>';
     if (st.swapped === s) badges += '<span class="badge">ghost</span>';
     if (st.failed.indexOf(s) >= 0) badges += '<span class="badge fail" title="failure">!</span>';
     if (st.active && st.active.indexOf(s) < 0) badges += '<span class="badge">sits out</span>';
@@ -601,7 +601,7 @@ function render() {
   if (st.open) ex += '<span class="pill">open card for P' + st.open.seat + ' ' + faceHTML(st.open.card, st.open.seat, 'mini') + '</span>';
   if (st.trump) ex += '<span class="pill">trump <span class="big ' + (RED[st.trump] ? 'red' : '') + '">' + SUIT[st.trump] +
     '</span> P' + st.declarer + ' bid ' + esc(bidText(st.contract)) + '</span>';
-  if (D.game === 'ghost_euchre' && st.deal) {
+  if (HINTS.hidden_hand && st.deal) {  // a game with a hand nobody sees (Ghost Hand Euchre's ghost)
     ex += '<span class="pill">' + (st.swapped === null ? 'ghost hand' : 'dead hand') + ' ' + backHTML(-1, 'mini') + '</span>';
     if (!st.trump && st.bids.length) {
       var hb = null; st.bids.forEach(function (b) { if (b.bid !== null && b.bid !== undefined) hb = b; });

@@ -27,6 +27,7 @@ from referee.cli.common import (
 )
 from referee.cli.output import say_phrases
 from referee.errors import ConfigError
+from referee.games import get_game
 from referee.play.deals import load_deals
 from referee.play.match import unique_names
 from referee.play.game_spec import GameRecord
@@ -35,15 +36,6 @@ from referee.play.table import TableConfig, play_table
 from referee.seats.bot_process import BotSpec, resolve_command
 from referee.seats.clock import DEFAULT_TIME_CONTROL, format_time_control, parse_time_control
 from referee.seats.sandbox import SandboxLimits, parse_limits
-
-# The opponents when none is named: pimc, the sample bot measured above the heuristic ones (greedy, euchre)
-# at every table (the ladder in sample_bots/README.md; ismcts is level with it), one per other seat.
-_PIMC = "the search sample bot: plays each choice out in sampled deals of the cards it cannot see"
-DEFAULT_OPPONENTS = {
-    "chicago": ("pimc_bot.py", 1, f"pimc, {_PIMC}"),
-    "ghost_euchre": ("pimc_bot.py", 2, f"two pimc bots, {_PIMC}"),
-}
-
 
 def _sample_bot(file: str) -> Path:
     for base in (Path(__file__).resolve().parents[2], Path.cwd()):
@@ -59,9 +51,17 @@ def opponents(game_name: str, bots: list[str]) -> tuple[list[BotSpec], str]:
     if bots:
         specs = unique_names([resolve_command(b) for b in bots])
         return specs, " and ".join(s.name for s in specs)
-    file, count, label = DEFAULT_OPPONENTS[game_name]
-    path = _sample_bot(file)
-    return unique_names([resolve_command(str(path)) for _ in range(count)]), label
+    # The game's default opponent (pimc for both games: the sample bot measured above the heuristic
+    # ones at every table, the ladder in sample_bots/README.md), one per other seat of its smallest table.
+    game = get_game(game_name)
+    count = min(game.seat_counts) - 1
+    name = game.default_opponent.removesuffix(".py").removesuffix("_bot")
+    label = name if count == 1 else f"{_NUMBERS.get(count, count)} {name} bots"
+    path = _sample_bot(game.default_opponent)
+    return unique_names([resolve_command(str(path)) for _ in range(count)]), f"{label}, the strongest sample bot"
+
+
+_NUMBERS = {2: "two", 3: "three"}
 
 
 @app.command()

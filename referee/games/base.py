@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import msgspec
 
 from referee.games.cards import CardError, parse_cards
+from referee.games.show import CheckScenario, GamePage, GameText, GameWords
 
 TERMINAL = -1
 PUBLIC = -1  # audience of an event every seat may see
@@ -128,8 +129,23 @@ class EngineState:
 
 
 @dataclass(frozen=True)
+class PositionHooks:
+    """A game's positions (docs/positions.md): describe a live state, build one."""
+
+    position_type: type
+    state_type: type
+    describe: Callable[[Any], Any]
+    """describe(state) -> its position"""
+    build: Callable[[Any, Any, Sequence[Deal]], Any]
+    """build(position, rules, deals) -> a state that plays on from it"""
+
+
+@dataclass(frozen=True, kw_only=True)
 class GameDef:
-    """A game as the runtime sees it: its name, seats, rules and factory."""
+    """A game as the runtime sees it: its engine, rules and wire types, and the
+    hooks for everything else that differs between games. The runtime uses
+    nothing but this, so a new game is an engine, its wire types and a GameDef
+    registered in `registry.py` (or by `register` for a game of one's own)."""
 
     name: str
     title: str
@@ -140,10 +156,23 @@ class GameDef:
     action_type: Any
     new_state: Callable[..., GameState]
     """new_state(rules, n_players, seed, deals=()) -> GameState"""
+    words: GameWords
+    """How a person at the table reads and types it."""
+    text: GameText
+    """How the terminal replay draws its own events."""
+    page: GamePage
+    """What the web pages need to draw its table."""
+    check_scenarios: tuple[CheckScenario, ...]
+    """The games `check` plays, chosen so that every decision kind comes up."""
+    decision_kinds: tuple[str, ...]
+    """Every kind of action a bot must be able to choose (`check` fails a bot that never did)."""
+    default_opponent: str
+    """The sample bot `play` seats when no bot is named (a file of sample_bots/python)."""
+    positions: PositionHooks | None = None
+    """Starting from a position (`match --start`); None where the game has no positions."""
     deck_size: int = 52
     full_deck: tuple[int, ...] = tuple(range(52))
     """The card ints of this game's pack (explicit deals must use exactly these)."""
-    extras: dict[str, Any] = field(default_factory=dict)
 
 
 def placements_from(scores: Sequence[int], winner: int | None) -> list[int]:
@@ -155,10 +184,6 @@ def placements_from(scores: Sequence[int], winner: int | None) -> list[int]:
         same = prev is not None and prev != winner and s != winner and scores[prev] == scores[s]
         places[s] = places[prev] if same else i + 1
     return places
-
-
-def seeded_rng(seed: int) -> random.Random:
-    return random.Random(seed)
 
 
 def shuffle(x: list[Any], rng: random.Random) -> None:

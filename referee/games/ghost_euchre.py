@@ -47,7 +47,7 @@ from protocol.euchre import (
     TrumpNamed,
 )
 from referee.errors import ConfigError, IllegalAction
-from referee.games.base import PUBLIC, TERMINAL, Deal, EngineState, GameDef, shuffle
+from referee.games.base import PUBLIC, TERMINAL, Deal, EngineState, shuffle
 from referee.games.cards import (
     CARD_STR,
     SUIT_NAMES,
@@ -530,26 +530,3 @@ def new_state(rules: EuchreRules, n_players: int, seed: int, deals: Sequence[Dea
     if n_players != N_PLAYERS:
         raise ConfigError(f"Ghost Hand Euchre is for exactly 3 players, not {n_players} (GE-01)")
     return GhostEuchreState(rules, n_players, seed, deals)
-
-
-GHOST_EUCHRE = GameDef(
-    name="ghost_euchre",
-    title="Ghost Hand Euchre",
-    seat_counts=(3,),
-    rules_type=EuchreRules,
-    presets={
-        "gamerules": {},
-        "moon_minus_24": {"moon_fail_penalty": 24},
-        "renege_penalty": {"renege_policy": "penalize"},
-    },
-    default_preset="gamerules",
-    action_type=EuchreAction,
-    new_state=new_state,
-    deck_size=len(EUCHRE_DECK),
-    full_deck=tuple(EUCHRE_DECK),
-    extras={
-        # Short games: random bidders sink below zero and would play to max_hands.
-        "check_scenarios": [(3, "gamerules", {"max_hands": 30}), (3, "renege_penalty", {"max_hands": 30})],
-        "decision_kinds": ["pass", "bid", "swap_ghost", "name_trump", "play"],
-    },
-)

@@ -10,30 +10,28 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from protocol.chicago import ChicagoRules
-from protocol.euchre import EuchreRules
-from referee.games.base import Deal, GameState
-from referee.games.chicago import ChicagoState
-from referee.games.ghost_euchre import GhostEuchreState
-from referee.games.position import (
-    ChicagoPosition,
-    EuchrePosition,
-    Position,
-    PositionError,
-)
-from referee.games.position_chicago import build_chicago, describe_chicago
-from referee.games.position_euchre import build_euchre, describe_euchre
+from referee.games.base import Deal, GameState, PositionHooks
+from referee.games.position import Position, PositionError
+from referee.games.registry import GAMES
+
+
+def _positions(found: Any, attribute: str) -> tuple[Any, PositionHooks]:
+    """The game whose positions `found` (a state or a position) belongs to, and their hooks."""
+
+
+    for game in GAMES.values():
+        if game.positions is not None and isinstance(found, getattr(game.positions, attribute)):
+            return game, game.positions
+    kind = "state" if attribute == "state_type" else "position"
+    raise PositionError(f"no positions for this {kind}: {type(found).__name__}")
 
 
 def position_of(state: GameState) -> Position:
-    """Describe a live state of either game as a position; a finished game has none."""
+    """Describe a live state of a game as a position; a finished game has none."""
     if state.is_terminal():
         raise PositionError("the game is over: a finished game has no position to go on from")
-    if isinstance(state, ChicagoState):
-        return describe_chicago(state)
-    if isinstance(state, GhostEuchreState):
-        return describe_euchre(state)
-    raise PositionError(f"no positions for {type(state).__name__}")
+    _game, hooks = _positions(state, "state_type")
+    return hooks.describe(state)
 
 
 def state_from_position(position: Position, rules: Any = None, *, deals: Sequence[Deal] = ()) -> GameState:
@@ -43,8 +41,5 @@ def state_from_position(position: Position, rules: Any = None, *, deals: Sequenc
     later deals are shuffled from the position's seed as the engine does.
     The state's events and `dealt_decks()` start at the position. Raises
     PositionError saying what is impossible."""
-    if isinstance(position, ChicagoPosition):
-        return build_chicago(position, rules if rules is not None else ChicagoRules(), deals)
-    if isinstance(position, EuchrePosition):
-        return build_euchre(position, rules if rules is not None else EuchreRules(), deals)
-    raise PositionError(f"not a position: {type(position).__name__}")
+    game, hooks = _positions(position, "position_type")
+    return hooks.build(position, rules if rules is not None else game.rules_type(), deals)

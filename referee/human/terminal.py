@@ -25,57 +25,12 @@ from protocol.messages import GameOver, GameStart, Request, Warning
 from referee.errors import Resigned
 from referee.play.table import NO_LIMIT_MS
 from referee.replay.text import card_text
-from referee.seats.choices import (
-    SUIT_NAMES,
-    ChoiceError,
-    action_text,
-    event_text,
-    parse_choice,
-    phase_rules,
-    seat_name,
-    sort_cards,
-)
+from referee.games import get_game
+from referee.games.base import GameDef
+from referee.games.show import SUIT_NAMES, seat_name, sort_cards
+from referee.seats.choices import ChoiceError, action_text, event_text, parse_choice, phase_rules
 from referee.seats.human import Judge
 from referee.visible import visible
-
-HELP = "type a number, cards like 9h or Kh Kd, a word like pass; ? rules, h history, q resign"
-EXCHANGES_SHOWN = 6
-_RANKS = "23456789TJQKA"
-
-
-def keep_strength(hand: Sequence[str], discard: Sequence[str]) -> tuple[Any, ...]:
-    """How promising the cards an exchange keeps are, for ordering the choices
-    shown (a hint for a person, not advice from a bot): a made hand first
-    (quads, full house, a kept flush or straight, trips, two pair, a pair),
-    then four to a flush or a straight, then the highest card kept; of equals,
-    the one that draws more cards."""
-    kept = [c for c in hand if c not in discard]
-    counts: dict[int, int] = {}
-    for c in kept:
-        counts[_RANKS.index(c[0])] = counts.get(_RANKS.index(c[0]), 0) + 1
-    groups = sorted(((n, r) for r, n in counts.items()), reverse=True)
-    shape = [n for n, _ in groups]
-    ranks = sorted(counts)
-    suited = len(kept) >= 4 and len({c[1] for c in kept}) == 1
-    run = len(kept) >= 4 and len(ranks) == len(kept) and (
-        ranks[-1] - ranks[0] <= 4 or (ranks[-1] == 12 and ranks[-2] <= 3))  # A-2-3-4(-5)
-    if shape[:1] == [4]:
-        made = 7
-    elif shape[:2] == [3, 2]:
-        made = 6
-    elif suited and len(kept) == 5:
-        made = 5
-    elif run and len(kept) == 5:
-        made = 4
-    else:
-        made = {3: 3, 2: 2 if shape[1:2] == [2] else 1}.get(shape[0], 0) if shape else 0
-    draw = 2 if suited and made < 4 else 1 if run and made < 4 else 0
-    if made:  # what makes the hand; extra kickers only take the place of draws
-        core = [r for n, r in groups if n >= 2] if made < 4 else [r for _, r in groups]
-    else:  # a draw, or the highest card kept
-        core = [r for _, r in groups] if draw else [r for _, r in groups][:1]
-    return made, draw, core, -len(kept)
-
 
 class LineSource:
     """Lines typed on a text stream, read in a worker thread so the game's
@@ -114,7 +69,13 @@ class TerminalPlayer:
         self.seat = 0
         self.names: list[str] = []
         self.history: list[str] = []  # this deal's events, in words
-        self.last_over: GameOver | None = None
+        self._game: GameDef | None = None
+
+    @property
+    def game(self) -> GameDef:
+        """The game being played: known from its `game_start`, the first message of every game."""
+        assert self._game is not None, "a request before game_start"
+        return self._game
 
     # ------------------------------------------------------------ messages
 
@@ -122,14 +83,13 @@ class TerminalPlayer:
         if isinstance(message, GameStart):
             self.seat, self.history = message.seat, []
             self.names = [visible(n) for n in message.players]  # a bot's name is shown, never obeyed
-            self.last_over = None
+            self._game = get_game(message.game)
             self.console.print(f"[bold]game {message.game_id}[/]: you are seat {message.seat}; "
                                + escape(", ".join(seat_name(s, self.names, self.seat) for s in range(message.n_players))),
                                highlight=False)
         elif isinstance(message, Warning):
             self.console.print(f"[yellow]referee:[/] {escape(message.message)}", highlight=False)
         else:
-            self.last_over = message
             self._show_events(message.events)
             self.console.print(self.result_line(message), highlight=False)
 
@@ -147,7 +107,7 @@ class TerminalPlayer:
         for ev in events:
             if type(ev).__struct_config__.tag == "deal_started":
                 self.history = []
-            text = event_text(ev, self.names, self.seat)
+            text = event_text(self.game, ev, self.names, self.seat)
             if text is not None:
                 self.history.append(text)
                 self.console.print(Text("  " + text, style="dim"))
@@ -176,19 +136,15 @@ class TerminalPlayer:
         if request.clock.decision_ms < NO_LIMIT_MS:
             bank = "" if request.clock.bank_ms is None else f", bank {request.clock.bank_ms / 1000:.1f}s"
             c.print(f"clock: {request.clock.decision_ms / 1000:.1f}s for this decision{bank}", highlight=False)
-        shown = list(range(len(request.legal)))
-        exchange = len(request.legal) > EXCHANGES_SHOWN and all(hasattr(a, "discard") for a in request.legal)
-        if exchange:  # 32 discard sets would push the table off the screen: keeping all, and the likeliest few
-            ranked = sorted(shown[1:], key=lambda i: keep_strength(view.hand, request.legal[i].discard), reverse=True)
-            shown = [0, *ranked[:EXCHANGES_SHOWN - 1]]
-        items = [f"{i + 1:>2} {action_text(request.legal[i])}" for i in shown]
+        short = self.game.words.shortlist(view, request.legal)  # many choices: the likeliest few, and a hint
+        shown, hint = short if short is not None else (list(range(len(request.legal))), "")
+        items = [f"{i + 1:>2} {action_text(self.game, request.legal[i])}" for i in shown]
         width = max(len(s) for s in items) + 3
         per_row = max(1, min(4, (c.width or 80) // width))
         for r in range(0, len(items), per_row):
             c.print("".join(s.ljust(width) for s in items[r:r + per_row]).rstrip(), highlight=False, markup=False)
-        if exchange:
-            c.print(f"   ({len(request.legal) - len(shown)} more) or type the cards to discard, e.g. "
-                    f"{' '.join(sort_cards(view.hand)[:2])}; pass keeps all five", highlight=False, markup=False)
+        if hint:
+            c.print(f"   ({len(request.legal) - len(shown)} more) or {hint}", highlight=False, markup=False)
 
     def _show_hand(self, view: Any) -> None:
         hand = sort_cards(view.hand)
@@ -204,7 +160,7 @@ class TerminalPlayer:
             if not text:
                 continue
             if text == "?":
-                for line in phase_rules(request.view):
+                for line in phase_rules(self.game, request.view):
                     self.console.print(line, highlight=False, markup=False)
                 continue
             if text.lower() == "h":
@@ -220,13 +176,14 @@ class TerminalPlayer:
                 self.console.print("playing on", highlight=False)
                 continue
             try:
-                action = parse_choice(text, request.legal)
+                action = parse_choice(self.game, text, request.legal)
             except ChoiceError as exc:
                 self.console.print(f"[red]?[/] {escape(str(exc))}", highlight=False)
                 continue
             reason = judge(action)
             if reason is not None:
-                self.console.print(f"[red]illegal:[/] {escape(action_text(action))}: {escape(reason)}", highlight=False)
+                self.console.print(f"[red]illegal:[/] {escape(action_text(self.game, action))}: {escape(reason)}",
+                                   highlight=False)
                 continue
             return action
 

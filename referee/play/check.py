@@ -89,8 +89,9 @@ async def check_bot(spec: BotSpec, game: GameDef, time_control: TimeControl, see
     offered: Counter[str] = Counter()
     chosen: Counter[str] = Counter()
     problems: dict[str, Problem] = {}
-    scenarios = game.extras.get("check_scenarios", [(n, None, {}) for n in game.seat_counts])
-    for k, (n, preset, options) in enumerate(scenarios, start=1):
+    scenarios = game.check_scenarios
+    for k, scenario in enumerate(scenarios, start=1):
+        n, preset, options = scenario.seats, scenario.preset, dict(scenario.options)
         limit_key = "max_deals" if "max_deals" in game.rules_type.__struct_fields__ else None
         short = {limit_key: CHECK_DEALS.get(n, 3)} if limit_key and limit_key not in options else {}
         rules = build_rules(game, preset, {**options, **short})
@@ -139,7 +140,7 @@ async def check_bot(spec: BotSpec, game: GameDef, time_control: TimeControl, see
         times = f" ({p.count} times)" if p.count > 1 else ""
         report.problems.append(f"{p.reason}{times}: {p.message} [first in the {p.where}]")
         report.details.append(p)
-    for kind in game.extras.get("decision_kinds", []):
+    for kind in game.decision_kinds:
         if chosen[kind]:
             report.passed.append(f"decision '{kind}': answered {chosen[kind]} times")
         elif offered[kind]:

@@ -16,6 +16,8 @@ and only counts the rest, so no bot can grow a log without bound.
 
 from __future__ import annotations
 
+import functools
+import typing
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,7 +25,9 @@ import msgspec
 
 from protocol.common import MAX_NESTING, nests_deeper_than
 from protocol.explain import json_error, schema_error
-from protocol.messages import BotHello, BotMessage
+from protocol.common import Inbound
+from protocol.messages import BotHello
+from referee.games.registry import GAMES
 from referee.errors import ProtocolViolation
 from referee.logs.gamelog import cut
 
@@ -37,8 +41,41 @@ LOGGED_UNSOLICITED_BYTES = 64 * 1024
 MAX_REASON = 400  # characters of a failure message that explains a bad line
 LOGGED_RECORD_OVERHEAD = 64  # the record around a logged line, counted against the budget
 
-_decode_message = msgspec.json.Decoder(BotMessage).decode
 _decode_hello = msgspec.json.Decoder(BotHello).decode
+
+
+def any_action_type() -> Any:
+    """The actions of every registered game, as one union (tags are unique across
+    games): a bot may send another game's action, which is JSON of the protocol
+    but an illegal move, judged so by the engine."""
+    return _union_of(tuple(GAMES))
+
+
+@functools.cache
+def _union_of(game_names: tuple[str, ...]) -> Any:
+    members: list[Any] = []
+    for name in game_names:
+        action_type = GAMES[name].action_type
+        for t in typing.get_args(action_type) or (action_type,):
+            if t not in members:
+                members.append(t)
+    return typing.Union[tuple(members)]  # noqa: UP007 - built at run time
+
+
+@functools.cache
+def action_reply_type(action_type: Any) -> Any:
+    """The bot's `action` reply carrying `action_type`, as strict as the wire's (no unknown fields)."""
+    return msgspec.defstruct("ActionReply", [("id", int), ("action", action_type)], bases=(Inbound,), tag="action",
+                             frozen=True, kw_only=True)
+
+
+@functools.cache
+def _message_decoder(action_type: Any) -> Any:
+    return msgspec.json.Decoder(BotHello | action_reply_type(action_type)).decode  # type: ignore[operator]
+
+
+def _decode_message(line: bytes | str) -> Any:
+    return _message_decoder(any_action_type())(line)
 
 
 def decode_untrusted(decode: Any, line: bytes | str, what: str = "reply") -> Any:

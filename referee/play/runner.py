@@ -21,7 +21,7 @@ import msgspec
 import trio
 
 from protocol.messages import (
-    ActionReply,
+    BotHello,
     GameOver,
     GameStart,
     SeatFailure,
@@ -317,7 +317,7 @@ class GameRunner:
             except ProtocolViolation:
                 self._log_recv(seat, line)
                 raise
-            if not isinstance(msg, ActionReply):
+            if isinstance(msg, BotHello):
                 self._log_recv(seat, line)
                 raise ProtocolViolation(f"expected an 'action' reply to request {rid}, got {type(msg).__struct_config__.tag!r}", detail=cut(line, 500), reason="unexpected_message")
             if msg.id < rid:  # a late answer to an earlier request: dropped

@@ -38,6 +38,7 @@ from typing import Any
 
 import msgspec
 
+from referee.games import GAMES
 from referee.logs.gamelog import read_log
 from referee.logs.records import ActionRecord, EventRecord, FailureRecord, LogHeader, LogResult, Record
 from referee.replay.start_html import start_records
@@ -122,14 +123,8 @@ def replay_data(header: LogHeader, records: Sequence[tuple[int, Record]], where:
         while values and values[-1] is None:
             values.pop()
         items.append([index[name], *values] if to == -1 else [~index[name], to, *values])
-    title = header.game
-    try:
-        from referee.games import GAMES
-
-        if header.game in GAMES:
-            title = GAMES[header.game].title
-    except Exception:  # noqa: BLE001 - the page must not depend on the engines
-        pass
+    game = GAMES.get(header.game)  # a log of a game this referee does not know is shown plainly
+    title = game.title if game is not None else header.game
     rules = msgspec.to_builtins(header.rules)
     return {
         "v": DATA_VERSION,
@@ -143,6 +138,7 @@ def replay_data(header: LogHeader, records: Sequence[tuple[int, Record]], where:
         "n": header.n_players,
         "players": [p.name for p in sorted(header.players, key=lambda p: p.seat)],
         "rules": rules,
+        "hints": dict(game.page.hints) if game is not None else {},
         "types": [[name, *fields] for name, fields in type_fields.items()],
         "items": items,
         "result": result,

@@ -23,10 +23,6 @@ from referee.play.start import check_logged_start, initial_state
 
 START, HAND = "@start", "@hand"
 
-# Engine phases as the page names them (it knows exchange, chicago, trick and bidding).
-_PHASES = {"take_open": "exchange", "chicago_call": "chicago", "name_trump": "bidding"}
-
-
 def start_records(header: LogHeader, where: str) -> list[tuple[str, int, dict[str, Any]]]:
     """(type, audience, fields) rows for the page; none for a game dealt from the start.
     A header whose start does not rebuild is a CorruptLog naming `where`."""
@@ -42,20 +38,12 @@ def start_records(header: LogHeader, where: str) -> list[tuple[str, int, dict[st
         raise CorruptLog(f"{where}:1: the start position does not rebuild: {exc}") from None
     views = [state.view(seat) for seat in range(header.n_players)]
     v = views[0]
-    chicago = game.name == "chicago"
     fields: dict[str, Any] = {
-        "deal": v.deal, "dealer": v.dealer, "scores": list(v.scores), "phase": _PHASES.get(v.phase, v.phase),
+        "deal": v.deal, "dealer": v.dealer, "scores": list(v.scores),
         "active": list(getattr(v, "active", range(header.n_players))), "tiebreak": v.tiebreak,
-        "stock": v.stock_size if chicago else None, "round": v.exchange_round if chicago else 0,
         "trick": [{"seat": pc.seat, "card": pc.card} for pc in v.trick],
         "trick_no": v.trick_number if v.trick else 0, "tricks_won": list(v.tricks_won),
-        "declarer": v.chicago_declarer if chicago else v.declarer,
-        "contract": None if chicago else v.contract, "trump": None if chicago else v.trump,
-        "bids": [] if chicago else [{"seat": b.seat, "bid": b.bid} for b in v.bids],
-        "swapped": None if chicago else v.swapped_by,
-        "shown": [{"seat": r.seat, "cards": list(r.cards), "reason": r.reason} for r in v.revealed] if chicago else [],
-        "open": ({"seat": state.current_player(), "card": v.open_card}
-                 if chicago and v.open_card is not None and not state.is_terminal() else None),
+        **game.page.start_fields(v, state),  # what the game's own table shows: phase, stock, bids, ...
     }
     rows: list[tuple[str, int, dict[str, Any]]] = [(START, -1, fields)]
     for seat, view in enumerate(views):

@@ -15,12 +15,8 @@ from typing import Any
 
 from rich.text import Text
 
-from referee.games.cards import SUIT_SYMBOLS, SUITS
 from referee.games.notation import parse_position
-from referee.replay.cardtext import RED_SUITS, card_text, cards_text
-
-_REASONS = {"break_up": "broke up its scoring hand", "scoring_hand": "its scoring hand",
-            "final_showdown": "final showdown"}
+from referee.replay.cardtext import card_text
 
 
 def start_header(r: Any) -> Text:
@@ -44,9 +40,7 @@ def render_start(r: Any, state: Any) -> None:
         if getattr(public, "active", None) and public.tiebreak else ""
     r.emit((f"Deal {public.deal}", "bold"), f" · dealer {r.name(public.dealer)}{tie} · the game starts here")
     r.emit("  scores: " + r.scores_text(public.scores))
-    details = _DETAILS.get(r.log.game.name)
-    if details is not None:
-        details(r, public)
+    r.log.game.text.position(r, public)  # what this deal has shown: the game's own
     seats = getattr(public, "active", None) or range(r.n)
     for seat in seats:
         hand = list(views[seat].hand)
@@ -71,42 +65,3 @@ def _tricks(r: Any, public: Any) -> None:
         card = card_text(pc.card)
         r.card_width = card.cell_len
         r.emit(f"  {number}  ", r.pad(pc.seat), "  ", card)
-
-
-def _chicago(r: Any, view: Any) -> None:
-    for record in view.exchanges:
-        what = f"discarded {record.count}" if record.count else "stood pat"
-        r.emit(f"  exchange {record.round}: ", r.name(record.seat), f" {what}")
-    for showdown in view.showdowns:
-        when = "final showdown" if showdown.round == 0 else f"showdown after exchange {showdown.round}"
-        if showdown.winners:
-            who = " and ".join(r.name(s) for s in showdown.winners)
-            r.emit(f"  {when}: {who} won with {showdown.description or showdown.category} ({showdown.points})")
-        else:
-            r.emit(f"  {when}: nobody scored")
-    for reveal in view.revealed:
-        r.emit("  ", r.name(reveal.seat), " showed ", cards_text(reveal.cards, sort=True),
-               f" ({_REASONS.get(reveal.reason, reveal.reason.replace('_', ' '))})")
-    if view.phase in ("exchange", "take_open"):
-        r.round = view.exchange_round if any(e.round == view.exchange_round for e in view.exchanges) else 0
-        r.emit(f"  exchange round {view.exchange_round} · stock {view.stock_size} · discards {view.discard_size}")
-    if view.open_card is not None:
-        r.emit("  the open card: ", card_text(view.open_card))
-    if view.chicago_declarer is not None:
-        r.emit("  ", (r.name(view.chicago_declarer), "bold"), " has called ", ("Chicago!", "bold magenta"))
-
-
-def _euchre(r: Any, view: Any) -> None:
-    if view.bids:
-        bids = ", ".join(f"{r.name(b.seat)} " + ("passed" if b.bid is None else "the moon" if b.bid == "moon" else str(b.bid))
-                         for b in view.bids)
-        r.emit(f"  bids: {bids}")
-    if view.swapped_by is not None:
-        r.emit("  ", r.name(view.swapped_by), " swapped its hand for the ghost hand")
-    if view.trump is not None and view.declarer is not None:
-        contract = "the moon" if view.contract == "moon" else str(view.contract)
-        suit = Text(SUIT_SYMBOLS[SUITS.index(view.trump)], style="red" if view.trump in RED_SUITS else "")
-        r.emit("  ", (r.name(view.declarer), "bold"), " named trump ", suit, f", contract {contract}")
-
-
-_DETAILS = {"chicago": _chicago, "ghost_euchre": _euchre}

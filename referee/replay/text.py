@@ -11,9 +11,11 @@ and the scores after each deal. The viewer decides what is shown:
 - `Viewer.public()`: public events only, every hand as backs.
 
 Events shared by trick-taking games (deals, hands, tricks, scores) are drawn
-by `Renderer`; `ChicagoRenderer` adds Swedish Chicago's exchanges and
-showdowns. An event a renderer does not know is printed generically, so a
-new game replays (plainly) before it gets a renderer of its own.
+by `Renderer`; each game draws its own (Chicago's exchanges and showdowns,
+Euchre's bids and trump) through the hooks of its `GameDef.text`, beside its
+engine, writing `Part`s that the renderer turns into terminal text. An event
+nobody draws is printed generically, so a new game replays (plainly) before
+it draws anything of its own.
 """
 
 from __future__ import annotations
@@ -27,9 +29,9 @@ from rich.console import Console
 from rich.text import Text
 
 from referee.games.base import PUBLIC
-from referee.games.cards import SUIT_SYMBOLS, SUITS, parse_cards
-from referee.games.poker import CATEGORY_CODES, CATEGORY_NAMES, describe, evaluate
+from referee.games.cards import SUIT_SYMBOLS, SUITS
 from referee.games.rules import build_rules, rules_diff
+from referee.games.show import Backs, Cards, Part, SuitMark
 from referee.logs.gamelog import evidence_text
 from referee.replay.cardtext import RED_SUITS, backs_text, card_text, cards_text
 from referee.replay.load import Frame, GameLog, frames
@@ -80,25 +82,19 @@ class Viewer:
 # ------------------------------------------------------------------ renderers
 
 
-_END_REASONS = {
-    "target": "reached the target score",
-    "royal_flush": "royal flush",
-    "tiebreak": "won the tie-break",
-    "deal_limit": "deal limit reached",
-    "forfeit": "forfeit",
-}
-_SCORE_REASONS = {
-    "showdown": "showdown",
-    "last_trick": "last trick",
-    "chicago": "Chicago made",
-    "chicago_failed": "Chicago failed",
-    "four_kind_reset": "four of a kind resets it",
-}
-
-
-_CATEGORY_PHRASES = tuple(
-    name if name.startswith(("two", "three", "four", "high")) else f"a {name}" for name in CATEGORY_NAMES
-)
+def _drawn(part: Part | Text) -> str | tuple[str, str] | Text:
+    """A game's part as terminal text: cards as cards, anything written as text made visible."""
+    if isinstance(part, str):
+        return visible(part)
+    if isinstance(part, tuple):
+        return visible(part[0]), part[1]
+    if isinstance(part, Cards):
+        return cards_text(part.cards, sort=part.sort)
+    if isinstance(part, Backs):
+        return backs_text(part.count)
+    if isinstance(part, SuitMark):
+        return Text(SUIT_SYMBOLS[SUITS.index(part.suit)], style="red" if part.suit in RED_SUITS else "")
+    return part
 
 
 def _ordinal(n: int) -> str:
@@ -126,6 +122,9 @@ class Renderer:
         self.lines: list[Text] = []
         self.frame: Frame | None = None
         self.event_index = 0
+        self.rules = log.rules
+        self.memo: dict[str, Any] = {}  # the game's hooks' scratch, emptied when a deal starts
+        self.drawers = log.game.text.events
 
     # ------------------------------------------------------------ output helpers
 
@@ -135,13 +134,22 @@ class Renderer:
     def pad(self, seat: int) -> str:
         return self.name(seat).ljust(self.width)
 
-    def emit(self, *parts: str | tuple[str, str] | Text, style: str = "") -> None:
+    def emit(self, *parts: Part | Text, style: str = "") -> None:
         """One line; its plain-text parts (which may quote a bot: failure
         messages, what it wrote) have their control characters made visible."""
         if not self.muted:
-            shown = [visible(p) if isinstance(p, str) else (visible(p[0]), p[1]) if isinstance(p, tuple) else p
-                     for p in parts]
-            self.lines.append(Text.assemble(*shown, style=style))
+            self.lines.append(Text.assemble(*(_drawn(p) for p in parts), style=style))
+
+    def sees_hand(self, seat: int) -> bool:
+        return self.viewer.sees_hand(seat)
+
+    def step(self) -> tuple[int | None, Any, list[Any]]:
+        assert self.frame is not None
+        return self.frame.seat, self.frame.action, [e for _, e in self.frame.events]
+
+    def reason(self, reason: str) -> str:
+        """A score or end reason in words: the game's own, else the code read aloud."""
+        return self.log.game.text.reasons.get(reason, reason.replace("_", " "))
 
     def hand(self, seat: int) -> list[str] | None:
         """The seat's hand after this frame, from its view; None if the view has no
@@ -201,14 +209,12 @@ class Renderer:
                 self.emit("      ", "what the bot wrote: ", evidence_text(frame.evidence[i]), style="dim")
         for self.event_index, (audience, event) in enumerate(frame.events):
             kind = type(event).__struct_config__.tag
-            handler = getattr(self, f"on_{kind}", None)
-            if self.viewer.sees(audience):
-                if handler is not None:
-                    handler(event)
-                else:
-                    self.on_other(event)
-            else:
+            if not self.viewer.sees(audience):
                 self.on_hidden(audience, kind, event)
+            elif kind in self.drawers:
+                self.drawers[kind](self, event)
+            else:
+                getattr(self, f"on_{kind}", self.on_other)(event)
         self.event_index = len(frame.events)
         if frame.kind == "end":
             self.on_end(frame)
@@ -238,6 +244,7 @@ class Renderer:
         self.counts = [0] * self.n
         self.trick = 0
         self.play_started = False
+        self.memo.clear()
         self.emit("")
         tie = f" · tie-break between {', '.join(self.name(s) for s in ev.active)}" if ev.tiebreak else ""
         self.emit((f"Deal {ev.deal}", "bold"), f" · dealer {self.name(ev.dealer)}{tie}")
@@ -279,7 +286,7 @@ class Renderer:
             self.emit(f"      trick {ev.trick} → {self.name(ev.seat)}")
 
     def on_score(self, ev: Any) -> None:
-        why = _SCORE_REASONS.get(ev.reason, ev.reason.replace("_", " "))
+        why = self.reason(ev.reason)
         style = "green" if ev.points > 0 else "red" if ev.points < 0 else ""
         self.emit("      ", (f"{ev.points:+d}", style), f" {self.name(ev.seat)} ({why}) = {ev.total}")
 
@@ -293,7 +300,7 @@ class Renderer:
         self.ended = True
         self.muted = False
         self.emit("")
-        why = _END_REASONS.get(ev.reason, ev.reason.replace("_", " "))
+        why = self.reason(ev.reason)
         who = f"{self.name(ev.winner)} wins" if ev.winner is not None else "no single winner"
         self.emit(("Game over", "bold"), f" ({why}): ", (who, "bold"))
         self.emit("  " + self.placements_text(ev.placements, ev.scores))
@@ -342,180 +349,8 @@ class Renderer:
         return Text(visible(msgspec.json.encode(value).decode()))
 
 
-class ChicagoRenderer(Renderer):
-    """Swedish Chicago: the cut, exchanges, the open card, showdowns, Chicago calls."""
-
-    def __init__(self, log: GameLog, viewer: Viewer, start_deal: int = 1) -> None:
-        super().__init__(log, viewer, start_deal)
-        self.round = 0
-        self.final_showdown = False
-
-    def on_first_dealer_cut(self, ev: Any) -> None:
-        if not ev.rounds:
-            self.emit(f"{self.name(ev.dealer)} deals first (drawn by lot)")
-            return
-        parts: list[str | Text] = ["Cut for the first deal: "]
-        for i, rnd in enumerate(ev.rounds):
-            if i:
-                parts.append(" / again: ")
-            for j, pc in enumerate(rnd):
-                parts.extend([" · " if j else "", f"{self.name(pc.seat)} ", card_text(pc.card)])
-        parts.append(f"  → {self.name(ev.dealer)} deals")
-        self.emit(*parts)
-
-    def on_deal_started(self, ev: Any) -> None:
-        super().on_deal_started(ev)
-        self.round = 0
-        self.final_showdown = False
-
-    def _new_round(self, rnd: int) -> None:
-        if rnd != self.round:
-            self.round = rnd
-            self.emit(f"  Exchange {rnd}")
-
-    def on_exchanged(self, ev: Any) -> None:
-        self._new_round(ev.round)
-        frame = self.frame
-        assert frame is not None
-        parts: list[str | Text] = ["    ", self.pad(ev.seat), "  "]
-        if ev.count == 0:
-            parts.append("stands pat")
-            self.emit(*parts)
-            return
-        parts.append(f"discards {ev.count}")
-        if self.viewer.sees_hand(ev.seat):
-            discard = getattr(frame.action, "discard", None) if frame.seat == ev.seat else None
-            if discard:
-                parts.extend(["  ", cards_text(discard, sort=True)])
-            drew = next((e for a, e in frame.events if getattr(e, "seat", None) == ev.seat
-                         and type(e).__struct_config__.tag == "drew"), None)
-            if drew is not None:
-                parts.extend(["  draws ", cards_text(drew.cards)])
-                hand = self.hand(ev.seat)
-                if hand is not None:
-                    parts.extend(["  → ", cards_text(hand, sort=True)])
-        self.emit(*parts)
-
-    def on_drew(self, ev: Any) -> None:
-        """Shown with the exchange; alone only after declining an open card."""
-        frame = self.frame
-        assert frame is not None
-        if any(type(e).__struct_config__.tag == "exchanged" and e.seat == ev.seat for _, e in frame.events):
-            return
-        parts: list[str | Text] = ["    ", self.pad(ev.seat), "  draws ", cards_text(ev.cards)]
-        hand = self.hand(ev.seat)
-        if hand is not None:
-            parts.extend(["  → ", cards_text(hand, sort=True)])
-        self.emit(*parts)
-
-    def on_open_card(self, ev: Any) -> None:
-        self.emit("    ", self.pad(ev.seat), "  is offered the open card ", card_text(ev.card))
-
-    def on_open_card_decision(self, ev: Any) -> None:
-        if ev.take:
-            parts: list[str | Text] = ["    ", self.pad(ev.seat), "  takes it"]
-            hand = self.hand(ev.seat) if self.viewer.sees_hand(ev.seat) else None
-            if hand is not None:
-                parts.extend(["  → ", cards_text(hand, sort=True)])
-            self.emit(*parts)
-        else:
-            self.emit("    ", self.pad(ev.seat), "  declines it and draws face down")
-
-    def on_stock_reshuffled(self, ev: Any) -> None:
-        self.emit(f"    (the discards are shuffled into a new stock of {ev.stock_size} cards)", style="dim")
-
-    def on_hand_revealed(self, ev: Any) -> None:
-        if ev.reason == "break_up":  # revealed as its owner exchanges: under that round
-            assert self.frame is not None
-            rnd = next((e.round for _, e in self.frame.events
-                        if type(e).__struct_config__.tag == "exchanged" and e.seat == ev.seat), None)
-            if rnd is not None:
-                self._new_round(rnd)
-        if ev.reason == "final_showdown" and not self.final_showdown:
-            self.final_showdown = True
-            self.emit("  Final showdown")
-        note = {"break_up": "  (breaks up its scoring hand)", "scoring_hand": "  (its scoring hand)"}.get(ev.reason, "")
-        self.emit("    ", self.pad(ev.seat), "  shows ", cards_text(ev.cards, sort=True), note)
-
-    def on_showdown(self, ev: Any) -> None:
-        head = "    →" if ev.round == 0 else f"  Showdown after exchange {ev.round}:"
-        if ev.round == 0 and not self.final_showdown:
-            self.final_showdown = True
-            self.emit("  Final showdown")
-        hand = self.hand_name(ev)
-        if ev.winners:
-            who = " and ".join(self.name(s) for s in ev.winners)
-            verb = "win" if len(ev.winners) > 1 else "wins"
-            self.emit(head, " ", (who, "bold"), f" {verb} with {hand}")
-        elif ev.tied:
-            who = ", ".join(self.name(s) for s in ev.tied)
-            self.emit(head, f" exact tie ({who}) with {hand}: nobody scores")
-        else:
-            self.emit(head, " nobody has a scoring hand")
-
-    def hand_name(self, ev: Any) -> str:
-        """The showdown's hand: named by the engine when its cards are shown; else,
-        for a viewer who sees that hand, named here; else just its category."""
-        if ev.description:
-            return str(ev.description)
-        seats = ev.winners or ev.tied
-        if seats and ev.round != 0 and self.viewer.sees_hand(seats[0]):
-            hand = self.hand(seats[0])
-            if hand is not None and len(hand) == 5:
-                return describe(evaluate(parse_cards(hand), self.log.rules.ace_low_straight))
-        if ev.category in CATEGORY_CODES:
-            return _CATEGORY_PHRASES[CATEGORY_CODES.index(ev.category)]
-        return str(ev.category or "high card")
-
-    def on_chicago_decision(self, ev: Any) -> None:
-        if ev.call:
-            self.emit("  ", (self.name(ev.seat), "bold"), " calls ", ("Chicago!", "bold magenta"))
-        else:
-            self.emit("  ", self.name(ev.seat), " does not call Chicago", style="dim")
-
-
-def _suit(suit: str) -> Text:
-    return Text(SUIT_SYMBOLS[SUITS.index(suit)], style="red" if suit in RED_SUITS else "")
-
-
-class EuchreRenderer(Renderer):
-    """Ghost Hand Euchre: bids, the ghost swap, trump, tricks and hand scores."""
-
-    def on_bid_made(self, ev: Any) -> None:
-        if ev.bid is None:
-            self.emit("  ", self.name(ev.seat), " passes", style="dim")
-        else:
-            bid = "shoots the moon" if ev.bid == "moon" else f"bids {ev.bid}"
-            self.emit("  ", (self.name(ev.seat), "bold"), f" {bid}")
-
-    def on_ghost_swapped(self, ev: Any) -> None:
-        self.emit("  ", (self.name(ev.seat), "bold"), " swaps its hand for the ghost hand")
-
-    def on_ghost_hand_taken(self, ev: Any) -> None:
-        self.emit("    ", self.name(ev.seat), " now holds ", cards_text(ev.cards, sort=True))
-
-    def on_all_passed(self, ev: Any) -> None:
-        self.emit("  everybody passed: the hand is dealt again by ", self.name(ev.next_dealer))
-
-    def on_trump_named(self, ev: Any) -> None:
-        contract = "the moon" if ev.contract == "moon" else str(ev.contract)
-        self.emit("  ", (self.name(ev.seat), "bold"), " names trump ", _suit(ev.suit), f", contract {contract}")
-
-    def on_renege(self, ev: Any) -> None:
-        self.emit("  ", (self.name(ev.seat), "bold red"), f" reneged in trick {ev.trick} with ", card_text(ev.card),
-                  f" ({ev.penalty} points)")
-
-    def on_hand_scored(self, ev: Any) -> None:
-        made = "made" if ev.made else "set"
-        tricks = ", ".join(f"{self.name(s)} {t}" for s, t in enumerate(ev.tricks_won))
-        self.emit(f"  contract {made}; tricks: {tricks}")
-
-
-RENDERERS: dict[str, type[Renderer]] = {"chicago": ChicagoRenderer, "ghost_euchre": EuchreRenderer}
-
-
 def renderer_for(log: GameLog, viewer: Viewer, start_deal: int = 1) -> Renderer:
-    return RENDERERS.get(log.game.name, Renderer)(log, viewer, start_deal)
+    return Renderer(log, viewer, start_deal)
 
 
 def render_replay(

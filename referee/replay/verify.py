@@ -62,7 +62,7 @@ from referee.logs.records import (
     SendRecord,
     UnloggedRecord,
 )
-from referee.play.replies import decode_reply, former_wording
+from referee.play.replies import action_reply_type, any_action_type, decode_reply, former_wording
 from referee.play.game_spec import FailurePolicy
 from referee.play.seeding import derive_seed
 from referee.replay.load import (
@@ -408,7 +408,7 @@ class _Checker:
             raise self.fail(f"illegal_action failure of seat {seat} without a reply from it to an open request")
         where, line = self.replies[-1]
         try:
-            reply = _reply_decoder(_any_action()).decode(line)
+            reply = _reply_decoder(any_action_type()).decode(line)
         except msgspec.DecodeError as exc:
             raise self.fail(f"the reply on line {where} is not a valid action reply ({exc}), "
                             f"so it cannot have been judged an illegal action") from None
@@ -486,20 +486,7 @@ _REJUDGED = frozenset({"malformed_json", "schema_violation", "nesting_too_deep"}
 @functools.cache
 def _reply_decoder(action_type: Any) -> msgspec.json.Decoder:
     """Decodes a bot's `action` reply as strictly as the runner does (no unknown fields)."""
-    reply = msgspec.defstruct("ActionReply", [("id", int), ("action", action_type)], tag_field="type", tag="action",
-                              forbid_unknown_fields=True, frozen=True, kw_only=True)
-    return msgspec.json.Decoder(reply)
-
-
-@functools.cache
-def _any_action() -> Any:
-    """The actions of every game (a bot may send another game's action: legal JSON, illegal move)."""
-    members: list[Any] = []
-    for game in GAMES.values():
-        for t in typing.get_args(game.action_type) or (game.action_type,):
-            if t not in members:
-                members.append(t)
-    return typing.Union[tuple(members)]  # noqa: UP007 - built at run time
+    return msgspec.json.Decoder(action_reply_type(action_type))
 
 
 def _deal_dict(number: int, deal: Any) -> dict[str, Any]:

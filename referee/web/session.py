@@ -15,16 +15,15 @@ from typing import Any
 import msgspec
 import trio
 
-from protocol.chicago import ChicagoAction
-from protocol.euchre import EuchreAction
 from protocol.messages import GameOver, GameStart, Request, Warning
 from referee.errors import Resigned
+from referee.games import get_game
+from referee.games.base import GameDef
 from referee.play.table import NO_LIMIT_MS
 from referee.seats.choices import action_text, event_text
 from referee.seats.human import Judge
 
 MAX_EVENTS = 400  # lines of the game's story kept for the page
-_ACTION_TYPES: dict[str, Any] = {"chicago": ChicagoAction, "ghost_euchre": EuchreAction}
 
 
 class Refused(Exception):
@@ -56,6 +55,11 @@ class WebPlayer:
         self._reply: trio.MemorySendChannel[Any] | None = None
         self._again: trio.MemorySendChannel[bool] | None = None
 
+    @property
+    def game_def(self) -> GameDef:
+        """The game being played (its name came with `game_start`)."""
+        return get_game(self.game)
+
     # ------------------------------------------------------------ snapshots
 
     def snapshot(self) -> dict[str, Any]:
@@ -75,7 +79,7 @@ class WebPlayer:
 
     def _story(self, events: Sequence[Any]) -> None:
         for ev in events:
-            text = event_text(ev, self.names, self.seat)
+            text = event_text(self.game_def, ev, self.names, self.seat)
             if text is not None:
                 self.events.append(text)
 
@@ -106,7 +110,7 @@ class WebPlayer:
         self._story(request.events)
         self.request, self._judge, self.notice = request, judge, ""
         self.view = msgspec.to_builtins(request.view)
-        self.legal = [{"n": i, "action": msgspec.to_builtins(a), "text": action_text(a)}
+        self.legal = [{"n": i, "action": msgspec.to_builtins(a), "text": action_text(self.game_def, a)}
                       for i, a in enumerate(request.legal, start=1)]
         c = request.clock
         self.clock = None if c.decision_ms >= NO_LIMIT_MS else {"decision_ms": c.decision_ms, "bank_ms": c.bank_ms}
@@ -144,13 +148,13 @@ class WebPlayer:
         if request_id != self.request.id:
             raise Refused("that choice is no longer open (the page was behind): choose again")
         try:
-            action = msgspec.convert(raw_action, type=_ACTION_TYPES[self.game])
-        except (msgspec.ValidationError, KeyError, TypeError) as exc:
+            action = msgspec.convert(raw_action, type=self.game_def.action_type)
+        except (msgspec.ValidationError, TypeError) as exc:
             raise Refused(f"not an action of this game: {exc}") from None
         assert self._judge is not None
         reason = self._judge(action)
         if reason is not None:
-            self.notice = f"{action_text(action)}: {reason}"
+            self.notice = f"{action_text(self.game_def, action)}: {reason}"
             self._publish()
             raise Refused(self.notice)
         reply, self._reply = self._reply, None  # one answer per request, however often the page clicks

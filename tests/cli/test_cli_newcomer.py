@@ -16,6 +16,7 @@ import msgspec
 import pytest
 
 from protocol.chicago import FirstDealerCut, PlayedCard
+from referee.games import get_game
 from referee.seats.choices import event_text
 from referee.seats.clock import DEFAULT_TIME_CONTROL, format_time_control, parse_time_control
 from referee.seats.sandbox import SandboxLimits, parse_limits
@@ -224,5 +225,6 @@ def test_a_one_sided_match_names_whose_los_it_gives() -> None:
 
 def test_you_deal_first_and_others_deal_first() -> None:
     cut = FirstDealerCut(rounds=[[PlayedCard(seat=0, card="Kd"), PlayedCard(seat=1, card="Qs")]], dealer=1)
-    assert event_text(cut, ["me", "bot"], 1) == "cut for the deal: you deal first"
-    assert event_text(cut, ["me", "bot"], 0) == "cut for the deal: bot (seat 1) deals first"
+    chicago = get_game("chicago")
+    assert event_text(chicago, cut, ["me", "bot"], 1) == "cut for the deal: you deal first"
+    assert event_text(chicago, cut, ["me", "bot"], 0) == "cut for the deal: bot (seat 1) deals first"

@@ -50,9 +50,9 @@ from referee.errors import ConfigError, IllegalAction
 from referee.games import get_game
 from referee.games.base import PUBLIC, TERMINAL, Deal
 from referee.games.cards import CARD_STR, parse_cards
+from referee.games.registry import GHOST_EUCHRE
 from referee.games.ghost_euchre import (
     EUCHRE_DECK,
-    GHOST_EUCHRE,
     GhostEuchreState,
     effective_suit,
     new_state,

@@ -168,7 +168,7 @@ def test_terminal_session_through_a_pty(terminal: object, tmp_path: Path) -> Non
             if same and other:
                 t.type(other[0])
                 refused = t.read_until("your choice> ")
-                from referee.seats.choices import SUIT_NAMES
+                from referee.games.show import SUIT_NAMES
 
                 assert f"illegal: play {other[0]}: must follow suit (CH-15): {SUIT_NAMES[led]} led, hand holds" in refused
                 followed = True
