@@ -35,7 +35,7 @@ from referee.errors import ConfigError
 from referee.games import GAMES, get_game
 from referee.games.rules import preset_options
 from referee.play.deals import load_deals
-from referee.play.match import MatchConfig, run_match, summarize, unique_names
+from referee.play.match import MatchConfig, check_isolation, run_match, summarize, unique_names
 from referee.play.game_spec import FailurePolicy
 from referee.play.start import read_start, start_file
 from referee.seats.bot_process import check_runnable, resolve_command
@@ -133,6 +133,8 @@ def match(
         + (f", concurrency {concurrency}" if concurrency > 1 else ""),
         highlight=False, markup=False,
     )
+    for note in config.notes:
+        err.print(note, highlight=False, markup=False, soft_wrap=True)
     if serve:
         import tempfile
         from dataclasses import replace
@@ -261,6 +263,8 @@ def check(
     limits = _sandbox_limits(sandbox, sandbox_limits)
     where = " in the sandbox" if limits else ""
     err.print(escape(f"checking {spec.name} ({' '.join(spec.argv)}) on {game.title}{where} ..."), highlight=False)
+    for note in check_isolation([spec], limits, (), None):
+        err.print(note, highlight=False, markup=False, soft_wrap=True)
 
     def progress(line: str) -> None:
         err.print(line, highlight=False, markup=False)

@@ -101,6 +101,8 @@ def play(
     err.print(escape(f"{game.title} ({preset or game.default_preset}): {you} against {label}; seed {seed}; "
                      f"bots {format_time_control(config.time_control)}" + (", sandboxed" if config.sandbox else "")),
               highlight=False)
+    for note in config.notes:
+        err.print(note, highlight=False, markup=False, soft_wrap=True)
     if web:
         from referee.web.table import serve_table
 

@@ -3,7 +3,8 @@
 Each sandboxed bot runs under bubblewrap in namespaces of its own (PID,
 network, mount, user, IPC, UTS, cgroup): it sees only its own processes, has
 no network (not even the host's loopback), sees the system read-only, its own
-folder read-only at `/bot` and a private size-limited tmpfs at `/scratch`
+folder read-only at `/bot` (a copy where its uid could not read it:
+`bot_folder`) and a private size-limited tmpfs at `/scratch`
 (its working directory, HOME and TMPDIR), and nothing else of the host. It
 gets a short allowlisted environment. As root each running seat gets a uid
 of its own (bwrap is started as that uid; no account needs to exist); as
@@ -38,7 +39,6 @@ import re
 import resource
 import shutil
 import signal
-import stat
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -47,6 +47,7 @@ from typing import Any
 
 import referee
 from referee.errors import SandboxUnavailable
+from referee.seats.bot_folder import SEAT_GROUP, check_folder, shown_folder
 from referee.seats.cgroups import BotCgroup, CgroupHost, find_cgroups, remove_stale
 from referee.seats.sandbox_gate import GateError, SandboxGate
 from referee.seats.sandbox_files import SYSTEM_DIRS, etc_binds, lib_binds, system_binds
@@ -301,22 +302,6 @@ def forbidden_paths(extra: list[Path] | tuple[Path, ...] = ()) -> list[Path]:
     return found + [Path(p).resolve() for p in extra]
 
 
-def _readable_by_others(path: Path) -> str:
-    """'' if a uid of no group can reach `path`, else the first folder that stops it."""
-    for folder in [*reversed(path.parents), path]:
-        try:
-            mode = folder.stat().st_mode
-        except OSError:
-            return str(folder)
-        if folder == path:
-            need = stat.S_IROTH | (stat.S_IXOTH if stat.S_ISDIR(mode) else 0)
-        else:
-            need = stat.S_IXOTH
-        if mode & need != need:
-            return str(folder)
-    return ""
-
-
 @dataclass
 class SandboxedBot:
     """How to start one bot in its sandbox, and its resources while it runs."""
@@ -329,6 +314,7 @@ class SandboxedBot:
     name: str = ""
     gate: SandboxGate | None = None  # with cgroup v2 groups: bwrap waits for the referee before the bot runs
     rlimits: list[tuple[int, int, int]] = field(default_factory=list)  # (resource, soft, hard), set before bwrap
+    groups: list[int] = field(default_factory=list)  # supplementary groups of the seat's uid (as root)
 
     def preexec(self) -> None:
         """In the new process, before it execs bwrap: into the v1 groups, the rlimits lowered."""
@@ -347,7 +333,7 @@ class SandboxedBot:
         if self.gate is not None:
             opts["pass_fds"] = self.gate.child_fds()
         if self.uid is not None:
-            opts.update(user=self.uid, group=self.uid, extra_groups=[])
+            opts.update(user=self.uid, group=self.uid, extra_groups=list(self.groups))
         return opts
 
     def admit(self, outer_pid: int, timeout_s: float = ADMIT_TIMEOUT_S) -> bool:
@@ -418,23 +404,20 @@ class SandboxedBot:
         return left
 
 
-def check_bot(argv: tuple[str, ...], cwd: str | None, name: str, forbidden: list[Path]) -> None:
-    """Refuse (SandboxUnavailable) a bot whose folder would expose what must stay hidden."""
+def check_bot(argv: tuple[str, ...], cwd: str | None, name: str, forbidden: list[Path]) -> str:
+    """Refuse (SandboxUnavailable) a bot whose folder would expose what must
+    stay hidden, or that cannot be shown to it; '' if all is as usual, else
+    one line for the user (its folder will be shown as a copy)."""
     found = bot_program(argv, cwd)
     if found is None:
-        return
+        return ""
     folder = found[1].parent
     for hidden in forbidden:
         if _under(hidden, folder):
             raise SandboxUnavailable(
                 f"bot {name!r}: its folder {folder} would be visible to it and holds {hidden}; "
                 "put the bot in a folder of its own")
-    if os.geteuid() == 0:
-        blocked = _readable_by_others(found[1]) or _readable_by_others(folder)
-        if blocked:
-            raise SandboxUnavailable(
-                f"bot {name!r}: {blocked} cannot be read by other users, and a sandboxed bot runs as a uid of "
-                "its own; make the bot's folder readable by all (chmod o+rx) or copy the bot elsewhere")
+    return check_folder(found[1], name)
 
 
 def plan(argv: tuple[str, ...], cwd: str | None, name: str, limits: SandboxLimits, forbidden: list[Path],
@@ -445,10 +428,14 @@ def plan(argv: tuple[str, ...], cwd: str | None, name: str, limits: SandboxLimit
     check_bot(argv, cwd, name, forbidden)
     args = list(argv)
     binds: list[str] = []
+    groups: list[int] = []
     found = bot_program(argv, cwd)
     if found is not None:
         index, program = found
-        binds += ["--ro-bind", str(program.parent), BOT_DIR]
+        folder, copied = shown_folder(program, name)
+        if copied and host.root:
+            groups.append(SEAT_GROUP)  # the copy's group, which only seats carry
+        binds += ["--ro-bind", str(folder), BOT_DIR]
         args[index] = f"{BOT_DIR}/{program.name}"
     if args[0] in BARE_PYTHONS:  # `python bot.py`: no such name on the sandbox's PATH (Debian has python3)
         args[0] = sys.executable
@@ -503,7 +490,7 @@ def plan(argv: tuple[str, ...], cwd: str | None, name: str, limits: SandboxLimit
             cgroup.remove()
         raise
     return SandboxedBot(argv=command, env=env, limits=limits, uid=uid, cgroup=cgroup, name=name, gate=gate,
-                        rlimits=rlimits if host.root else [])
+                        rlimits=rlimits if host.root else [], groups=groups)
 
 
 # A Python named by its bare name runs as the system Python of the referee's
