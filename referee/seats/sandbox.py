@@ -476,11 +476,10 @@ def plan(argv: tuple[str, ...], cwd: str | None, name: str, limits: SandboxLimit
                # so the scratch folder is the only place a bot can write.
                "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", SCRATCH, "--"]
     rlimits = _rlimits(limits, cgroup, before_bwrap=host.root)
-    if host.root:
-        command += args
-    else:
-        command += [host.prlimit, *(f"--{PRLIMIT_NAMES[which]}={soft}:{hard}" for which, soft, hard in rlimits),
-                    "--", *args]
+    if not host.root:
+        args = [host.prlimit, *(f"--{PRLIMIT_NAMES[which]}={soft}:{hard}" for which, soft, hard in rlimits),
+                "--", *args]
+    command = _bot_stdio(command, args, gate.child_fds() if gate is not None else ())
     try:
         uid = SEAT_UIDS.acquire() if host.root else None
     except SandboxUnavailable:
@@ -491,6 +490,26 @@ def plan(argv: tuple[str, ...], cwd: str | None, name: str, limits: SandboxLimit
         raise
     return SandboxedBot(argv=command, env=env, limits=limits, uid=uid, cgroup=cgroup, name=name, gate=gate,
                         rlimits=rlimits if host.root else [], groups=groups)
+
+
+# The bot's stdin and stdout are its alone. bwrap's init (the sandbox's PID 1)
+# and the outer bwrap keep their standard streams open as long as the sandbox
+# lives: were those the bot's pipes, a bot that closes its stdout would leave
+# the referee waiting for a line until the clock ran out, where an unsandboxed
+# one is seen to crash at once. So on the host the pipes move to two spare
+# descriptors and bwrap gets /dev/null; init closes every descriptor above 2,
+# and inside the sandbox, just before the bot's program, they move back.
+HOST_STDIO = 'exec {a}<&0 {b}>&1 0</dev/null 1>/dev/null; exec "$@"'
+SANDBOX_STDIO = 'exec 0<&{a} 1>&{b} {a}<&- {b}>&-; exec "$@"'
+SHELL = "/bin/sh"
+
+
+def _bot_stdio(bwrap: list[str], args: list[str], passed: tuple[int, ...]) -> list[str]:
+    """`bwrap ... -- args` with the bot's stdin and stdout kept from bwrap
+    (descriptors a shell can name: 3-9, none that bwrap is passed)."""
+    a, b = [fd for fd in range(3, 10) if fd not in passed][:2]
+    return [SHELL, "-c", HOST_STDIO.format(a=a, b=b), "sandbox", *bwrap,
+            SHELL, "-c", SANDBOX_STDIO.format(a=a, b=b), "bot", *args]
 
 
 # A Python named by its bare name runs as the system Python of the referee's
