@@ -1,25 +1,28 @@
-"""A bot's folder as its sandbox shows it: the folder itself, or a read-only copy.
+"""A bot's folder as its sandbox shows it: a read-only copy, made once per digest.
 
-As root, each running seat is a uid of its own, and that uid cannot read a
-folder that other users may not read: the most common layout of all, a bot
-in a home folder (`/root/mybot`, with `/root` mode 700). Such a folder is
-shown to the bot as a copy instead:
+A sandbox shows the bot's folder at `/bot`, and a bot can read where each
+of its mounts comes from (`/proc/self/mountinfo` names the host folder
+behind every bind). So the folder shown is a copy in the referee's staging
+folder (`sandbox_files.stage`, removed when the referee exits), and the
+bot's real folder, which may name a user, a home or the referee's own
+checkout, stays off everything the bot can read. A copy is:
 
-- made once per digest of the folder's files (a match or a tournament that
+- made once per digest of the folder's files: a match or a tournament that
   starts the bot many times copies it once; an edited folder is copied
-  again), in the referee's staging folder (`sandbox_files.stage`), which is
-  removed when the referee exits;
-- readable by the seats and by nobody else: owned by root and a group every
-  seat carries (`SEAT_GROUP`, far above any account), closed to others, so a
-  bot that was private on the host stays private from the host's other
-  users; inside its sandbox a bot sees only its own folder;
+  again. It is a snapshot, as the engine's copy is;
+- readable by the seats and by nobody else. As root each running seat is a
+  uid of its own; the copy belongs to root and a group every seat carries
+  (`SEAT_GROUP`, far above any account) and is closed to others, so a bot
+  that was private on the host (a bot in `/root/mybot`, `/root` mode 700,
+  which a seat's uid could not read at all) stays private from the host's
+  other users. As a user, it is that user's alone (the sandbox maps the bot
+  to that user);
 - bounded: a folder of more than `MAX_COPY_BYTES` or `MAX_COPY_ENTRIES` is
-  refused with one line, before anything runs.
+  not copied. A folder the seats can read is then shown as it is; one they
+  cannot is refused with one line, before anything runs.
 
 Only folders, regular files and links are copied (links as links: inside
-the sandbox they resolve among the sandbox's own files). The copy is a
-snapshot, as the engine's copy is: a bot sees the files it had when it
-started, even if the host edits them during a tournament.
+the sandbox they resolve among the sandbox's own files).
 """
 
 from __future__ import annotations
@@ -104,7 +107,8 @@ def _entries(folder: Path) -> list[_Entry] | None:
 def too_large(folder: Path, name: str, why: str) -> SandboxUnavailable:
     size = f"{MAX_COPY_BYTES >> 20} MiB" if MAX_COPY_BYTES >= 1 << 20 else f"{MAX_COPY_BYTES >> 10} KiB"
     return SandboxUnavailable(
-        f"bot {name!r}: {why}, and its folder {folder} is too large to copy (more than {size} or "
+        f"bot {name!r}: {why} cannot be read by other users (a sandboxed seat's uid), and its folder {folder} "
+        f"is too large to copy (more than {size} or "
         f"{MAX_COPY_ENTRIES:,} files and folders); make the folder readable by all (chmod o+rx) or give the bot "
         "a smaller folder of its own")
 
@@ -115,14 +119,19 @@ class _Copies:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.by_state: dict[tuple[str, tuple[_Entry, ...]], Path] = {}
+        self.too_large: set[str] = set()  # folders past the bounds (walked once, not at every start)
         self.made = 0  # copies made (a second start of an unchanged folder makes none)
 
-    def shown(self, folder: Path, name: str, why: str) -> Path:
-        """The copy of `folder` as it is now, made if this state of it has none."""
+    def shown(self, folder: Path, name: str) -> Path | None:
+        """The copy of `folder` as it is now, made if this state of it has
+        none; None if the folder is too large to copy."""
         with self.lock:
+            if str(folder) in self.too_large:
+                return None
             entries = _entries(folder)
             if entries is None:
-                raise too_large(folder, name, why)
+                self.too_large.add(str(folder))
+                return None
             key = (str(folder), tuple(entries))
             copy = self.by_state.get(key)
             if copy is None or not copy.is_dir():
@@ -193,21 +202,24 @@ COPIES = _Copies()
 
 def shown_folder(program: Path, name: str) -> tuple[Path, bool]:
     """(the folder to show at /bot, whether it is a copy) for the bot whose program is `program`."""
+    copy = COPIES.shown(program.parent, name)
+    if copy is not None:
+        return copy, True
     why = needs_copy(program)
-    if not why:
-        return program.parent, False
-    return COPIES.shown(program.parent, name, f"{why} cannot be read by other users (a sandboxed seat's uid)"), True
+    if why:  # fail closed: never a folder the seat cannot read, never a partial copy
+        raise too_large(program.parent, name, why)
+    return program.parent, False
 
 
 def check_folder(program: Path, name: str) -> str:
-    """Before any start: '' if the bot's folder is shown as it is, else the
-    one line that says it will be shown as a copy. SandboxUnavailable if it
-    cannot be (too large)."""
+    """Before any start: '' if nothing is worth saying about the bot's folder,
+    else the one line that says a copy is all its uid can read.
+    SandboxUnavailable if that folder is too large to copy."""
     why = needs_copy(program)
     if not why:
         return ""
     folder = program.parent
     if _entries(folder) is None:
-        raise too_large(folder, name, f"{why} cannot be read by other users (a sandboxed seat's uid)")
+        raise too_large(folder, name, why)
     return (f"bot {name!r}: {why} cannot be read by other users, so its sandbox shows it a read-only copy of "
             f"{folder} (made once, removed when the referee exits)")

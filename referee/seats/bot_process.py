@@ -557,6 +557,8 @@ async def start_bot(nursery: trio.Nursery, spec: BotSpec) -> BotProcess:
                                          "not enter them, and was stopped before it ran bubblewrap") from exc
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise BotStartError(f"cannot start bot {spec.name!r} ({shlex.join(spec.argv)}): {why}") from exc
+    if box is not None:
+        box.spawned()
     GUARDIAN.watch(proc.pid, tag)  # before the gate opens: a dying referee leaves no bot behind
     if box is not None and box.gate is not None:
         await _admit(box, proc)

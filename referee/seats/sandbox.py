@@ -3,8 +3,8 @@
 Each sandboxed bot runs under bubblewrap in namespaces of its own (PID,
 network, mount, user, IPC, UTS, cgroup): it sees only its own processes, has
 no network (not even the host's loopback), sees the system read-only, its own
-folder read-only at `/bot` (a copy where its uid could not read it:
-`bot_folder`) and a private size-limited tmpfs at `/scratch`
+folder read-only at `/bot` (a copy: `bot_folder`) and a private size-limited
+tmpfs at `/scratch`
 (its working directory, HOME and TMPDIR), and nothing else of the host. It
 gets a short allowlisted environment. As root each running seat gets a uid
 of its own (bwrap is started as that uid; no account needs to exist); as
@@ -315,6 +315,13 @@ class SandboxedBot:
     gate: SandboxGate | None = None  # with cgroup v2 groups: bwrap waits for the referee before the bot runs
     rlimits: list[tuple[int, int, int]] = field(default_factory=list)  # (resource, soft, hard), set before bwrap
     groups: list[int] = field(default_factory=list)  # supplementary groups of the seat's uid (as root)
+    options_fd: int = -1  # bwrap's options, read through `--args` (none of them on its command line)
+
+    def spawned(self) -> None:
+        """After the spawn: bwrap has its own copy of the options descriptor."""
+        if self.options_fd >= 0:
+            os.close(self.options_fd)
+            self.options_fd = -1
 
     def preexec(self) -> None:
         """In the new process, before it execs bwrap: into the v1 groups, the rlimits lowered."""
@@ -330,8 +337,7 @@ class SandboxedBot:
         opts: dict[str, Any] = {"env": self.env, "cwd": "/", "start_new_session": True}
         if self.rlimits or (self.cgroup is not None and self.cgroup.joins_itself):
             opts["preexec_fn"] = self.preexec
-        if self.gate is not None:
-            opts["pass_fds"] = self.gate.child_fds()
+        opts["pass_fds"] = (self.options_fd, *(self.gate.child_fds() if self.gate is not None else ()))
         if self.uid is not None:
             opts.update(user=self.uid, group=self.uid, extra_groups=list(self.groups))
         return opts
@@ -393,6 +399,7 @@ class SandboxedBot:
         """After the sandbox's PID 1 is dead: kill anything left in its cgroups
         (nothing should be), free them and the uid. Returns how many were left."""
         left = 0
+        self.spawned()
         if self.gate is not None:
             self.gate.close()
         if self.cgroup is not None:
@@ -432,7 +439,7 @@ def plan(argv: tuple[str, ...], cwd: str | None, name: str, limits: SandboxLimit
     found = bot_program(argv, cwd)
     if found is not None:
         index, program = found
-        folder, copied = shown_folder(program, name)
+        folder, copied = shown_folder(program, name)  # a copy: its real path stays off the sandbox's mount table
         if copied and host.root:
             groups.append(SEAT_GROUP)  # the copy's group, which only seats carry
         binds += ["--ro-bind", str(folder), BOT_DIR]
@@ -470,26 +477,51 @@ def plan(argv: tuple[str, ...], cwd: str | None, name: str, limits: SandboxLimit
         if cgroup is not None:
             cgroup.remove()
         raise SandboxUnavailable(f"cannot make the start pipes of bot {name!r}: {exc.strerror or exc}") from exc
-    command = [host.bwrap, *(gate.bwrap_args() if gate is not None else []), *_namespace_args(), *_system_args(),
+    options = [*(gate.bwrap_args() if gate is not None else []), *_namespace_args(), *_system_args(),
                "--size", str(limits.scratch_mb * MiB), "--tmpfs", SCRATCH, "--symlink", SCRATCH, "/tmp", *binds,
                # The sandbox's own / and /dev are tmpfs without a size: read-only,
                # so the scratch folder is the only place a bot can write.
-               "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", SCRATCH, "--"]
+               "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", SCRATCH]
     rlimits = _rlimits(limits, cgroup, before_bwrap=host.root)
     if not host.root:
         args = [host.prlimit, *(f"--{PRLIMIT_NAMES[which]}={soft}:{hard}" for which, soft, hard in rlimits),
                 "--", *args]
-    command = _bot_stdio(command, args, gate.child_fds() if gate is not None else ())
+    options_fd = -1
     try:
+        options_fd = _options_file(options)
         uid = SEAT_UIDS.acquire() if host.root else None
-    except SandboxUnavailable:
+    except (OSError, SandboxUnavailable) as exc:
+        if options_fd >= 0:
+            os.close(options_fd)
         if gate is not None:
             gate.close()
         if cgroup is not None:
             cgroup.remove()
+        if isinstance(exc, OSError):
+            raise SandboxUnavailable(f"cannot pass bubblewrap the options of bot {name!r}: "
+                                     f"{exc.strerror or exc}") from exc
         raise
+    passed = (options_fd, *(gate.child_fds() if gate is not None else ()))
+    command = _bot_stdio([host.bwrap, "--args", str(options_fd), "--"], args, passed)
     return SandboxedBot(argv=command, env=env, limits=limits, uid=uid, cgroup=cgroup, name=name, gate=gate,
-                        rlimits=rlimits if host.root else [], groups=groups)
+                        rlimits=rlimits if host.root else [], groups=groups, options_fd=options_fd)
+
+
+def _options_file(options: list[str]) -> int:
+    """bwrap's options in a memory file (NUL-separated, for `--args`): off its
+    command line, which the sandbox shows as its PID 1's, with every host path
+    in them (the staging folder, the bot's folder)."""
+    fd = os.memfd_create("bwrap-options", os.MFD_CLOEXEC)
+    try:
+        data = b"".join(os.fsencode(option) + b"\0" for option in options)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.lseek(fd, 0, os.SEEK_SET)
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
 
 
 # The bot's stdin and stdout are its alone. bwrap's init (the sandbox's PID 1)

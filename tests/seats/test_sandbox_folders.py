@@ -28,7 +28,7 @@ from protocol.messages import TimeControl
 from referee.errors import SandboxUnavailable
 from referee.games import get_game
 from referee.games.rules import build_rules
-from referee.play.match import MatchConfig, run_match
+from referee.play.match import MatchConfig, run_match, stderr_path
 from referee.seats import bot_folder
 from referee.seats.bot_process import resolve_command
 from referee.seats.sandbox import SandboxLimits, probe_host
@@ -42,6 +42,7 @@ RULES = build_rules(GAME, None, {"target_score": 10})
 TC = TimeControl(decision_ms=2000, startup_ms=10000)
 LIMITS = SandboxLimits(memory_mb=256, processes=16, cpu_s=60, file_size_mb=1, open_files=64, scratch_mb=8)
 PROBLEMS = probe_host().problems() if Path("/proc/self/ns/pid").exists() else ["needs Linux /proc"]
+needs_sandbox = pytest.mark.skipif(bool(PROBLEMS), reason="cannot sandbox here: " + "; ".join(PROBLEMS))
 needs_root_sandbox = pytest.mark.skipif(
     bool(PROBLEMS) or os.geteuid() != 0,
     reason="needs a sandbox as root (a uid per seat): " + ("; ".join(PROBLEMS) or "not root"))
@@ -83,7 +84,7 @@ async def test_two_starts_of_a_private_bot_make_one_copy_the_seats_alone_can_rea
         result = await run_match(config)
     assert [r.failures for r in result.records] == [[], []]  # both seats played from the copy
     assert bot_folder.COPIES.made == made + 1  # two starts, one copy
-    copy = bot_folder.COPIES.shown(bot.parent, "a", "")
+    copy = bot_folder.COPIES.shown(bot.parent, "a")
     assert copy.parent == stage() / "bots" and sorted(p.name for p in copy.iterdir()) == ["_botlib.py", "det_bot.py"]
     for path in [copy.parent, copy, copy / "det_bot.py"]:
         st = path.stat()
@@ -91,7 +92,7 @@ async def test_two_starts_of_a_private_bot_make_one_copy_the_seats_alone_can_rea
     assert copy.parent.stat().st_mode & 0o777 == 0o710  # the seats may pass, not list the copies
     assert bot_folder.COPIES.made == made + 1  # asking again for the unchanged folder copies nothing
     (bot.parent / "data.txt").write_text("an edit")
-    assert bot_folder.COPIES.shown(bot.parent, "a", "") != copy  # an edited folder is a new digest, a new copy
+    assert bot_folder.COPIES.shown(bot.parent, "a") != copy  # an edited folder is a new digest, a new copy
     assert wait_no_procs(marker) == []
 
 
@@ -141,3 +142,45 @@ def test_a_private_folder_too_large_to_copy_is_refused_in_one_line(tmp_path: Pat
     closed = bot_folder.blocked_for_seats(bot)
     assert "\n" not in message and message.startswith(f"bot 'big': {closed} cannot be read by other users")
     assert f"its folder {bot.parent} is too large to copy (more than 2 KiB or 10,000 files and folders)" in message
+
+
+@needs_sandbox
+async def test_nothing_a_bot_can_read_names_its_real_folder_the_checkout_or_the_run(tmp_path: Path) -> None:
+    """A bot in this checkout reads its sandbox's PID 1 (bubblewrap: command
+    line, environment, descriptors), itself and its mount table. bubblewrap's
+    options reach it through `--args`, and the bot's folder is a copy, so no
+    path of the bot's folder, of the checkout or of the run's files appears;
+    the mount table names the staging folder the copies live in (and /usr),
+    nothing else of the host."""
+    marker = f"pathmark-{uuid.uuid4().hex}"
+    spec = resolve_command([str(BOTS / "hostile_paths.py"), marker], name="paths")
+    opponent = resolve_command([str(FIRST)], name="first")
+    logs = tmp_path / "logs"
+    config = MatchConfig(game=GAME, rules=RULES, bots=[spec, opponent], games=2, seed=5, time_control=TC,
+                         sandbox=LIMITS, log_dir=logs)
+    with trio.fail_after(BOUND_S):
+        result = await run_match(config)
+    assert [r.failures for r in result.records] == [[], []]
+    reports = []
+    for rec in result.records:
+        kept = stderr_path(Path(rec.log_path or ""), rec.seat_names.index("paths"))
+        lines = kept.read_text().splitlines() if kept.exists() else []  # it reports once, when it starts
+        reports += [json.loads(line[7:]) for line in lines if line.startswith("REPORT {")]
+    assert reports
+    staging = str(stage())
+    host_paths = [str(ROOT), str(BOTS), str(tmp_path), staging, sys.prefix, tempfile.gettempdir() + "/"]
+    for rep in reports:
+        for key, value in rep.items():
+            text = json.dumps(value)
+            for path in host_paths:
+                if key.endswith("/mountinfo") and path in (staging, tempfile.gettempdir() + "/"):
+                    continue  # the staging folder: the one host path a mount table names (docs/hosting.md)
+                assert path not in text, (key, path, value)
+        assert "bwrap --args " in rep["1/cmdline"] and "/bot/hostile_paths.py" in rep["self/cmdline"]
+        for key in ("1/mountinfo", "self/mountinfo"):
+            roots = {line.split()[3] for line in rep[key].splitlines()}
+            shown = {r for r in roots if not r.startswith(staging + "/")}
+            assert shown <= {"/", "/newroot", "/usr", "/null", "/zero", "/urandom"}, shown
+            assert {f"{staging}/etc", f"{staging}/lib"} <= roots
+            assert any(r.startswith(f"{staging}/bots/") for r in roots)  # the bot's folder, a copy
+    assert wait_no_procs(marker) == []
