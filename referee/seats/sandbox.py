@@ -20,12 +20,14 @@ all of the user's). And, where the machine lets the referee make them,
 cgroups (memory and processes for the whole sandbox, CPU accounting), which
 also tell afterwards which limit a dead bot ran into. The sandbox's processes
 are in their cgroups before the bot's program runs (`BotCgroup.join_self`,
-`sandbox_gate`). It runs
-in a session of its own: killing that session's group kills the sandbox's
-PID 1, and with it every process inside, whatever it did to its session,
-environment or pid. bwrap's `--die-with-parent` is not used: trio forks
-children from worker threads, and that parent-death signal fires when the
-thread exits; the guardian kills the group if the referee dies.
+`sandbox_gate`). It runs in a session of its own: killing that session's
+group kills the sandbox's PID 1, and with it every process inside, whatever
+it did to its session, environment or pid. bwrap's `--die-with-parent` is
+not used: trio forks children from worker threads, and that parent-death
+signal fires when the thread exits. Instead every sandbox waits behind its
+gate until the guardian knows it (`sandbox_gate`: a gate whose referee died
+makes bwrap exit), and the guardian kills the group, and empties and removes
+the referee's cgroups, if the referee dies.
 
 It fails closed: `require_sandbox` refuses with what is missing and how to
 get it; nothing runs with less isolation than asked for.
@@ -312,7 +314,7 @@ class SandboxedBot:
     uid: int | None
     cgroup: BotCgroup | None
     name: str = ""
-    gate: SandboxGate | None = None  # with cgroup v2 groups: bwrap waits for the referee before the bot runs
+    gate: SandboxGate | None = None  # bwrap waits behind it until the referee lets the bot run
     rlimits: list[tuple[int, int, int]] = field(default_factory=list)  # (resource, soft, hard), set before bwrap
     groups: list[int] = field(default_factory=list)  # supplementary groups of the seat's uid (as root)
     options_fd: int = -1  # bwrap's options, read through `--args` (none of them on its command line)
@@ -472,12 +474,12 @@ def plan(argv: tuple[str, ...], cwd: str | None, name: str, limits: SandboxLimit
             raise SandboxUnavailable(FREEZER_MISSING.format(why="no freezer group could be made"))
     assert host.bwrap is not None and (host.root or host.prlimit is not None)
     try:
-        gate = SandboxGate() if cgroup is not None and cgroup.referee_admits else None
+        gate = SandboxGate(reports=cgroup is not None and cgroup.referee_admits)
     except OSError as exc:
         if cgroup is not None:
             cgroup.remove()
         raise SandboxUnavailable(f"cannot make the start pipes of bot {name!r}: {exc.strerror or exc}") from exc
-    options = [*(gate.bwrap_args() if gate is not None else []), *_namespace_args(), *_system_args(),
+    options = [*gate.bwrap_args(), *_namespace_args(), *_system_args(),
                "--size", str(limits.scratch_mb * MiB), "--tmpfs", SCRATCH, "--symlink", SCRATCH, "/tmp", *binds,
                # The sandbox's own / and /dev are tmpfs without a size: read-only,
                # so the scratch folder is the only place a bot can write.
@@ -493,15 +495,14 @@ def plan(argv: tuple[str, ...], cwd: str | None, name: str, limits: SandboxLimit
     except (OSError, SandboxUnavailable) as exc:
         if options_fd >= 0:
             os.close(options_fd)
-        if gate is not None:
-            gate.close()
+        gate.close()
         if cgroup is not None:
             cgroup.remove()
         if isinstance(exc, OSError):
             raise SandboxUnavailable(f"cannot pass bubblewrap the options of bot {name!r}: "
                                      f"{exc.strerror or exc}") from exc
         raise
-    passed = (options_fd, *(gate.child_fds() if gate is not None else ()))
+    passed = (options_fd, *gate.child_fds())
     command = _bot_stdio([host.bwrap, "--args", str(options_fd), "--"], args, passed)
     return SandboxedBot(argv=command, env=env, limits=limits, uid=uid, cgroup=cgroup, name=name, gate=gate,
                         rlimits=rlimits if host.root else [], groups=groups, options_fd=options_fd)
