@@ -53,7 +53,12 @@ from referee.seats.bot_folder import SEAT_GROUP, check_folder, shown_folder
 from referee.seats.cgroups import BotCgroup, CgroupHost, find_cgroups, remove_stale
 from referee.seats.sandbox_gate import GateError, SandboxGate
 from referee.seats.sandbox_files import SYSTEM_DIRS, etc_binds, lib_binds, system_binds
-from referee.seats.sandbox_limits import LIMITS_HELP, SandboxLimits, limits_from_table, parse_limits  # noqa: F401 (re-exported)
+from referee.seats.sandbox_limits import (  # noqa: F401 (re-exported: where callers have always found them)
+    LIMITS_HELP,
+    SandboxLimits,
+    limits_from_table,
+    parse_limits,
+)
 
 SCRATCH = "/scratch"
 BOT_DIR = "/bot"

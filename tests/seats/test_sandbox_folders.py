@@ -73,7 +73,7 @@ def copies_of(pid: int) -> list[Path]:
 async def test_two_starts_of_a_private_bot_make_one_copy_the_seats_alone_can_read(tmp_path: Path) -> None:
     bot = private_bot(tmp_path)
     marker = f"copymark-{uuid.uuid4().hex}"
-    bots = [resolve_command([str(bot), marker, "salt=a"], name="a"), resolve_command([str(bot), marker, "salt=b"], name="b")]
+    bots = [resolve_command([str(bot), marker, f"salt={name}"], name=name) for name in "ab"]
     made = bot_folder.COPIES.made
     config = MatchConfig(game=GAME, rules=RULES, bots=bots, games=2, seed=5, time_control=TC, sandbox=LIMITS)
     closed = bot_folder.blocked_for_seats(bot)  # the first folder other users may not pass
@@ -107,7 +107,7 @@ def test_a_private_bot_plays_from_the_command_line_and_its_copy_goes_with_the_re
                             text=True, cwd=ROOT)
     out, err = proc.communicate(timeout=BOUND_S)
     assert proc.returncode == 0, err
-    assert f"so its sandbox shows it a read-only copy of {bot.parent} (made once, removed when the referee exits)" in err
+    assert f"shows it a read-only copy of {bot.parent} (made once, removed when the referee exits)" in err
     assert all(not b["failures"] for b in json.loads(out)["bots"])
     assert stages_of(proc.pid) == []  # its staging folder, the copy in it, went with it
 
