@@ -166,12 +166,18 @@ def probe_host() -> HostReport:
             version = subprocess.run([bwrap, "--version"], capture_output=True, text=True,
                                      timeout=10).stdout.strip().removeprefix("bubblewrap ").strip()
             uid = SEAT_UID_BASE + SEAT_UIDS_PER_REFEREE * 4096 if os.geteuid() == 0 else None
-            trial = subprocess.run(
-                [bwrap, *_namespace_args(), *_system_args(), "--size", str(MiB), "--tmpfs", SCRATCH,
-                 "--chdir", SCRATCH, "--", "/bin/true"],
-                capture_output=True, text=True, timeout=20, env={"PATH": SANDBOX_PATH},
-                user=uid, group=uid, extra_groups=[] if uid is not None else None, cwd="/",
-            )
+            gate = SandboxGate()
+            gate.open()  # written first: the trial passes the gate as every sandbox does (seccomp included)
+            try:
+                trial = subprocess.run(
+                    [bwrap, *gate.bwrap_args(), *_namespace_args(), *_system_args(), "--size", str(MiB),
+                     "--tmpfs", SCRATCH, "--chdir", SCRATCH, "--", "/bin/true"],
+                    capture_output=True, text=True, timeout=20, env={"PATH": SANDBOX_PATH},
+                    user=uid, group=uid, extra_groups=[] if uid is not None else None, cwd="/",
+                    pass_fds=gate.child_fds(),
+                )
+            finally:
+                gate.spawned()
             works = trial.returncode == 0
             error = "" if works else (trial.stderr.strip().splitlines() or [f"exit code {trial.returncode}"])[-1]
         except (OSError, subprocess.SubprocessError, SandboxUnavailable) as exc:

@@ -117,13 +117,18 @@ class SandboxGate:
         return pid
 
     def open(self) -> None:
-        """Let bwrap go on: fork the sandbox's init and exec the bot."""
+        """Let bwrap go on: fork the sandbox's init and exec the bot. (Closes
+        the referee's ends; bwrap's, if not yet spawned, stay for the spawn.)"""
         if self.gate_write >= 0:
             try:
                 os.write(self.gate_write, ALLOW_EVERYTHING)  # 8 bytes: one write to a pipe, never split
             except BrokenPipeError:
                 pass  # bwrap is gone: there is nothing to let go
-        self.close()
+        for name in ("info_read", "gate_write"):
+            fd = getattr(self, name)
+            if fd >= 0:
+                os.close(fd)
+                setattr(self, name, -1)
 
     def close(self) -> None:
         """Close every descriptor still open (idempotent). A gate closed without
