@@ -20,7 +20,10 @@ A group is made for it only when it is asked for.
 A referee that dies leaves its groups to its guardian, which empties and
 removes them; if the guardian died too, the next referee's `remove_stale`
 kills what is left inside the groups of every referee no longer running
-and removes them.
+and removes them. Referees that make groups in the same folder are taken to
+share a PID namespace (a group is named after its referee's pid); a process
+of another PID namespace shows as pid 0 in `cgroup.procs` and is never
+signalled (kill(0) would signal the caller's own group).
 """
 
 from __future__ import annotations
@@ -182,7 +185,7 @@ def _kill_inside(path: Path) -> None:
         except OSError:
             pass
     try:
-        pids = [int(p) for p in (path / "cgroup.procs").read_text().split()]
+        pids = [int(p) for p in (path / "cgroup.procs").read_text().split() if p != "0"]
     except (OSError, ValueError):
         pids = []
     for pid in pids:
@@ -363,7 +366,7 @@ class BotCgroup:
         found: set[int] = set()
         for path in set(self.dirs.values()):
             try:
-                found.update(int(p) for p in (path / "cgroup.procs").read_text().split())
+                found.update(int(p) for p in (path / "cgroup.procs").read_text().split() if p != "0")
             except (OSError, ValueError):
                 pass
         return sorted(found)

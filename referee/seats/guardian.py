@@ -98,7 +98,7 @@ def write(path, text):
 def pids(group):
     try:
         with open(os.path.join(group, "cgroup.procs")) as fh:
-            return [int(p) for p in fh.read().split()]
+            return [int(p) for p in fh.read().split() if p != "0"]  # 0: a process of another PID namespace
     except (OSError, ValueError):
         return []
 
