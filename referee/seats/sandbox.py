@@ -4,8 +4,9 @@ Each sandboxed bot runs under bubblewrap in namespaces of its own (PID,
 network, mount, user, IPC, UTS, cgroup): it sees only its own processes, has
 no network (not even the host's loopback), sees the system read-only, its own
 folder read-only at `/bot` (a copy: `bot_folder`) and a private size-limited
-tmpfs at `/scratch`
-(its working directory, HOME and TMPDIR), and nothing else of the host. It
+tmpfs at `/scratch` (its working directory, HOME and TMPDIR), and nothing
+else of the host; bubblewrap's options, which name host folders, reach it
+through `--args`, off the command line the sandbox shows as its PID 1's. It
 gets a short allowlisted environment. As root each running seat gets a uid
 of its own (bwrap is started as that uid; no account needs to exist); as
 another user the user namespace maps it to that user. No capabilities, no
