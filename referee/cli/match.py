@@ -39,7 +39,7 @@ from referee.errors import ConfigError
 from referee.games import GAMES, get_game
 from referee.games.rules import preset_options
 from referee.play.deals import load_deals
-from referee.play.match import MatchConfig, run_match, summarize, unique_names
+from referee.play.match import MatchConfig, check_isolation, run_match, summarize, unique_names
 from referee.play.game_spec import FailurePolicy
 from referee.play.start import read_start, start_file
 from referee.seats.bot_process import check_runnable, resolve_command
@@ -137,6 +137,8 @@ def match(
         *(["every game from the --start position"] if config.start else []),
         *([f"concurrency {concurrency}"] if concurrency > 1 else []),
     ])
+    for note in config.notes:
+        err.print(note, highlight=False, markup=False, soft_wrap=True)
     if serve:
         import tempfile
         from dataclasses import replace
@@ -259,6 +261,8 @@ def check(
     check_runnable(spec)
     say_phrases(err, [f"checking {spec.name} on {game.title}", f"clock {format_time_control(clock)}{source}",
                       *(["in the sandbox"] if limits else []), f"command: {bot}"])  # as typed: the interpreter and paths it resolves to are in the log
+    for note in check_isolation([spec], limits, (), None):
+        err.print(note, highlight=False, markup=False, soft_wrap=True)
 
     def progress(line: str) -> None:
         err.print(line, highlight=False, markup=False)

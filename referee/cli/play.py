@@ -106,6 +106,8 @@ def play(
     say_phrases(err, [f"{game.title} ({preset or game.default_preset}):", you, f"against {label}", f"seed {seed}",
                       f"bots' clock {format_time_control(config.time_control)}",
                       *(["bots sandboxed"] if config.sandbox else [])])
+    for note in config.notes:
+        err.print(note, highlight=False, markup=False, soft_wrap=True)
     if web:
         from referee.web.table import serve_table
 

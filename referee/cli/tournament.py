@@ -18,6 +18,7 @@ from typing import Annotated, Any, Optional
 
 import trio
 import typer
+from rich.markup import escape
 
 from referee.cli.common import app, err, expected_errors, out, shown_path
 from referee.cli.live_options import HostOpt, NoOpenOpt, PortOpt, RevealOpt, ServeOpt, reveal_seconds
@@ -205,6 +206,8 @@ async def _run(t: Tournament, store: Store, schedule: list[ScheduledGame], log_d
                               on_game=ui.on_game, on_start=ui.on_start, placement=placement,
                               watch_games=live.watch_games)
     ui.runner = runner
+    for note in runner.notes:
+        ui.notify(escape(note))  # a path is text, not markup
     async with trio.open_nursery() as nursery:
         nursery.start_soon(handle_signals, runner, ui.notify)
         async with open_planned(dashboard):

@@ -149,16 +149,17 @@ class BotHandle:
 
 
 def check_isolation(bots: Sequence[BotSpec], sandbox: SandboxLimits | None, hidden: Sequence[Path],
-                    log_dir: Path | None) -> None:
+                    log_dir: Path | None) -> tuple[str, ...]:
     """With a sandbox: fail closed, before any game, if the machine cannot
-    isolate or a bot's folder would show what no bot may see."""
+    isolate or a bot's folder would show what no bot may see. Returns a line
+    for the user about each bot whose folder its sandbox shows as a copy."""
     if sandbox is None:
-        return
+        return ()
     require_sandbox()
     require_freezer(sandbox)
     forbidden = forbidden_paths([*hidden, *([log_dir] if log_dir else [])])
-    for spec in bots:
-        check_bot(spec.argv, spec.cwd, spec.name, forbidden)
+    notes = (check_bot(spec.argv, spec.cwd, spec.name, forbidden) for spec in bots)
+    return tuple(dict.fromkeys(note for note in notes if note))
 
 
 def sandboxed(bots: Sequence[BotSpec], sandbox: SandboxLimits | None, hidden: Sequence[Path],
@@ -200,6 +201,7 @@ class MatchConfig:
     start: str | None = None  # a position every game begins from (play/start.py); checked here, kept canonical
     concurrency: int = 1  # deal sets played at once, each slot with its own bot processes
     watch_games: WatchGames | None = None  # the live stream's hook into every game
+    notes: tuple[str, ...] = field(default=(), init=False, compare=False)  # for the user: how bots are shown
 
     def __post_init__(self) -> None:
         n = len(self.bots)
@@ -217,7 +219,7 @@ class MatchConfig:
             raise ConfigError(f"--concurrency must be at least 1, got {self.concurrency}")
         if self.log_dir is not None:
             check_log_dir(self.log_dir)
-        check_isolation(self.bots, self.sandbox, self.hidden, self.log_dir)
+        object.__setattr__(self, "notes", check_isolation(self.bots, self.sandbox, self.hidden, self.log_dir))
 
     def seat_specs(self) -> list[BotSpec]:
         """The bots as they are started: with this match's sandbox, if any."""

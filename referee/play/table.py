@@ -68,6 +68,7 @@ class TableConfig:
     sandbox: SandboxLimits | None = None  # the bots' isolation; None: they run as the referee's user
     hidden: tuple[Path, ...] = ()  # more paths no sandboxed bot may see (the deals file)
     start: str | None = None  # a position every game begins from (play/start.py); checked here, kept canonical
+    notes: tuple[str, ...] = field(default=(), init=False, compare=False)  # for the user: how bots are shown
 
     def __post_init__(self) -> None:
         n = self.n_players
@@ -82,7 +83,7 @@ class TableConfig:
             raise ConfigError("--games must be at least 1")
         if self.log_dir is not None:
             check_log_dir(self.log_dir)
-        check_isolation(self.bots, self.sandbox, self.hidden, self.log_dir)
+        object.__setattr__(self, "notes", check_isolation(self.bots, self.sandbox, self.hidden, self.log_dir))
 
     def bot_specs(self) -> list[BotSpec]:
         """The bots as they are started: with the table's sandbox, if any."""

@@ -10,8 +10,9 @@ environment, which its children inherit, and killed too.
 
 A spec with `sandbox` limits runs in a sandbox instead (`seats/sandbox.py`):
 its own namespaces, identity, files and limits, and a session whose group
-kill takes the whole sandbox down. Where it has cgroups, its processes are
-moved into them before the bot's program runs (`seats/sandbox_gate.py`).
+kill takes the whole sandbox down. It waits behind a gate until the guardian
+knows it and, where it has cgroup v2 groups, until its processes are in
+them (`seats/sandbox_gate.py`).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from referee.errors import BotCrashed, BotStartError, ProtocolViolation, Sandbox
 from referee.seats.cputime import ProcessTreeCpu
 from referee.seats.guardian import GUARDIAN, TAG_VARIABLE
 from referee.seats.sandbox import SandboxedBot, SandboxLimits, forbidden_paths, plan
+from referee.seats.sandbox_files import stage
 
 MAX_LINE = 256 * 1024
 READ_SIZE = 65536
@@ -494,12 +496,16 @@ async def _drain(stream: trio.abc.ReceiveStream, bot: BotProcess) -> None:
         bot.stderr_eof.set()
 
 
-async def _admit(box: SandboxedBot, proc: trio.Process) -> None:
-    """A sandbox with cgroups: bwrap waits at its gate until its processes are
-    in their groups (`sandbox_gate`). If they cannot be, nothing of the bot
-    has run: the sandbox is killed and SandboxUnavailable raised (fail closed)."""
+async def _let_in(box: SandboxedBot, proc: trio.Process) -> None:
+    """bwrap waits at its gate (`sandbox_gate`) until the guardian knows the
+    sandbox, as it does by now, and, with cgroup v2 groups, until its
+    processes are in them. If they cannot be, nothing of the bot has run: the
+    sandbox is killed and SandboxUnavailable raised (fail closed)."""
     assert box.gate is not None
     box.gate.spawned()
+    if box.cgroup is None or not box.cgroup.referee_admits:
+        box.gate.open()
+        return
     try:
         if await trio.to_thread.run_sync(box.admit, proc.pid):
             return
@@ -530,6 +536,8 @@ async def start_bot(nursery: trio.Nursery, spec: BotSpec) -> BotProcess:
         tag = ""
         box = plan(spec.argv, spec.cwd, spec.name, spec.sandbox, forbidden_paths([Path(p) for p in spec.hidden]),
                    uuid.uuid4().hex)
+        # If this process dies, however it dies, the guardian empties and removes what its sandboxes left.
+        GUARDIAN.clean_after([str(d.parent) for d in box.cgroup.dirs.values()] if box.cgroup else [], [str(stage())])
         argv, options = box.argv, box.spawn_options()
     else:
         tag = uuid.uuid4().hex
@@ -557,9 +565,11 @@ async def start_bot(nursery: trio.Nursery, spec: BotSpec) -> BotProcess:
                                          "not enter them, and was stopped before it ran bubblewrap") from exc
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise BotStartError(f"cannot start bot {spec.name!r} ({shlex.join(spec.argv)}): {why}") from exc
+    if box is not None:
+        box.spawned()
     GUARDIAN.watch(proc.pid, tag)  # before the gate opens: a dying referee leaves no bot behind
-    if box is not None and box.gate is not None:
-        await _admit(box, proc)
+    if box is not None:
+        await _let_in(box, proc)
     assert proc.stdout is not None and proc.stderr is not None
     bot = BotProcess(spec=spec, proc=proc, reader=LineReader(proc.stdout), tag=tag, sandbox=box)
     nursery.start_soon(_drain, proc.stderr, bot)

@@ -16,6 +16,14 @@ is not that bot's turn: v2's `cgroup.freeze` where a unified hierarchy is
 mounted (frozen processes still die of SIGKILL), else v1's freezer controller
 (frozen processes die only once thawed, so `thaw` comes before every kill).
 A group is made for it only when it is asked for.
+
+A referee that dies leaves its groups to its guardian, which empties and
+removes them; if the guardian died too, the next referee's `remove_stale`
+kills what is left inside the groups of every referee no longer running
+and removes them. Referees that make groups in the same folder are taken to
+share a PID namespace (a group is named after its referee's pid); a process
+of another PID namespace shows as pid 0 in `cgroup.procs` and is never
+signalled (kill(0) would signal the caller's own group).
 """
 
 from __future__ import annotations
@@ -139,25 +147,52 @@ def _kernel_at_least(major: int, minor: int) -> bool:
     return found >= (major, minor)
 
 
-def remove_stale(host: CgroupHost) -> int:
-    """Remove the empty groups a referee left when it was killed (named by its
-    pid, which no longer runs). Returns how many were removed."""
-    removed = 0
+def remove_stale(host: CgroupHost, patience_s: float = 5.0) -> int:
+    """Empty and remove the groups a referee left when it died (named by its
+    pid, which no longer runs; its guardian normally does this, unless it
+    died too): every process still inside is killed (thawed first), then the
+    group removed. Returns how many were removed."""
+    stale = []
     for parent in set(host.parents.values()):
         for path in parent.glob(f"{GROUP_PREFIX}-*"):
             pid = path.name.removeprefix(f"{GROUP_PREFIX}-").split("-")[0]
-            if pid.isdigit() and not Path(f"/proc/{pid}").exists():
-                for file, thawed in (("freezer.state", "THAWED"), ("cgroup.freeze", "0")):
-                    try:  # a v1-frozen bot the guardian killed dies only once thawed
-                        (path / file).write_text(thawed)
-                    except OSError:
-                        pass
-                try:
-                    path.rmdir()  # fails, harmlessly, while a process is still inside
-                    removed += 1
-                except OSError:
-                    pass
+            if pid.isdigit() and int(pid) != os.getpid() and not Path(f"/proc/{pid}").exists():
+                stale.append(path)
+    removed = 0
+    deadline = time.monotonic() + patience_s
+    while stale:
+        for path in list(stale):
+            _kill_inside(path)
+            try:
+                path.rmdir()
+            except FileNotFoundError:
+                pass
+            except OSError:  # its killed processes are still leaving
+                continue
+            stale.remove(path)
+            removed += 1
+        if not stale or time.monotonic() > deadline:
+            break
+        time.sleep(0.02)
     return removed
+
+
+def _kill_inside(path: Path) -> None:
+    """SIGKILL every process in group `path` (a v1-frozen one dies only once thawed)."""
+    for file, text in (("freezer.state", "THAWED"), ("cgroup.freeze", "0"), ("cgroup.kill", "1")):
+        try:
+            (path / file).write_text(text)
+        except OSError:
+            pass
+    try:
+        pids = [int(p) for p in (path / "cgroup.procs").read_text().split() if p != "0"]
+    except (OSError, ValueError):
+        pids = []
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
 
 
 class BotCgroup:
@@ -331,7 +366,7 @@ class BotCgroup:
         found: set[int] = set()
         for path in set(self.dirs.values()):
             try:
-                found.update(int(p) for p in (path / "cgroup.procs").read_text().split())
+                found.update(int(p) for p in (path / "cgroup.procs").read_text().split() if p != "0")
             except (OSError, ValueError):
                 pass
         return sorted(found)

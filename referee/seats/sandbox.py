@@ -3,8 +3,10 @@
 Each sandboxed bot runs under bubblewrap in namespaces of its own (PID,
 network, mount, user, IPC, UTS, cgroup): it sees only its own processes, has
 no network (not even the host's loopback), sees the system read-only, its own
-folder read-only at `/bot` and a private size-limited tmpfs at `/scratch`
-(its working directory, HOME and TMPDIR), and nothing else of the host. It
+folder read-only at `/bot` (a copy: `bot_folder`) and a private size-limited
+tmpfs at `/scratch` (its working directory, HOME and TMPDIR), and nothing
+else of the host; bubblewrap's options, which name host folders, reach it
+through `--args`, off the command line the sandbox shows as its PID 1's. It
 gets a short allowlisted environment. As root each running seat gets a uid
 of its own (bwrap is started as that uid; no account needs to exist); as
 another user the user namespace maps it to that user. No capabilities, no
@@ -19,12 +21,14 @@ all of the user's). And, where the machine lets the referee make them,
 cgroups (memory and processes for the whole sandbox, CPU accounting), which
 also tell afterwards which limit a dead bot ran into. The sandbox's processes
 are in their cgroups before the bot's program runs (`BotCgroup.join_self`,
-`sandbox_gate`). It runs
-in a session of its own: killing that session's group kills the sandbox's
-PID 1, and with it every process inside, whatever it did to its session,
-environment or pid. bwrap's `--die-with-parent` is not used: trio forks
-children from worker threads, and that parent-death signal fires when the
-thread exits; the guardian kills the group if the referee dies.
+`sandbox_gate`). It runs in a session of its own: killing that session's
+group kills the sandbox's PID 1, and with it every process inside, whatever
+it did to its session, environment or pid. bwrap's `--die-with-parent` is
+not used: trio forks children from worker threads, and that parent-death
+signal fires when the thread exits. Instead every sandbox waits behind its
+gate until the guardian knows it (`sandbox_gate`: a gate whose referee died
+makes bwrap exit), and the guardian kills the group, and empties and removes
+the referee's cgroups, if the referee dies.
 
 It fails closed: `require_sandbox` refuses with what is missing and how to
 get it; nothing runs with less isolation than asked for.
@@ -38,18 +42,25 @@ import re
 import resource
 import shutil
 import signal
-import stat
 import subprocess
 import sys
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import referee
-from referee.errors import ConfigError, SandboxUnavailable
+from referee.errors import SandboxUnavailable
+from referee.seats.packages import install_hint
+from referee.seats.bot_folder import SEAT_GROUP, check_folder, shown_folder
 from referee.seats.cgroups import BotCgroup, CgroupHost, find_cgroups, remove_stale
 from referee.seats.sandbox_gate import GateError, SandboxGate
 from referee.seats.sandbox_files import SYSTEM_DIRS, etc_binds, lib_binds, system_binds
+from referee.seats.sandbox_limits import (  # noqa: F401 (re-exported: where callers have always found them)
+    LIMITS_HELP,
+    SandboxLimits,
+    limits_from_table,
+    parse_limits,
+)
 
 SCRATCH = "/scratch"
 BOT_DIR = "/bot"
@@ -58,89 +69,8 @@ SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
 SEAT_UID_BASE = 2_100_000_000  # far above any account; one uid per running seat
 SEAT_UIDS_PER_REFEREE = 256
 NAMESPACES = ("cgroup", "ipc", "mount", "network", "pid", "user", "uts")
-BWRAP_INSTALL = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap)"
 MiB = 1 << 20
 ADMIT_TIMEOUT_S = 30.0  # for bwrap to report its namespace child (milliseconds, even on a busy machine)
-
-
-@dataclass(frozen=True)
-class SandboxLimits:
-    """What one sandboxed bot may use. Sizes in MiB, CPU in seconds per process."""
-
-    memory_mb: int = 1024
-    processes: int = 64  # processes and threads together
-    cpu_s: int = 600  # a match's bots live for the whole match
-    file_size_mb: int = 16
-    open_files: int = 256
-    scratch_mb: int = 64
-    env: tuple[str, ...] = ()  # names passed on from the referee's environment
-    freeze_idle: bool = False  # frozen (cgroup freezer) while it is not this bot's turn
-
-    def as_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["env"] = list(self.env)
-        return d
-
-
-_KEYS = {"memory": "memory_mb", "processes": "processes", "cpu": "cpu_s", "file_size": "file_size_mb",
-         "open_files": "open_files", "scratch": "scratch_mb", "env": "env", "freeze_idle": "freeze_idle"}
-_SIZE = re.compile(r"^(\d+)\s*(m|mb|mib|g|gb|gib)?$", re.IGNORECASE)
-_TIME = re.compile(r"^(\d+)\s*(s|m|min|h)?$", re.IGNORECASE)
-_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-LIMITS_HELP = ("memory=SIZE,processes=N,cpu=SECONDS,file_size=SIZE,open_files=N,scratch=SIZE,env=NAME:NAME,"
-               "freeze_idle=true|false (sizes like 512M or 2G, times like 90s or 10m)")
-_BOOLS = {"true": True, "yes": True, "on": True, "1": True, "false": False, "no": False, "off": False, "0": False}
-
-
-def _limit_value(key: str, value: object) -> Any:
-    field_name = _KEYS[key]
-    if key == "env":
-        names = value.split(":") if isinstance(value, str) else value
-        if not isinstance(names, list | tuple) or not all(isinstance(n, str) and _ENV_NAME.match(n) for n in names):
-            raise ConfigError(f"sandbox {key}: give variable names (NAME:NAME, or a list in a config)")
-        return tuple(n for n in names if n)
-    if key == "freeze_idle":
-        flag = value if isinstance(value, bool) else _BOOLS.get(str(value).strip().lower())
-        if flag is None:
-            raise ConfigError(f"sandbox {key}: {value!r} is not true or false")
-        return flag
-    text = str(value).strip() if not isinstance(value, bool) else ""
-    if field_name.endswith("_mb"):
-        m = _SIZE.match(text)
-        number = int(m.group(1)) * (1024 if m and (m.group(2) or "m")[0].lower() == "g" else 1) if m else 0
-    elif key == "cpu":
-        m = _TIME.match(text)
-        scale = {"s": 1, "m": 60, "min": 60, "h": 3600}[(m.group(2) or "s").lower()] if m else 0
-        number = int(m.group(1)) * scale if m else 0
-    else:
-        number = int(text) if text.isdigit() else 0
-    if number < 1:
-        raise ConfigError(f"sandbox {key}: {value!r} is not a positive {'size' if field_name.endswith('_mb') else 'number'}")
-    return number
-
-
-def limits_from_table(table: dict[str, object], base: SandboxLimits | None = None) -> SandboxLimits:
-    """A config's `sandbox` table (or parsed option text) -> limits."""
-    values: dict[str, Any] = {}
-    for key, value in table.items():
-        if key not in _KEYS:
-            raise ConfigError(f"sandbox: unknown limit {key!r}; limits: {', '.join(_KEYS)}")
-        values[_KEYS[key]] = _limit_value(key, value)
-    base = base or SandboxLimits()
-    return SandboxLimits(**{**asdict(base), **values})
-
-
-def parse_limits(text: str) -> SandboxLimits:
-    """`memory=256M,processes=32,cpu=60s,env=API_KEY` -> limits (the rest default)."""
-    table: dict[str, object] = {}
-    for part in (p.strip() for p in text.split(",")):
-        if not part:
-            continue
-        key, sep, value = part.partition("=")
-        if not sep:
-            raise ConfigError(f"--sandbox-limits: {part!r} is not KEY=VALUE; use {LIMITS_HELP}")
-        table[key.strip()] = value.strip()
-    return limits_from_table(table)
 
 
 # ------------------------------------------------------------------ the host
@@ -168,13 +98,13 @@ class HostReport:
         """Why sandboxing is impossible here (empty: it is possible)."""
         out = []
         if self.bwrap is None:
-            out.append(f"bubblewrap (bwrap) is not installed: {BWRAP_INSTALL}")
+            out.append(f"bubblewrap (bwrap) is not installed: {install_hint('bubblewrap')}")
         elif not self.works:
             hint = ("enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, "
                     "user.max_user_namespaces > 0), or run in a container that allows them")
             out.append(f"bubblewrap cannot create a sandbox here ({self.trial_error}); {hint}")
         if self.prlimit is None and not self.root:  # as root the limits are set before bwrap runs
-            out.append("prlimit (util-linux) is not installed: apt-get install util-linux")
+            out.append(f"prlimit is not installed: {install_hint('util-linux')}")
         return out
 
     def as_dict(self) -> dict[str, Any]:
@@ -237,12 +167,18 @@ def probe_host() -> HostReport:
             version = subprocess.run([bwrap, "--version"], capture_output=True, text=True,
                                      timeout=10).stdout.strip().removeprefix("bubblewrap ").strip()
             uid = SEAT_UID_BASE + SEAT_UIDS_PER_REFEREE * 4096 if os.geteuid() == 0 else None
-            trial = subprocess.run(
-                [bwrap, *_namespace_args(), *_system_args(), "--size", str(MiB), "--tmpfs", SCRATCH,
-                 "--chdir", SCRATCH, "--", "/bin/true"],
-                capture_output=True, text=True, timeout=20, env={"PATH": SANDBOX_PATH},
-                user=uid, group=uid, extra_groups=[] if uid is not None else None, cwd="/",
-            )
+            gate = SandboxGate()
+            gate.open()  # written first: the trial passes the gate as every sandbox does (seccomp included)
+            try:
+                trial = subprocess.run(
+                    [bwrap, *gate.bwrap_args(), *_namespace_args(), *_system_args(), "--size", str(MiB),
+                     "--tmpfs", SCRATCH, "--chdir", SCRATCH, "--", "/bin/true"],
+                    capture_output=True, text=True, timeout=20, env={"PATH": SANDBOX_PATH},
+                    user=uid, group=uid, extra_groups=[] if uid is not None else None, cwd="/",
+                    pass_fds=gate.child_fds(),
+                )
+            finally:
+                gate.spawned()
             works = trial.returncode == 0
             error = "" if works else (trial.stderr.strip().splitlines() or [f"exit code {trial.returncode}"])[-1]
         except (OSError, subprocess.SubprocessError, SandboxUnavailable) as exc:
@@ -380,22 +316,6 @@ def forbidden_paths(extra: list[Path] | tuple[Path, ...] = ()) -> list[Path]:
     return found + [Path(p).resolve() for p in extra]
 
 
-def _readable_by_others(path: Path) -> str:
-    """'' if a uid of no group can reach `path`, else the first folder that stops it."""
-    for folder in [*reversed(path.parents), path]:
-        try:
-            mode = folder.stat().st_mode
-        except OSError:
-            return str(folder)
-        if folder == path:
-            need = stat.S_IROTH | (stat.S_IXOTH if stat.S_ISDIR(mode) else 0)
-        else:
-            need = stat.S_IXOTH
-        if mode & need != need:
-            return str(folder)
-    return ""
-
-
 @dataclass
 class SandboxedBot:
     """How to start one bot in its sandbox, and its resources while it runs."""
@@ -406,8 +326,16 @@ class SandboxedBot:
     uid: int | None
     cgroup: BotCgroup | None
     name: str = ""
-    gate: SandboxGate | None = None  # with cgroup v2 groups: bwrap waits for the referee before the bot runs
+    gate: SandboxGate | None = None  # bwrap waits behind it until the referee lets the bot run
     rlimits: list[tuple[int, int, int]] = field(default_factory=list)  # (resource, soft, hard), set before bwrap
+    groups: list[int] = field(default_factory=list)  # supplementary groups of the seat's uid (as root)
+    options_fd: int = -1  # bwrap's options, read through `--args` (none of them on its command line)
+
+    def spawned(self) -> None:
+        """After the spawn: bwrap has its own copy of the options descriptor."""
+        if self.options_fd >= 0:
+            os.close(self.options_fd)
+            self.options_fd = -1
 
     def preexec(self) -> None:
         """In the new process, before it execs bwrap: into the v1 groups, the rlimits lowered."""
@@ -423,10 +351,9 @@ class SandboxedBot:
         opts: dict[str, Any] = {"env": self.env, "cwd": "/", "start_new_session": True}
         if self.rlimits or (self.cgroup is not None and self.cgroup.joins_itself):
             opts["preexec_fn"] = self.preexec
-        if self.gate is not None:
-            opts["pass_fds"] = self.gate.child_fds()
+        opts["pass_fds"] = (self.options_fd, *(self.gate.child_fds() if self.gate is not None else ()))
         if self.uid is not None:
-            opts.update(user=self.uid, group=self.uid, extra_groups=[])
+            opts.update(user=self.uid, group=self.uid, extra_groups=list(self.groups))
         return opts
 
     def admit(self, outer_pid: int, timeout_s: float = ADMIT_TIMEOUT_S) -> bool:
@@ -486,6 +413,7 @@ class SandboxedBot:
         """After the sandbox's PID 1 is dead: kill anything left in its cgroups
         (nothing should be), free them and the uid. Returns how many were left."""
         left = 0
+        self.spawned()
         if self.gate is not None:
             self.gate.close()
         if self.cgroup is not None:
@@ -497,23 +425,20 @@ class SandboxedBot:
         return left
 
 
-def check_bot(argv: tuple[str, ...], cwd: str | None, name: str, forbidden: list[Path]) -> None:
-    """Refuse (SandboxUnavailable) a bot whose folder would expose what must stay hidden."""
+def check_bot(argv: tuple[str, ...], cwd: str | None, name: str, forbidden: list[Path]) -> str:
+    """Refuse (SandboxUnavailable) a bot whose folder would expose what must
+    stay hidden, or that cannot be shown to it; '' if all is as usual, else
+    one line for the user (its folder will be shown as a copy)."""
     found = bot_program(argv, cwd)
     if found is None:
-        return
+        return ""
     folder = found[1].parent
     for hidden in forbidden:
         if _under(hidden, folder):
             raise SandboxUnavailable(
                 f"bot {name!r}: its folder {folder} would be visible to it and holds {hidden}; "
                 "put the bot in a folder of its own")
-    if os.geteuid() == 0:
-        blocked = _readable_by_others(found[1]) or _readable_by_others(folder)
-        if blocked:
-            raise SandboxUnavailable(
-                f"bot {name!r}: {blocked} cannot be read by other users, and a sandboxed bot runs as a uid of "
-                "its own; make the bot's folder readable by all (chmod o+rx) or copy the bot elsewhere")
+    return check_folder(found[1], name)
 
 
 def plan(argv: tuple[str, ...], cwd: str | None, name: str, limits: SandboxLimits, forbidden: list[Path],
@@ -524,10 +449,14 @@ def plan(argv: tuple[str, ...], cwd: str | None, name: str, limits: SandboxLimit
     check_bot(argv, cwd, name, forbidden)
     args = list(argv)
     binds: list[str] = []
+    groups: list[int] = []
     found = bot_program(argv, cwd)
     if found is not None:
         index, program = found
-        binds += ["--ro-bind", str(program.parent), BOT_DIR]
+        folder, copied = shown_folder(program, name)  # a copy: its real path stays off the sandbox's mount table
+        if copied and host.root:
+            groups.append(SEAT_GROUP)  # the copy's group, which only seats carry
+        binds += ["--ro-bind", str(folder), BOT_DIR]
         args[index] = f"{BOT_DIR}/{program.name}"
     if args[0] in BARE_PYTHONS:  # `python bot.py`: no such name on the sandbox's PATH (Debian has python3)
         args[0] = sys.executable
@@ -536,7 +465,7 @@ def plan(argv: tuple[str, ...], cwd: str | None, name: str, limits: SandboxLimit
         if host.python is None:
             version = f"python{sys.version_info.major}.{sys.version_info.minor}"
             raise SandboxUnavailable(f"bot {name!r}: sandboxed Python bots run with the system's {version}, "
-                                     f"which is not installed (Debian: apt-get install {version})")
+                                     f"which is not installed: {install_hint(version)}")
         args = [host.python, "-s", *args[1:]]
     env = {"PATH": SANDBOX_PATH, "LANG": os.environ.get("LANG", "C.UTF-8"), "HOME": SCRATCH, "TMPDIR": SCRATCH}
     if is_python:  # a copy readable by every uid, however the referee is installed (sandbox_files)
@@ -557,32 +486,75 @@ def plan(argv: tuple[str, ...], cwd: str | None, name: str, limits: SandboxLimit
             raise SandboxUnavailable(FREEZER_MISSING.format(why="no freezer group could be made"))
     assert host.bwrap is not None and (host.root or host.prlimit is not None)
     try:
-        gate = SandboxGate() if cgroup is not None and cgroup.referee_admits else None
+        gate = SandboxGate(reports=cgroup is not None and cgroup.referee_admits)
     except OSError as exc:
         if cgroup is not None:
             cgroup.remove()
         raise SandboxUnavailable(f"cannot make the start pipes of bot {name!r}: {exc.strerror or exc}") from exc
-    command = [host.bwrap, *(gate.bwrap_args() if gate is not None else []), *_namespace_args(), *_system_args(),
+    options = [*gate.bwrap_args(), *_namespace_args(), *_system_args(),
                "--size", str(limits.scratch_mb * MiB), "--tmpfs", SCRATCH, "--symlink", SCRATCH, "/tmp", *binds,
                # The sandbox's own / and /dev are tmpfs without a size: read-only,
                # so the scratch folder is the only place a bot can write.
-               "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", SCRATCH, "--"]
+               "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", SCRATCH]
     rlimits = _rlimits(limits, cgroup, before_bwrap=host.root)
-    if host.root:
-        command += args
-    else:
-        command += [host.prlimit, *(f"--{PRLIMIT_NAMES[which]}={soft}:{hard}" for which, soft, hard in rlimits),
-                    "--", *args]
+    if not host.root:
+        args = [host.prlimit, *(f"--{PRLIMIT_NAMES[which]}={soft}:{hard}" for which, soft, hard in rlimits),
+                "--", *args]
+    options_fd = -1
     try:
+        options_fd = _options_file(options)
         uid = SEAT_UIDS.acquire() if host.root else None
-    except SandboxUnavailable:
-        if gate is not None:
-            gate.close()
+    except (OSError, SandboxUnavailable) as exc:
+        if options_fd >= 0:
+            os.close(options_fd)
+        gate.close()
         if cgroup is not None:
             cgroup.remove()
+        if isinstance(exc, OSError):
+            raise SandboxUnavailable(f"cannot pass bubblewrap the options of bot {name!r}: "
+                                     f"{exc.strerror or exc}") from exc
         raise
+    passed = (options_fd, *gate.child_fds())
+    command = _bot_stdio([host.bwrap, "--args", str(options_fd), "--"], args, passed)
     return SandboxedBot(argv=command, env=env, limits=limits, uid=uid, cgroup=cgroup, name=name, gate=gate,
-                        rlimits=rlimits if host.root else [])
+                        rlimits=rlimits if host.root else [], groups=groups, options_fd=options_fd)
+
+
+def _options_file(options: list[str]) -> int:
+    """bwrap's options in a memory file (NUL-separated, for `--args`): off its
+    command line, which the sandbox shows as its PID 1's, with every host path
+    in them (the staging folder, the bot's folder)."""
+    fd = os.memfd_create("bwrap-options", os.MFD_CLOEXEC)
+    try:
+        data = b"".join(os.fsencode(option) + b"\0" for option in options)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.lseek(fd, 0, os.SEEK_SET)
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
+
+
+# The bot's stdin and stdout are its alone. bwrap's init (the sandbox's PID 1)
+# and the outer bwrap keep their standard streams open as long as the sandbox
+# lives: were those the bot's pipes, a bot that closes its stdout would leave
+# the referee waiting for a line until the clock ran out, where an unsandboxed
+# one is seen to crash at once. So on the host the pipes move to two spare
+# descriptors and bwrap gets /dev/null; init closes every descriptor above 2,
+# and inside the sandbox, just before the bot's program, they move back.
+HOST_STDIO = 'exec {a}<&0 {b}>&1 0</dev/null 1>/dev/null; exec "$@"'
+SANDBOX_STDIO = 'exec 0<&{a} 1>&{b} {a}<&- {b}>&-; exec "$@"'
+SHELL = "/bin/sh"
+
+
+def _bot_stdio(bwrap: list[str], args: list[str], passed: tuple[int, ...]) -> list[str]:
+    """`bwrap ... -- args` with the bot's stdin and stdout kept from bwrap
+    (descriptors a shell can name: 3-9, none that bwrap is passed)."""
+    a, b = [fd for fd in range(3, 10) if fd not in passed][:2]
+    return [SHELL, "-c", HOST_STDIO.format(a=a, b=b), "sandbox", *bwrap,
+            SHELL, "-c", SANDBOX_STDIO.format(a=a, b=b), "bot", *args]
 
 
 # A Python named by its bare name runs as the system Python of the referee's

@@ -14,7 +14,8 @@ is shown with one read-only bind: every bind costs bubblewrap a mount and a
 read of the mount table, and eleven of them were a good part of a sandbox's
 start-up. A copy is also a snapshot: a bot sees the engine the referee runs,
 even if the source changes during a tournament. The folder is removed when
-the referee exits (and, if it was killed, by the next referee).
+the referee exits (and, if it was killed, by its guardian, or else by the
+next referee).
 """
 
 from __future__ import annotations

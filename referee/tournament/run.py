@@ -259,13 +259,16 @@ class TournamentRunner:
         self.on_start = on_start
         self.watch_games = watch_games  # the live stream's hook into every game
         self.specs: dict[str, BotSpec] = {b.name: b.spec for b in t.bots}
+        self.notes: list[str] = []  # for the user: bots whose folder their sandbox shows as a copy
         if t.sandbox is not None:  # fail closed; no bot may see the config, the results or the logs
             require_sandbox()
             require_freezer(t.sandbox)
             hidden = tuple(str(p) for p in (t.path, store.path, log_dir) if p is not None)
             self.specs = {name: dataclasses.replace(spec, hidden=hidden) for name, spec in self.specs.items()}
             for spec in self.specs.values():
-                check_bot(spec.argv, spec.cwd, spec.name, forbidden_paths([Path(p) for p in hidden]))
+                note = check_bot(spec.argv, spec.cwd, spec.name, forbidden_paths([Path(p) for p in hidden]))
+                if note and note not in self.notes:
+                    self.notes.append(note)
         self.placement = placement or Placement()
         self.executor: Executor | None = None
         self._bot_digests: dict[str, tuple[str, str | None]] = {}

@@ -4,6 +4,7 @@ that referee registered: real processes, a real hostile bot, a real SIGKILL."""
 from __future__ import annotations
 
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -148,3 +149,100 @@ def test_a_bot_cannot_make_the_guardian_kill_an_unrelated_group(tmp_path: Path) 
         for pid in procs_with(marker):
             os.kill(pid, signal.SIGKILL)
         err.close()
+
+
+# ------------------------------------------------------------------ what sandboxes leave
+
+
+REFEREE = """
+import os, subprocess, sys, time
+from pathlib import Path
+from referee.seats.guardian import Guardian
+parent, base, marker, mode = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], sys.argv[4]
+group = parent / f"chicago-referee-{os.getpid()}-test"
+group.mkdir()
+inside = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", marker], start_new_session=True,
+                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+(group / "cgroup.procs").write_text(str(inside.pid))
+folder = base / f"chicago-referee-files-{os.getpid()}-test"
+folder.mkdir()
+(folder / "copy.txt").write_text("a bot's copy")
+guardian = Guardian()
+guardian.clean_after([str(parent)], [str(folder)])
+if mode == "done":
+    guardian.close()
+print(group, folder, inside.pid, flush=True)
+time.sleep(600)
+"""
+
+
+def cgroup_parent() -> Path:
+    from referee.seats.sandbox import probe_host
+
+    parents = probe_host().cgroups.parents
+    if "pids" not in parents:
+        pytest.skip("needs a pids cgroup the referee may make groups in (root)")
+    return parents["pids"]
+
+
+@pytest.mark.parametrize("mode", ["dead", "done"])
+def test_a_dead_referees_cgroups_and_folders_go_with_it_a_done_ones_stay(tmp_path: Path, mode: str) -> None:
+    """A referee killed with SIGKILL: its guardian kills what is left in its
+    cgroups, removes them and its staging folder. A referee that closed its
+    guardian and lives on keeps them: they are its own to remove."""
+    parent = cgroup_parent()
+    marker = f"guardtest-{uuid.uuid4().hex}"
+    referee = subprocess.Popen([sys.executable, "-c", REFEREE, str(parent), str(tmp_path), marker, mode],
+                               cwd=ROOT, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+    group = folder = None
+    inside = 0
+    try:
+        assert referee.stdout is not None
+        assert select.select([referee.stdout], [], [], 60)[0], "the referee never said what it made"
+        group_text, folder_text, inside_text = referee.stdout.readline().split()
+        group, folder, inside = Path(group_text), Path(folder_text), int(inside_text)
+        assert group.is_dir() and folder.is_dir() and alive(inside)
+        if mode == "dead":
+            referee.send_signal(signal.SIGKILL)
+            referee.wait(5)
+            assert wait_until(lambda: not group.exists() and not folder.exists() and not alive(inside), within=20)
+        else:
+            assert group.is_dir() and folder.is_dir() and alive(inside)
+    finally:
+        stop(referee)
+        for pid in procs_with(marker):
+            os.kill(pid, signal.SIGKILL)
+        if group is not None:
+            assert wait_until(lambda: not alive(inside))
+            assert wait_until(lambda: not group.exists() or _removed(group))
+
+
+def _removed(path: Path) -> bool:
+    try:
+        path.rmdir()
+        return True
+    except OSError:
+        return False
+
+
+def test_a_later_referee_empties_and_removes_a_dead_referees_cgroups() -> None:
+    """The guardian died with its referee: the next referee's `remove_stale`
+    kills what is still inside the dead referee's groups and removes them."""
+    from referee.seats.cgroups import remove_stale
+    from referee.seats.sandbox import probe_host
+
+    parent = cgroup_parent()
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # a pid that no longer runs: the dead referee's
+    group = parent / f"chicago-referee-{gone.pid}-left"
+    group.mkdir()
+    left = subprocess.Popen([sys.executable, "-c", SLEEPER], start_new_session=True, stdin=subprocess.DEVNULL)
+    try:
+        (group / "cgroup.procs").write_text(str(left.pid))
+        assert remove_stale(probe_host().cgroups) >= 1
+        assert not group.exists()
+        assert left.wait(10) == -signal.SIGKILL
+    finally:
+        stop(left)
+        if group.exists():
+            assert wait_until(lambda: _removed(group))

@@ -34,3 +34,15 @@ def test_os_release_is_read_with_quotes_and_comments(tmp_path: Path) -> None:
     f.write_text('# comment\nNAME="Debian GNU/Linux"\nID=debian\nID_LIKE=\'\'\n\nbroken line\n')
     assert os_release(f) == {"NAME": "Debian GNU/Linux", "ID": "debian", "ID_LIKE": ""}
     assert os_release(tmp_path / "missing") == {}
+
+
+def test_a_sandbox_refused_for_a_missing_tool_names_the_command_in_the_same_line() -> None:
+    import dataclasses
+
+    from referee.seats.sandbox import probe_host
+
+    host = dataclasses.replace(probe_host(), bwrap=None, prlimit=None, root=False)
+    problems = host.problems()
+    hint = install_hint("bubblewrap")
+    assert any(p.startswith("bubblewrap (bwrap) is not installed: ") and p.endswith(hint) for p in problems)
+    assert any(p.endswith(install_hint("util-linux")) for p in problems)

@@ -29,6 +29,7 @@ from referee.play.replies import LOGGED_UNSOLICITED_BYTES, MAX_UNSOLICITED
 from referee.play.game_spec import GameRecord
 from referee.replay.verify import verify_file
 from referee.seats.bot_process import BotSpec, resolve_command
+from referee.seats.sandbox import SandboxLimits, probe_host
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")
 
@@ -40,6 +41,9 @@ TARGET = 10
 RULES = build_rules(GAME, None, {"target_score": TARGET})
 TC = TimeControl(decision_ms=1000, startup_ms=5000)
 MATCH_BOUND_S = 40.0
+SANDBOX = SandboxLimits(memory_mb=256, processes=16, cpu_s=60, file_size_mb=1, open_files=64, scratch_mb=8)
+SANDBOX_PROBLEMS = probe_host().problems() if Path("/proc/self/ns/pid").exists() else ["needs Linux /proc"]
+needs_sandbox = pytest.mark.skipif(bool(SANDBOX_PROBLEMS), reason="cannot sandbox here: " + "; ".join(SANDBOX_PROBLEMS))
 LOG_BOUND = 2 * 1024 * 1024  # a short game logs ~50 KiB; a flood must not add more than its budget
 
 
@@ -224,6 +228,20 @@ async def test_closed_stdout_is_a_crash_and_the_running_bot_is_killed(tmp_path: 
     assert "stdout closed, still running" in failure(first)["detail"]  # its stderr tail
     charged(second, "reader_closed_stdout", "crash")  # restarted, and it does it again
     assert len(pids.read_text().split()) == 2
+
+
+@needs_sandbox
+async def test_closed_stdout_in_the_sandbox_is_a_crash_too(tmp_path: Path) -> None:
+    """The sandboxed twin: bwrap's init holds its standard streams for the
+    sandbox's whole life, but not the bot's pipes, so the referee sees the
+    bot's stdout close as it does without a sandbox, long before the clock."""
+    m = marker()
+    tc = TimeControl(decision_ms=30000, startup_ms=10000)
+    first, second = await play(bot("reader_closed_stdout", m), m, tmp_path, tc=tc, bound=150, sandbox=SANDBOX)
+    charged(first, "reader_closed_stdout", "crash")
+    assert "closed stdout" in first.failures[0].message
+    assert "stdout closed, still running" in failure(first)["detail"]
+    charged(second, "reader_closed_stdout", "crash")
 
 
 async def test_a_bot_that_sigstops_itself_times_out_and_is_killed(tmp_path: Path) -> None:

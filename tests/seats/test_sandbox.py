@@ -237,8 +237,8 @@ async def test_a_snooping_bot_sees_only_itself(tmp_path: Path, monkeypatch: pyte
         # Processes: its own PID namespace, nobody else's pipes.
         assert rep["own_pid"] < 100 and rep["own_pid"] in rep["visible_pids"]
         assert len(rep["visible_pids"]) <= 3  # bwrap's init, the bot (a user's: prlimit exec'd into it), nothing else
-        # (bwrap's init holds the bot's own stdin; no other pipe is in sight)
-        assert all(link == rep["own_fd0"] or link.startswith("error") for link in rep["fd0_of_others"].values())
+        # (bwrap's init holds /dev/null, not the bot's stdin; no other pipe is in sight)
+        assert all(link == "/dev/null" or link.startswith("error") for link in rep["fd0_of_others"].values())
         for pid, probes in rep["pids"].items():
             assert probes == {"environ": "FileNotFoundError", "cmdline": "FileNotFoundError",
                               "signal": "ProcessLookupError"}, pid

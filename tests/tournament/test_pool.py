@@ -16,6 +16,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -30,6 +31,7 @@ from typer.testing import CliRunner
 from referee.cli import app
 from referee.errors import ClusterError
 from referee.seats.sandbox import probe_host
+from referee.seats.sandbox_files import remove_stale_stages
 from referee.tournament import pool as pool_module
 from referee.tournament.config import load_config
 from referee.tournament.executors import Placement
@@ -207,6 +209,70 @@ async def test_a_hung_worker_counts_as_lost_not_as_a_hang(tmp_path: Path, monkey
         message = await _given_up(t, tmp_path / "h.db", 1)
     assert message.count("sent nothing for 2 s (hung?) and was killed") == 3
     assert wait_no_procs(str(FAKE_WORKER)) == []
+
+
+def _sandbox_leftovers(referee: int, since: int) -> list[str]:
+    """What of the sandboxes of process `referee` is still there: bubblewrap
+    processes started after `since` (clock ticks after boot) whose parent is
+    init, its cgroups (every controller) and its staging folder."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            comm = (entry / "comm").read_text().strip() if entry.name.isdigit() else ""
+            started = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[19]) if comm == "bwrap" else 0
+        except (OSError, IndexError, ValueError):
+            continue
+        if comm == "bwrap" and started >= since and (proc_state(int(entry.name)) or ("X", 0))[1] == 1:
+            found.append(f"bwrap {entry.name}, an orphan")
+    found += [str(p) for p in _cgroups_of(referee)]
+    found += [str(p) for p in Path(tempfile.gettempdir()).glob(f"chicago-referee-files-{referee}-*")]
+    return found
+
+
+def _cgroups_of(referee: int) -> list[Path]:
+    """The cgroups process `referee` made (in the folders this process would use: the worker's own)."""
+    return [p for parent in set(probe_host().cgroups.parents.values())
+            for p in parent.glob(f"chicago-referee-{referee}-*")]
+
+
+@pytest.mark.skipif(bool(probe_host().problems()) or not probe_host().cgroups.usable,
+                    reason="needs a sandbox with cgroups (the test watches the worker's cgroups appear)")
+def test_a_worker_killed_with_its_process_group_leaves_no_sandbox_behind(tmp_path: Path) -> None:
+    """`kill -9 -- -PGID` of a worker while it starts sandboxed bots: its
+    guardian (a session of its own) kills what was registered, even what it
+    hears of after the worker died, empties and removes the worker's cgroups
+    and staging folder; a bubblewrap still at its gate exits by itself. The
+    coordinator is stopped first, so no later referee tidies up instead."""
+    marker = f"poolmark-{uuid.uuid4().hex}"
+    config = write_config(tmp_path, marker, ["a", "b", "c", "d"], deal_sets=3, think=0.05)
+    config.write_text(config.read_text().replace("sandbox = false", "sandbox = true"))  # freeze_idle: v2 groups too
+    cmd = [sys.executable, "-m", "referee.cli", "tournament", str(config), "--db", str(tmp_path / "s.db"),
+           "--workers", "1", "-j", "3"]
+    env = {**os.environ, "CHICAGO_TEST_MARK": marker}
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+                            start_new_session=True, env=env, cwd=ROOT)
+    since = int(Path(f"/proc/{proc.pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
+    worker = 0
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            workers = pool_workers_left(marker)
+            worker = workers[0] if workers else 0
+            if worker and _cgroups_of(worker):
+                break  # it is starting a sandboxed bot
+            time.sleep(0.002)
+        assert worker and _sandbox_leftovers(worker, since), "the worker never started a sandboxed bot"
+        os.kill(proc.pid, signal.SIGSTOP)  # the coordinator: no replacement worker, no later referee
+        os.killpg(worker, signal.SIGKILL)  # the worker's whole process group
+        deadline = time.monotonic() + 30
+        while (_sandbox_leftovers(worker, since) or procs_with(marker)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _sandbox_leftovers(worker, since) == []
+        assert procs_with(marker) == []
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        remove_stale_stages()  # the coordinator's own (it probed the machine; it started no sandbox)
 
 
 def test_a_killed_coordinator_leaves_no_worker_and_no_bot(tmp_path: Path) -> None:
