@@ -39,7 +39,8 @@ from referee.errors import ConfigError
 from referee.games import GAMES, get_game
 from referee.games.rules import preset_options
 from referee.play.deals import load_deals
-from referee.play.match import MatchConfig, check_isolation, run_match, summarize, unique_names
+from referee.play.match import MatchConfig, run_match, summarize, unique_names
+from referee.seats.isolation import require_isolation
 from referee.play.game_spec import FailurePolicy
 from referee.play.start import read_start, start_file
 from referee.seats.bot_process import check_runnable, resolve_command
@@ -261,7 +262,7 @@ def check(
     check_runnable(spec)
     say_phrases(err, [f"checking {spec.name} on {game.title}", f"clock {format_time_control(clock)}{source}",
                       *(["in the sandbox"] if limits else []), f"command: {bot}"])  # as typed: the interpreter and paths it resolves to are in the log
-    for note in check_isolation([spec], limits, (), None):
+    for note in require_isolation(limits, [spec]):
         err.print(note, highlight=False, markup=False, soft_wrap=True)
 
     def progress(line: str) -> None:
@@ -302,11 +303,7 @@ def _check_setup(game_name: str, time_control: str | None, config: Path | None, 
     from referee.tournament.config import load_config
 
     t = load_config(config)
-    if t.sandbox is not None:
-        from referee.seats.sandbox import require_freezer, require_sandbox
-
-        require_sandbox()  # fail closed: the tournament would not run unsandboxed either
-        require_freezer(t.sandbox)
+    require_isolation(t.sandbox)  # fail closed: the tournament would not run unsandboxed either
     return t.game, t.time_control, t.sandbox, f" (from {config})"
 
 

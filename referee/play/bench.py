@@ -39,7 +39,8 @@ from referee.errors import BotStartError, SandboxUnavailable
 from referee.games import get_game
 from referee.games.base import PUBLIC
 from referee.games.rules import build_rules
-from referee.play.match import BotHandle, MatchConfig, play_one
+from referee.play.match import MatchConfig, play_one
+from referee.play.handle import BotHandle
 from referee.play.game_spec import make_request
 from referee.play.seeding import derive_seed
 from referee.seats.bot_process import BotProcess, BotSpec
@@ -179,7 +180,7 @@ async def _referee_rate(config: MatchConfig, handles: Sequence[BotHandle], games
     t0 = trio.current_time()
     for (game_id, game_seed), rotation in zip(games, rotations):
         seats = list(handles[rotation:]) + list(handles[:rotation])
-        rec = await play_one(config, game_id, deal_set, game_seed, seats, {})
+        rec = await play_one(config, game_id, deal_set, game_seed, seats)
         if rec.failures:
             f = rec.failures[0]
             raise BotStartError(f"the bench bot failed in seat {f.seat}: {f.reason}: {f.message}")

@@ -30,7 +30,8 @@ from referee.games.rules import build_rules
 from referee.logs.gamelog import read_log
 from referee.logs.records import ActionRecord, FailureRecord
 from referee.play.deals import parse_deals
-from referee.play.match import BotHandle, MatchConfig, play_one
+from referee.play.match import MatchConfig, play_one
+from referee.play.handle import BotHandle
 from referee.play.game_spec import FailurePolicy, GameRecord
 from referee.seats.bot_process import BotSpec
 from referee.seats.sandbox import SandboxLimits
@@ -154,16 +155,11 @@ async def check_bot(spec: BotSpec, game: GameDef, time_control: TimeControl, see
 
 
 async def _one_game(config: MatchConfig) -> GameRecord:
-    """One game with a fresh process per seat (the match layer's handles)."""
+    """One game with a fresh process per seat."""
     async with trio.open_nursery() as nursery:
         handles = [BotHandle(s, nursery) for s in config.seat_specs()]
         try:
-            start_failures = {}
-            for seat, h in enumerate(handles):
-                err = await h.ensure(config.time_control, [config.game.name])
-                if err is not None:
-                    start_failures[seat] = err
-            return await play_one(config, 1, 0, config.seed, handles, start_failures)
+            return await play_one(config, 1, 0, config.seed, handles)
         finally:
             with trio.CancelScope(shield=True):
                 for h in handles:

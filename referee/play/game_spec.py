@@ -32,6 +32,17 @@ class FailurePolicy(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
 
 
 @dataclass(frozen=True)
+class StartFailure:
+    """Why a seat's bot is not at the table when its game begins: it could not
+    be started, or did not answer `hello` as it must. The seat forfeits."""
+
+    message: str
+    detail: str = ""
+    """What the bot wrote (its stderr tail), if anything."""
+    reason: str = "startup_failure"
+
+
+@dataclass(frozen=True)
 class GameSpec:
     """Everything that determines one game (the bots aside)."""
 

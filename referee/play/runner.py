@@ -44,7 +44,7 @@ from referee.logs.records import (
     SendRecord,
     UnloggedRecord,
 )
-from referee.play.game_spec import GameRecord, GameSpec, make_request
+from referee.play.game_spec import GameRecord, GameSpec, StartFailure, make_request
 from referee.play.outcome import final_outcome
 from referee.play.replies import (
     MAX_UNSOLICITED,
@@ -410,14 +410,14 @@ class GameRunner:
             worker=sp.worker,
         )
 
-    async def run(self, players: list[PlayerInfo], start_failures: dict[int, tuple[str, str, str]]) -> GameRecord:
+    async def run(self, players: list[PlayerInfo], start_failures: dict[int, StartFailure]) -> GameRecord:
         sp = self.spec
         if self.logging:
             self.log.write(self.header(players))
         if self.watch is not None:
             self.watch.started(self)
-        for seat, (reason, message, detail) in start_failures.items():
-            self._fail(seat, reason, message, detail)
+        for seat, failure in start_failures.items():
+            self._fail(seat, failure.reason, failure.message, failure.detail)
             self._forfeit(seat)
         for seat in range(sp.n_players):
             start = GameStart(

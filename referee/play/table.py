@@ -19,31 +19,19 @@ import trio
 
 from protocol.messages import TimeControl
 from referee.errors import ConfigError
-from referee.games import GAMES
 from referee.games.base import Deal, GameDef
-from referee.logs.gamelog import GameLogWriter
-from referee.logs.records import PlayerInfo
-from referee.play.match import (
-    BotHandle,
-    MatchConfig,
-    MatchResult,
-    check_isolation,
-    check_log_dir,
-    sandboxed,
-    save_stderr,
-    stderr_path,
-    summarize,
-)
 from referee.play.game_spec import FailurePolicy, GameRecord, GameSpec
-from referee.play.runner import GameRunner, log_path_for
+from referee.play.handle import BotHandle
+from referee.play.match_config import MatchConfig, check_log_dir
+from referee.play.runner import log_path_for
 from referee.play.seeding import derive_seed
+from referee.play.session import play_game
 from referee.play.start import check_start
+from referee.play.summary import MatchResult, summarize
 from referee.seats.bot_process import BotSpec
 from referee.seats.human import HumanSeat, Player, engine_judge
-from referee.seats.sandbox import (
-    SandboxLimits,
-    describe,
-)
+from referee.seats.isolation import isolated, require_isolation
+from referee.seats.sandbox import SandboxLimits, describe
 
 NO_LIMIT_MS = 30 * 24 * 3600 * 1000
 """A person's decision limit when none is asked for: in effect none (30 days)."""
@@ -83,11 +71,16 @@ class TableConfig:
             raise ConfigError("--games must be at least 1")
         if self.log_dir is not None:
             check_log_dir(self.log_dir)
-        object.__setattr__(self, "notes", check_isolation(self.bots, self.sandbox, self.hidden, self.log_dir))
+        object.__setattr__(self, "notes", require_isolation(self.sandbox, self.bots, self.hidden_paths))
+
+    @property
+    def hidden_paths(self) -> tuple[Path, ...]:
+        """What no sandboxed bot may see: the deals and position files, the logs."""
+        return (*self.hidden, *([self.log_dir] if self.log_dir else []))
 
     def bot_specs(self) -> list[BotSpec]:
         """The bots as they are started: with the table's sandbox, if any."""
-        return sandboxed(self.bots, self.sandbox, self.hidden, self.log_dir)
+        return isolated(self.bots, self.sandbox, self.hidden_paths)
 
     @property
     def n_players(self) -> int:
@@ -154,29 +147,9 @@ async def _play_game(config: TableConfig, k: int, handles: list[BotHandle], huma
         isolation=describe(config.sandbox), start=config.start,
     )
     bots = iter(handles)
-    seats: list[Any] = []
-    players: list[PlayerInfo] = []
-    start_failures: dict[int, tuple[str, str, str]] = {}
-    for seat in range(n):
-        if seat == me:
-            seats.append(human)
-            players.append(PlayerInfo(seat=seat, name=config.human_name, argv=[], human=True))
-            continue
-        h = next(bots)
-        err = await h.ensure(config.time_control, list(GAMES))
-        if err is not None:
-            start_failures[seat] = err
-        seats.append(None if err is not None else h.proc)
-        players.append(PlayerInfo(seat=seat, name=h.spec.name, argv=list(h.spec.argv)))
-    log_path = log_path_for(config.log_dir, k + 1)
-    procs = [None if seat == me else proc for seat, proc in enumerate(seats)]
-    for seat, proc in enumerate(procs):
-        if proc is not None:
-            proc.stderr_file = stderr_path(log_path, seat).name if log_path is not None else ""
-    runner = GameRunner(spec, seats, config.seat_names(), GameLogWriter(log_path))
-    human.judge_for = engine_judge(runner.state)
-    try:
-        return await runner.run(players, start_failures)
-    finally:
-        if log_path is not None:
-            save_stderr(log_path, procs)
+    seats = [human if seat == me else next(bots) for seat in range(n)]
+
+    def judge(state: Any) -> None:
+        human.judge_for = engine_judge(state)
+
+    return await play_game(spec, seats, config.seat_names(), log=log_path_for(config.log_dir, k + 1), on_state=judge)

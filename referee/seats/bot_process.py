@@ -127,7 +127,8 @@ def check_runnable(spec: BotSpec, label: str | None = None) -> None:
                             f"(e.g. \"python3 {target}\")")
 
 
-def _kill_group(pid: int) -> None:
+def kill_group(pid: int) -> None:
+    """Kill a bot's whole process group now (no goodbye)."""
     try:
         os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
@@ -172,7 +173,7 @@ def kill_tagged(tag: str) -> int:
 
 
 async def _deliver_cancel(proc: trio.Process, tag: str, box: SandboxedBot | None = None) -> None:
-    _kill_group(proc.pid)  # a sandbox: its session, so its PID 1 and everything inside
+    kill_group(proc.pid)  # a sandbox: its session, so its PID 1 and everything inside
     if tag:
         kill_tagged(tag)
     if box is not None and box.cgroup is not None:
@@ -459,7 +460,7 @@ class BotProcess:
                         pass
             with trio.move_on_after(SHUTDOWN_GRACE_S):
                 await self.proc.wait()
-            _kill_group(self.proc.pid)
+            kill_group(self.proc.pid)
             await self.proc.wait()
             if self.tag:
                 kill_tagged(self.tag)  # children that left the group
@@ -511,7 +512,7 @@ async def _let_in(box: SandboxedBot, proc: trio.Process) -> None:
             return
     except SandboxUnavailable:
         with trio.CancelScope(shield=True):
-            _kill_group(proc.pid)
+            kill_group(proc.pid)
             for stream in (proc.stdin, proc.stdout, proc.stderr):
                 if stream is not None:
                     await stream.aclose()
@@ -521,7 +522,7 @@ async def _let_in(box: SandboxedBot, proc: trio.Process) -> None:
         raise
     # bwrap ended before the gate opened: whatever is left goes, and the
     # handshake then reports bwrap's own words from its stderr.
-    _kill_group(proc.pid)
+    kill_group(proc.pid)
 
 
 async def start_bot(nursery: trio.Nursery, spec: BotSpec) -> BotProcess:

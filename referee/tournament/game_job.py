@@ -12,7 +12,6 @@ log folder (played there) or as compressed bytes to be written there.
 from __future__ import annotations
 
 import os
-import signal
 import socket
 import tempfile
 import zlib
@@ -23,12 +22,10 @@ from typing import Any
 import trio
 
 from protocol.messages import TimeControl
-from referee.games import GAMES, get_game
-from referee.logs.gamelog import GameLogWriter
-from referee.logs.records import PlayerInfo
-from referee.play.match import BotHandle, save_stderr, stderr_path
+from referee.games import get_game
 from referee.play.game_spec import FailurePolicy, GameRecord, GameSpec
-from referee.play.runner import GameRunner
+from referee.play.handle import BotHandle
+from referee.play.session import play_game
 from referee.play.watch import WatchGames
 from referee.seats.bot_process import BotSpec
 from referee.seats.sandbox import SandboxLimits, describe
@@ -86,68 +83,26 @@ def worker_info(name: str | None = None) -> dict[str, Any]:
             "load_1m": round(load1, 2), "load_5m": round(load5, 2)}
 
 
-def _kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
 async def play_job(job: GameJob, proc_nursery: trio.Nursery, start_limiter: trio.CapacityLimiter,
                    part: Path | None, worker: dict[str, Any], watch_games: WatchGames | None = None) -> GameRecord:
-    """Play `job` here, its bots in `proc_nursery`; the log goes to `part`.
-
-    The bots are closed (or, if the game did not finish, their process groups
-    killed) before this returns or raises.
-    """
+    """Play `job` here, its bots in `proc_nursery`; the log goes to `part`
+    (its stderr files beside it under the final log's name). Each game starts
+    fresh bot processes, closed before this returns or raises (a game cut
+    short kills them and leaves nothing behind: `play_game`)."""
     g = job.game
     handles = [BotHandle(spec, proc_nursery) for spec in job.bots]
     final = part.with_name(job.log_name) if part is not None and job.log_name else None
-    finished = False
+    spec = GameSpec(
+        game=get_game(job.game_name), rules=job.rules, n_players=len(g.seats), seed=g.seed, game_id=g.game_id,
+        time_control=job.time_control, policy=job.policy, match_seed=None, deal_set=g.deal_set,
+        isolation=describe(job.sandbox), worker=worker,
+    )
+    watch = watch_games(spec, list(g.seats)) if watch_games is not None else None
     try:
-        start_failures: dict[int, tuple[str, str, str]] = {}
-        games = list(GAMES)
-
-        async def ensure(seat: int, h: BotHandle) -> None:
-            # Few bots start at once: the startup clock runs from the spawn, and
-            # dozens of interpreters starting together would eat it in a queue.
-            async with start_limiter:
-                err = await h.ensure(job.time_control, games)
-            if err is not None:
-                start_failures[seat] = err
-
-        async with trio.open_nursery() as starting:
-            for seat, h in enumerate(handles):
-                starting.start_soon(ensure, seat, h)
-        spec = GameSpec(
-            game=get_game(job.game_name), rules=job.rules, n_players=len(g.seats), seed=g.seed, game_id=g.game_id,
-            time_control=job.time_control, policy=job.policy, match_seed=None, deal_set=g.deal_set,
-            isolation=describe(job.sandbox), worker=worker,
-        )
-        players = [PlayerInfo(seat=i, name=h.spec.name, argv=list(h.spec.argv)) for i, h in enumerate(handles)]
-        log = GameLogWriter(part)
-        procs = [None if i in start_failures else h.proc for i, h in enumerate(handles)]
-        for seat, proc in enumerate(procs):
-            if proc is not None and final is not None:
-                proc.stderr_file = stderr_path(final, seat).name
-        watch = watch_games(spec, list(g.seats)) if watch_games is not None else None
-        runner = GameRunner(spec, procs, list(g.seats), log, watch)
-        try:
-            rec = await runner.run(players, start_failures)
-        finally:
-            log.close()
-            if final is not None:
-                save_stderr(final, [h.proc for h in handles])
-        finished = True
-        return rec
+        return await play_game(spec, handles, list(g.seats), log=part, stderr_beside=final, watch=watch,
+                               starts=start_limiter)
     finally:
         with trio.CancelScope(shield=True):
-            if not finished:
-                for h in handles:  # aborted: no goodbyes
-                    if h.proc is not None:
-                        _kill_group(h.proc.pid)
-                if part is not None:
-                    part.unlink(missing_ok=True)
             async with trio.open_nursery() as closing:
                 for h in handles:
                     closing.start_soon(h.close)

@@ -33,7 +33,8 @@ import trio
 
 from referee.errors import RefereeError, SandboxUnavailable
 from referee.seats.guardian import GUARDIAN
-from referee.seats.sandbox import require_freezer, require_sandbox
+from referee.seats.isolation import require_isolation
+from referee.seats.sandbox import SandboxLimits
 from referee.tournament.game_job import STARTS_AT_ONCE, play_job, worker_info
 from referee.tournament.pool_wire import BEAT_EVERY, Beat, Bye, Cancel, Done, Failed, FrameError, FrameReader, \
     Play, Ready, ToWorker, frame, restore_rules
@@ -85,7 +86,7 @@ class PoolWorker:
                 try:
                     job = restore_rules(message.job)
                     if job.sandbox is not None:
-                        check_isolation(job.sandbox, message.worker)
+                        check_worker_isolation(job.sandbox, message.worker)
                     info = worker_info(message.worker)
                     part = Path(message.part) if message.part is not None else None
                     rec = await play_job(job, self.procs, self.start_limiter, part, info)
@@ -99,11 +100,10 @@ class PoolWorker:
             self.scopes.pop(message.id, None)
 
 
-def check_isolation(limits: object, name: str) -> None:
+def check_worker_isolation(limits: SandboxLimits | None, name: str) -> None:
     """SandboxUnavailable naming this worker if it cannot give bots the isolation asked for."""
     try:
-        require_sandbox()
-        require_freezer(limits)  # type: ignore[arg-type]
+        require_isolation(limits)
     except SandboxUnavailable as exc:
         raise SandboxUnavailable(f"worker {name} cannot isolate bots, and the tournament is sandboxed: "
                                  f"{exc}") from None

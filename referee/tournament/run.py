@@ -43,7 +43,7 @@ from referee.errors import ConfigError, RefereeError, ResultsError
 from referee.play.game_spec import GameRecord
 from referee.play.watch import WatchGames
 from referee.seats.bot_process import BotSpec, check_runnable
-from referee.seats.sandbox import check_bot, forbidden_paths, require_freezer, require_sandbox
+from referee.seats.isolation import require_isolation
 from referee.tournament.audit import file_sha256, result_record, results_digest
 from referee.tournament.bot_files import files_digest
 from referee.tournament.config import Tournament
@@ -261,14 +261,9 @@ class TournamentRunner:
         self.specs: dict[str, BotSpec] = {b.name: b.spec for b in t.bots}
         self.notes: list[str] = []  # for the user: bots whose folder their sandbox shows as a copy
         if t.sandbox is not None:  # fail closed; no bot may see the config, the results or the logs
-            require_sandbox()
-            require_freezer(t.sandbox)
             hidden = tuple(str(p) for p in (t.path, store.path, log_dir) if p is not None)
             self.specs = {name: dataclasses.replace(spec, hidden=hidden) for name, spec in self.specs.items()}
-            for spec in self.specs.values():
-                note = check_bot(spec.argv, spec.cwd, spec.name, forbidden_paths([Path(p) for p in hidden]))
-                if note and note not in self.notes:
-                    self.notes.append(note)
+            self.notes.extend(require_isolation(t.sandbox, list(self.specs.values()), hidden))
         self.placement = placement or Placement()
         self.executor: Executor | None = None
         self._bot_digests: dict[str, tuple[str, str | None]] = {}

@@ -33,7 +33,7 @@ from itertools import combinations, permutations
 from typing import TYPE_CHECKING
 
 from referee.errors import ConfigError
-from referee.play.match import derive_seed
+from referee.play.seeding import derive_seed
 
 if TYPE_CHECKING:
     from referee.tournament.config import Tournament

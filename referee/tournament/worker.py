@@ -20,7 +20,7 @@ import trio
 
 from referee.errors import ClusterError, SandboxUnavailable
 from referee.seats.bot_process import BotSpec
-from referee.seats.sandbox import require_freezer, require_sandbox
+from referee.seats.isolation import require_isolation
 from referee.tournament.bot_files import check_same_files
 from referee.tournament.game_job import GameJob, PlayedGame, play_job_shipped, worker_info, worker_label
 
@@ -50,11 +50,9 @@ def run_job(job: GameJob, coordinator_python: str) -> PlayedGame:
     name = info["name"]
     for (bot, digest, folder), spec in zip(job.bot_digests, job.bots):
         check_same_files(bot, spec.argv, spec.cwd, folder, digest, name)
-    if job.sandbox is not None:
-        try:
-            require_sandbox()
-            require_freezer(job.sandbox)
-        except SandboxUnavailable as exc:
-            raise ClusterError(f"worker {name} cannot isolate bots, and the tournament is sandboxed: {exc}") from None
+    try:
+        require_isolation(job.sandbox)
+    except SandboxUnavailable as exc:
+        raise ClusterError(f"worker {name} cannot isolate bots, and the tournament is sandboxed: {exc}") from None
     job = replace(job, bots=tuple(_local_python(b, coordinator_python) for b in job.bots))
     return trio.run(play_job_shipped, job, info)

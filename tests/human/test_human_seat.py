@@ -119,13 +119,11 @@ async def test_sandboxed_bots_at_a_table(tmp_path: Path) -> None:
 def test_sandbox_fails_closed_for_a_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A machine that cannot isolate refuses a sandboxed table before any game."""
     from referee.errors import RefereeError
-    from referee.play import (
-        match as match_module,  # the table checks isolation as a match does
-    )
+    from referee.seats import isolation  # the table goes through the one isolation gate, as a match does
 
     def refuse() -> None:
         raise RefereeError("cannot isolate here")
 
-    monkeypatch.setattr(match_module, "require_sandbox", refuse)
+    monkeypatch.setattr(isolation, "require_sandbox", refuse)
     with pytest.raises(RefereeError, match="cannot isolate here"):
         _config(tmp_path, sandbox=SandboxLimits())

@@ -28,7 +28,8 @@ from protocol.messages import TimeControl
 from referee.errors import SandboxUnavailable
 from referee.games import get_game
 from referee.games.rules import build_rules
-from referee.play.match import MatchConfig, run_match, stderr_path
+from referee.play.match import MatchConfig, run_match
+from referee.play.session import stderr_path
 from referee.seats import bot_folder
 from referee.seats.bot_process import resolve_command
 from referee.seats.sandbox import SandboxLimits, probe_host

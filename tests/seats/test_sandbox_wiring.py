@@ -17,7 +17,8 @@ from referee.cli import app
 from referee.errors import ConfigError, SandboxUnavailable
 from referee.games import get_game
 from referee.games.rules import build_rules
-from referee.play.match import MatchConfig, run_match, stderr_path
+from referee.play.match import MatchConfig, run_match
+from referee.play.session import stderr_path
 from referee.seats import sandbox as sandbox_module
 from referee.seats.bot_process import GAME_STDERR_KEEP, resolve_command
 from referee.seats.sandbox import SandboxLimits, probe_host
