@@ -27,25 +27,16 @@ from protocol.messages import (
     SeatFailure,
     Warning,
 )
-from referee import __version__
 from referee.errors import BotCrashed, BotError, ProtocolViolation, RefereeError
 from referee.games.base import PUBLIC, GameState
-from referee.games.cards import CARD_STR
 from referee.logs.gamelog import MAX_LOGGED_LINE, GameLogWriter, cut
 from referee.logs.records import (
-    ActionRecord,
-    DealRecord,
-    EventRecord,
-    FailureRecord,
-    LogHeader,
     LogResult,
     PlayerInfo,
-    RecvRecord,
-    SendRecord,
-    UnloggedRecord,
 )
 from referee.play.game_spec import GameRecord, GameSpec, StartFailure, make_request
 from referee.play.outcome import final_outcome
+from referee.play.recorder import GameRecorder
 from referee.play.replies import (
     MAX_UNSOLICITED,
     MAX_UNSOLICITED_BYTES,
@@ -54,13 +45,12 @@ from referee.play.replies import (
     decode_reply,
 )
 from referee.play.seeding import derive_seed
-from referee.play.start import deals_before, game_start_text, initial_state
+from referee.play.start import initial_state
 from referee.play.watch import GameWatch
 from referee.seats.clock import DecisionMeter, SeatClock
 from referee.seats.seat import Seat
 
 _encoder = msgspec.json.Encoder()
-_ELIDED = ["view", "legal"]  # what a logged request leaves out: `verify` re-creates both
 
 REENCODE_OVER = 1024
 """An accepted reply longer than this (a real one is ~100 bytes) is logged as
@@ -106,10 +96,9 @@ class GameRunner:
                  watch: GameWatch | None = None) -> None:
         self.spec = spec
         self.names = names
-        self.log = log
+        self.log = GameRecorder(log, spec, trio.lowlevel.current_clock().current_time)
         self.watch = watch  # an onlooker (the live stream), told of every start, action, failure, end
         self.state: GameState = initial_state(spec.game, spec.rules, spec.n_players, spec.seed, spec.deals, spec.start)
-        self.deals_before = deals_before(spec.start)  # deal records are numbered on from a start position's deal
         self.seats = [_Seat(bot=b, clock=SeatClock(spec.seat_time_control(i)), meter=DecisionMeter(b))
                       for i, b in enumerate(bots)]
         self.failures: list[SeatFailure] = []
@@ -118,41 +107,15 @@ class GameRunner:
         self._now = trio.lowlevel.current_clock().current_time  # trio.current_time, one lookup less
         self.t0 = self._now()
         self.request_id = spec.request_id_base
-        self.logged_events = 0
-        self.logged_deals = 0
         self.decisions = 0
         self.overhead = 0.0
         self.think = [0.0] * spec.n_players
         self.ended_early = False
-        self.logging = log.enabled
+        self.logging = self.log.enabled
         self._scope: trio.CancelScope | None = None  # the game's; see "Deadlines" below
         self._scope_deadline = math.inf
         self._pending: _InFlight | None = None
         self._unasked = 0  # decisions of seats that are out, played by the referee
-
-    # ------------------------------------------------------------ logging
-
-    def _t(self) -> float:
-        return round((trio.current_time() - self.t0) * 1000, 3)
-
-    def _log_send(self, seat: int, data: bytes) -> None:
-        if self.logging:
-            self.log.write_raw(b'{"type":"send","seat":%d,"t":%.3f,"msg":' % (seat, self._t()), data)
-
-    def _log_engine(self) -> None:
-        if not self.logging:
-            return
-        decks = self.state.dealt_decks()
-        while self.logged_deals < len(decks):
-            d = decks[self.logged_deals]
-            self.logged_deals += 1
-            self.log.write(DealRecord(deal=self.deals_before + self.logged_deals, dealer=d.dealer,
-                                deck=[CARD_STR[c] for c in d.deck]))
-        events = self.state.events
-        while self.logged_events < len(events):
-            aud, ev = events[self.logged_events]
-            self.logged_events += 1
-            self.log.write(EventRecord(to=aud, event=ev))
 
     def _fail(self, seat: int, reason: str, message: str, detail: str = "") -> None:
         self.failures.append(SeatFailure(seat=seat, reason=reason, message=message))
@@ -162,7 +125,7 @@ class GameRunner:
             self.evidence.append(f"[stderr] {stderr}")  # the detail is the stderr tail itself (a crash)
         else:
             self.evidence.append(f"{detail}\n[stderr] {stderr}".strip() if stderr else detail)
-        self.log.write(FailureRecord(seat=seat, reason=reason, message=message, detail=cut(detail)))
+        self.log.failure(seat, reason, message, detail)
         if self.watch is not None:
             self.watch.failed(self, seat, reason, message)
 
@@ -185,7 +148,7 @@ class GameRunner:
         if bot is None or bot.dead:
             return
         data = _encoder.encode(msg)
-        self._log_send(seat, data)
+        self.log.sent(seat, data)
         if bot.send_nowait(data + b"\n"):
             return
         try:
@@ -249,10 +212,7 @@ class GameRunner:
         data += b"\n"  # one buffer, not a copy of the request with a newline
         # The view and legal list are a pure function of the game so far and are
         # re-created by `verify`; logging them would make logs ten times larger.
-        if self.logging:
-            self.log.write(SendRecord(seat=seat, t=self._t(), elided=_ELIDED,
-                                msg={"type": "request", "id": rid, "game_id": self.spec.game_id, "events": events,
-                                     "clock": req.clock}))
+        self.log.request(seat, rid, events, req.clock)
         cpu = s.meter.start()  # thawed before its clock starts
         now = self._now()
         p = _InFlight(seat, rid, legal, limit, now, now + limit, data, cpu_sent=cpu)
@@ -299,8 +259,7 @@ class GameRunner:
                 self._on_failure(seat, "illegal_action", f"illegal action {text}: {exc}", "", fatal=False)
             else:
                 self.decisions += 1
-                if self.logging:
-                    self._log_action(seat, p.rid, "bot", action, elapsed, cpu)
+                self.log.action(seat, p.rid, "bot", action, elapsed, cpu, self.state)
                 if self.watch is not None:
                     self.watch.acted(self, seat, "bot", action, elapsed)
                 self.overhead += perf_counter() - started
@@ -315,10 +274,10 @@ class GameRunner:
             try:
                 msg = decode_reply(line)
             except ProtocolViolation:
-                self._log_recv(seat, line)
+                self.log.received(seat, line)
                 raise
             if isinstance(msg, BotHello):
-                self._log_recv(seat, line)
+                self.log.received(seat, line)
                 raise ProtocolViolation(f"expected an 'action' reply to request {rid}, got {type(msg).__struct_config__.tag!r}", detail=cut(line, 500), reason="unexpected_message")
             if msg.id < rid:  # a late answer to an earlier request: dropped
                 if msg.id > bot.late_id:
@@ -326,17 +285,13 @@ class GameRunner:
                 self._unsolicited(seat, s, p, line)
                 continue
             if len(line) <= REENCODE_OVER:
-                self._log_recv(seat, line)
+                self.log.received(seat, line)
             else:  # padded with whitespace: logged as what it means, compactly (a cut line would not verify)
-                self._log_recv(seat, _encoder.encode(msg), reencoded_from=len(line))
+                self.log.received(seat, _encoder.encode(msg), reencoded_from=len(line))
             if msg.id > rid:
                 raise ProtocolViolation(f"reply id {msg.id} was never issued (current request id is {rid})", detail=cut(line, 500), reason="stale_id")
             p.outcome = msg
             return
-
-    def _log_recv(self, seat: int, line: bytes, **extra: Any) -> None:
-        if self.logging:
-            self.log.write(RecvRecord(seat=seat, t=self._t(), line=cut(line), **extra))
 
     def _unsolicited(self, seat: int, s: _Seat, p: _InFlight, line: bytes) -> None:
         """A line that answers nothing: dropped and counted; past the cap the bot
@@ -344,7 +299,7 @@ class GameRunner:
         p.unsolicited += 1
         p.unsolicited_bytes += len(line) + 1
         if self.logging and s.log_budget.admit(line, min(len(line), MAX_LOGGED_LINE)):
-            self._log_recv(seat, line, unsolicited=True)
+            self.log.received(seat, line, unsolicited=True)
         check_unsolicited(p.unsolicited, p.unsolicited_bytes, p.rid, line)
 
     def _bot_error(self, seat: int, bot: Seat, exc: BotError) -> None:
@@ -389,31 +344,9 @@ class GameRunner:
 
     # ------------------------------------------------------------ the game
 
-    def header(self, players: list[PlayerInfo]) -> LogHeader:
-        sp = self.spec
-        return LogHeader(
-            referee=__version__,
-            game=sp.game.name,
-            game_id=sp.game_id,
-            rules=sp.rules,
-            n_players=sp.n_players,
-            seed=sp.seed,
-            deals=[{"dealer": d.dealer, "deck": [CARD_STR[c] for c in d.deck]} for d in sp.deals],
-            players=players,
-            time_control=sp.time_control,
-            failure_policy=sp.policy,
-            match_seed=sp.match_seed,
-            deal_set=sp.deal_set,
-            request_id_base=sp.request_id_base,
-            isolation=sp.isolation,
-            start=msgspec.UNSET if sp.start is None else game_start_text(sp.start, sp.seed),
-            worker=sp.worker,
-        )
-
     async def run(self, players: list[PlayerInfo], start_failures: dict[int, StartFailure]) -> GameRecord:
         sp = self.spec
-        if self.logging:
-            self.log.write(self.header(players))
+        self.log.header(players)
         if self.watch is not None:
             self.watch.started(self)
         for seat, failure in start_failures.items():
@@ -428,7 +361,7 @@ class GameRunner:
             await self._send_safely(seat, start)
         for s in self.seats:  # freeze_idle: nobody runs until asked
             s.meter.idle()
-        self._log_engine()  # the first deal's events come before the first action
+        self.log.engine(self.state)  # the first deal's events come before the first action
         while not self._over():
             p = self._pending
             deadline = p.deadline if p is not None else self._first_deadline()
@@ -441,7 +374,7 @@ class GameRunner:
             p = self._pending
             if scope.cancelled_caught and p is not None and trio.current_time() >= p.deadline:
                 await self._timed_out(p)
-        self._log_engine()
+        self.log.engine(self.state)
         return await self._finish()
 
     def _over(self) -> bool:
@@ -489,18 +422,10 @@ class GameRunner:
         action = legal[0]
         self.state.apply_action(action)
         self.decisions += 1
-        if self.logging:
-            self._log_action(seat, rid, "default", action, elapsed, cpu)
+        self.log.action(seat, rid, "default", action, elapsed, cpu, self.state)
         if self.watch is not None:
             self.watch.acted(self, seat, "default", action, elapsed)
         self.overhead += perf_counter() - started
-
-    def _log_action(self, seat: int, rid: int | None, source: str, action: Any, elapsed: float | None,
-                    cpu: float | None = None) -> None:
-        think = None if elapsed is None else round(elapsed * 1000, 3)
-        self.log.write(ActionRecord(seat=seat, id=rid, source=source, action=action, ms=think,
-                              cpu_ms=None if cpu is None else round(cpu * 1000, 3)))
-        self._log_engine()
 
     async def _finish(self) -> GameRecord:
         sp = self.spec
@@ -516,15 +441,13 @@ class GameRunner:
             await self._send_safely(seat, over)
         deals = len(self.state.dealt_decks())
         cpu_ms = [s.meter.cpu_ms() for s in self.seats]
-        if self.logging:
-            for seat, s in enumerate(self.seats):
-                if s.log_budget.unlogged_lines:
-                    self.log.write(UnloggedRecord(seat=seat, lines=s.log_budget.unlogged_lines,
-                                            bytes=s.log_budget.unlogged_bytes))
-            self.log.write(LogResult(winner=winner, scores=scores, placements=placements, reason=reason,
-                                     failures=self.failures, forfeited=self.forfeited, decisions=self.decisions,
-                                     referee_overhead_us=round(self.overhead / max(1, self.decisions) * 1e6, 1),
-                                     think_ms=[round(t * 1000, 3) for t in self.think], cpu_ms=cpu_ms))
+        for seat, s in enumerate(self.seats):
+            if s.log_budget.unlogged_lines:
+                self.log.unlogged(seat, s.log_budget.unlogged_lines, s.log_budget.unlogged_bytes)
+        self.log.result(LogResult(winner=winner, scores=scores, placements=placements, reason=reason,
+                                  failures=self.failures, forfeited=self.forfeited, decisions=self.decisions,
+                                  referee_overhead_us=round(self.overhead / max(1, self.decisions) * 1e6, 1),
+                                  think_ms=[round(t * 1000, 3) for t in self.think], cpu_ms=cpu_ms))
         self.log.close()
         record = GameRecord(
             game_id=sp.game_id, seed=sp.seed, deal_set=sp.deal_set, seat_names=self.names,
