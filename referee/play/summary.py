@@ -11,16 +11,8 @@ from typing import Any
 
 from referee.play.game_spec import GameRecord
 from referee.play.match_config import MatchConfig
-from referee.stats.ratings import (
-    MatchStats,
-    Ratings,
-    SprtResult,
-    comparisons_from_scores,
-    fit_ratings,
-    set_counts,
-    set_stats,
-    sprt,
-)
+from referee.stats.mle import Ratings, comparisons_from_scores, fit_ratings
+from referee.stats.ratings import MatchStats, SprtResult, set_counts, set_stats, sprt
 
 
 @dataclass

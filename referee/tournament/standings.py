@@ -24,13 +24,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from referee.stats.ratings import (
-    Comparison,
-    RatingError,
-    Ratings,
-    comparisons_from_scores,
-    fit_ratings,
-)
+from referee.stats.mle import Comparison, Ratings, comparisons_from_scores, fit_ratings
+from referee.stats.ratings import RatingError
 from referee.tournament.store import GameRow, Store
 from referee.visible import visible
 

@@ -13,22 +13,8 @@ import random
 import pytest
 
 from referee.errors import ConfigError, RefereeError
-from referee.stats.ratings import (
-    Comparison,
-    RatingError,
-    comparisons_from_scores,
-    expected_score,
-    fit_ratings,
-    llr_logistic,
-    parse_sprt,
-    pentanomial,
-    score_to_elo,
-    set_counts,
-    set_stats,
-    sprt,
-    sprt_bounds,
-    trinomial,
-)
+from referee.stats.mle import Comparison, comparisons_from_scores, fit_ratings
+from referee.stats.ratings import RatingError, expected_score, llr_logistic, parse_sprt, pentanomial, score_to_elo, set_counts, set_stats, sprt, sprt_bounds, trinomial
 
 
 def close(value: float, printed: str) -> bool:
