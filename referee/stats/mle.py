@@ -344,14 +344,8 @@ def fit_ratings(comparisons: Sequence[Comparison], players: Sequence[str], prior
     disconnected schedule, or for infinite ratings when prior is 0.
     """
     names = list(players)
+    idx = _player_index(names, prior, anchor)
     n = len(names)
-    idx = {p: i for i, p in enumerate(names)}
-    if n < 2 or len(idx) != n:
-        raise RatingError("rating needs at least 2 distinct bots")
-    if prior < 0:
-        raise RatingError("prior (virtual draws) must not be negative")
-    if anchor is not None and anchor not in idx:
-        raise RatingError(f"anchor {anchor!r} is not one of the rated bots")
     t = _tally(comparisons, idx)
     _check_graph(names, t.pairs, t.scored, prior)
     fit_pairs = _with_prior(t, prior)
@@ -362,6 +356,28 @@ def fit_ratings(comparisons: Sequence[Comparison], players: Sequence[str], prior
     origin = sum(x) / n if k is None else x[k]
     elo = [xi - origin + (0.0 if anchor is None else anchor_value) for xi in x]
     flags = ["" if 0.0 < t.points[i] < t.games[i] else ">" if t.points[i] > 0.0 else "<" for i in range(n)]
+    pair_err, los = _pairs_apart(elo, flags, c_rob, c_mod)
+    err = [Z95 * math.sqrt(max((c_mod if flags[i] else c_rob)[i][i], 0.0)) for i in range(n)]
+    err_mod = [Z95 * math.sqrt(max(c_mod[i][i], 0.0)) for i in range(n)]
+    return Ratings(tuple(names), tuple(elo), tuple(err), tuple(err_mod), tuple(flags), tuple(t.games),
+                   tuple(t.points), pair_err, los, _tuples(c_rob), _tuples(c_mod), prior, anchor, anchor_value)
+
+
+def _player_index(names: list[str], prior: float, anchor: str | None) -> dict[str, int]:
+    idx = {p: i for i, p in enumerate(names)}
+    if len(names) < 2 or len(idx) != len(names):
+        raise RatingError("rating needs at least 2 distinct bots")
+    if prior < 0:
+        raise RatingError("prior (virtual draws) must not be negative")
+    if anchor is not None and anchor not in idx:
+        raise RatingError(f"anchor {anchor!r} is not one of the rated bots")
+    return idx
+
+
+def _pairs_apart(elo: list[float], flags: list[str], c_rob: list[list[float]], c_mod: list[list[float]]
+                 ) -> tuple[tuple[tuple[float, ...], ...], tuple[tuple[float, ...], ...]]:
+    """Every pair's 95 % error of its difference and its LOS, covariance included."""
+    n = len(elo)
 
     def pair_var(i: int, j: int) -> float:
         c = c_mod if flags[i] or flags[j] else c_rob  # the sandwich collapses for flagged bots
@@ -371,7 +387,4 @@ def fit_ratings(comparisons: Sequence[Comparison], players: Sequence[str], prior
     pair_err = tuple(tuple(Z95 * math.sqrt(max(v, 0.0)) for v in row) for row in var)
     los = tuple(tuple(N01.cdf((elo[i] - elo[j]) / math.sqrt(v)) if v > 0.0 else math.nan
                       for j, v in enumerate(row)) for i, row in enumerate(var))
-    err = [Z95 * math.sqrt(max((c_mod if flags[i] else c_rob)[i][i], 0.0)) for i in range(n)]
-    err_mod = [Z95 * math.sqrt(max(c_mod[i][i], 0.0)) for i in range(n)]
-    return Ratings(tuple(names), tuple(elo), tuple(err), tuple(err_mod), tuple(flags), tuple(t.games),
-                   tuple(t.points), pair_err, los, _tuples(c_rob), _tuples(c_mod), prior, anchor, anchor_value)
+    return pair_err, los
