@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from referee.cli.common import app, expected_errors, out
-from referee.seats import sandbox
+from referee.seats.sandbox import host as sandbox_host
 from referee.seats.packages import install_hint
 from referee.seats.sandbox import HostReport, SandboxLimits
 
@@ -114,7 +114,7 @@ def doctor(
     as_json: Annotated[bool, typer.Option("--json", help="Print the findings as JSON.")] = False,
 ) -> None:
     """What this machine provides for sandboxing bots (exit 1 if it cannot)."""
-    host = sandbox.probe_host()
+    host = sandbox_host.probe_host()
     problems = host.problems()
     if as_json:
         report = {**host.as_dict(), "sandbox_possible": not problems, "advice": _advice(host)}

@@ -46,7 +46,7 @@ from referee.play.seeding import derive_seed
 from referee.seats.bot_process import BotProcess, BotSpec
 from referee.seats.clock import SeatClock
 from referee.seats.sandbox import SANDBOX_PATH, SandboxLimits, sandbox_python
-from referee.seats.sandbox_files import stage
+from referee.seats.sandbox.files import stage
 
 _encoder = msgspec.json.Encoder()
 

@@ -12,7 +12,7 @@ A spec with `sandbox` limits runs in a sandbox instead (`seats/sandbox.py`):
 its own namespaces, identity, files and limits, and a session whose group
 kill takes the whole sandbox down. It waits behind a gate until the guardian
 knows it and, where it has cgroup v2 groups, until its processes are in
-them (`seats/sandbox_gate.py`).
+them (`seats/sandbox/gate.py`).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from referee.errors import BotCrashed, BotStartError, ProtocolViolation, Sandbox
 from referee.seats.cputime import ProcessTreeCpu
 from referee.seats.guardian import GUARDIAN, TAG_VARIABLE
 from referee.seats.sandbox import SandboxedBot, SandboxLimits, forbidden_paths, plan
-from referee.seats.sandbox_files import stage
+from referee.seats.sandbox.files import stage
 
 MAX_LINE = 256 * 1024
 READ_SIZE = 65536
@@ -498,7 +498,7 @@ async def _drain(stream: trio.abc.ReceiveStream, bot: BotProcess) -> None:
 
 
 async def _let_in(box: SandboxedBot, proc: trio.Process) -> None:
-    """bwrap waits at its gate (`sandbox_gate`) until the guardian knows the
+    """bwrap waits at its gate (`sandbox.gate`) until the guardian knows the
     sandbox, as it does by now, and, with cgroup v2 groups, until its
     processes are in them. If they cannot be, nothing of the bot has run: the
     sandbox is killed and SandboxUnavailable raised (fail closed)."""

@@ -7,7 +7,7 @@ per controller) and v2 (one unified hierarchy), and the hybrid of the two,
 taking each controller where it is mounted. A sandbox's first process
 enters its v1 groups itself, before it execs bubblewrap (`join_self`), and
 the referee moves bubblewrap's processes into its v2 groups while bubblewrap
-sets up (`admit`, `sandbox_gate`); both write through descriptors opened
+sets up (`admit`, `sandbox.gate`); both write through descriptors opened
 when the groups were made (the kernel checks a move against the opener's
 credentials), and every process the bot starts later is born inside.
 

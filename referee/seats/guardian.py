@@ -20,7 +20,7 @@ The guardian runs in a session of its own, so a kill of the referee's
 process group (a pool or Dask worker killed with its whole group) does not
 take it along. A sandbox it has not heard of yet cannot run its bot either:
 every sandbox waits behind its gate until the referee has told the guardian
-(`sandbox_gate`), and a gate whose referee died makes bubblewrap exit.
+(`sandbox.gate`), and a gate whose referee died makes bubblewrap exit.
 
 Nobody else can steer it:
 
@@ -63,7 +63,7 @@ import threading
 from collections.abc import Iterable
 
 from referee.seats.cgroups import GROUP_PREFIX
-from referee.seats.sandbox_files import STAGE_PREFIX
+from referee.seats.sandbox.files import STAGE_PREFIX
 
 TAG_VARIABLE = "CHICAGO_REFEREE_BOT"  # names the tag in each bot's environment
 

@@ -33,6 +33,7 @@ from referee.games.rules import build_rules
 from referee.play.match import MatchConfig, MatchResult, run_match
 from referee.play.session import stderr_path
 from referee.seats import sandbox as sandbox_module
+from referee.seats.sandbox import host as sandbox_host
 from referee.seats.bot_process import resolve_command
 from referee.seats.cgroups import BotCgroup, CgroupHost
 from referee.seats.cputime import ProcessTreeCpu
@@ -248,7 +249,7 @@ def test_freeze_idle_refuses_without_a_freezer(monkeypatch: pytest.MonkeyPatch) 
                          parents={c: p for c, p in host.cgroups.parents.items() if c != "freezer"})
     fake = sandbox_module.HostReport(**{**host.__dict__, "cgroups": without, "works": True, "bwrap": "/bin/true",
                                         "prlimit": "/bin/true", "trial_error": ""})
-    monkeypatch.setattr(sandbox_module, "probe_host", lambda: fake)
+    monkeypatch.setattr(sandbox_host, "probe_host", lambda: fake)
     with pytest.raises(SandboxUnavailable, match="freeze_idle needs the cgroup freezer") as caught:
         sandbox_module.require_freezer(SandboxLimits(freeze_idle=True))
     assert "freeze_idle = false" in str(caught.value) and "\n" not in str(caught.value)

@@ -39,6 +39,7 @@ from referee.games.rules import build_rules
 from referee.play.match import MatchConfig, MatchResult, run_match
 from referee.play.session import stderr_path
 from referee.seats import sandbox as sandbox_module
+from referee.seats.sandbox import host as sandbox_host
 from referee.seats.bot_process import BotSpec, resolve_command
 from referee.seats.guardian import GUARDIAN
 from referee.seats.sandbox import (
@@ -367,7 +368,7 @@ def _match_as_nobody(tmp_path: Path, python: str) -> None:
 def test_a_sandboxed_match_refuses_to_start_without_bubblewrap(monkeypatch: pytest.MonkeyPatch) -> None:
     real = probe_host()
     missing = sandbox_module.HostReport(**{**real.__dict__, "bwrap": None, "works": False})
-    monkeypatch.setattr(sandbox_module, "probe_host", lambda: missing)
+    monkeypatch.setattr(sandbox_host, "probe_host", lambda: missing)
     bots = [resolve_command([str(RANDOM_BOT)]), resolve_command([str(RANDOM_BOT)], name="b")]
     with pytest.raises(SandboxUnavailable, match=r"bubblewrap \(bwrap\) is not installed: install bubblewrap"):
         MatchConfig(game=GAME, rules=RULES, bots=bots, games=2, seed=1, sandbox=SandboxLimits())

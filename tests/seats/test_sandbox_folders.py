@@ -30,10 +30,10 @@ from referee.games import get_game
 from referee.games.rules import build_rules
 from referee.play.match import MatchConfig, run_match
 from referee.play.session import stderr_path
-from referee.seats import bot_folder
+from referee.seats.sandbox import folder as bot_folder
 from referee.seats.bot_process import resolve_command
 from referee.seats.sandbox import SandboxLimits, probe_host
-from referee.seats.sandbox_files import stage
+from referee.seats.sandbox.files import stage
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = ROOT / "tests" / "bots"

@@ -20,6 +20,7 @@ from referee.games.rules import build_rules
 from referee.play.match import MatchConfig, run_match
 from referee.play.session import stderr_path
 from referee.seats import sandbox as sandbox_module
+from referee.seats.sandbox import host as sandbox_host
 from referee.seats.bot_process import GAME_STDERR_KEEP, resolve_command
 from referee.seats.sandbox import SandboxLimits, probe_host
 from referee.tournament.config import parse_config
@@ -39,7 +40,7 @@ runner = CliRunner()
 def without_bubblewrap(monkeypatch: pytest.MonkeyPatch) -> None:
     real = probe_host()
     missing = sandbox_module.HostReport(**{**real.__dict__, "bwrap": None, "works": False})
-    monkeypatch.setattr(sandbox_module, "probe_host", lambda: missing)
+    monkeypatch.setattr(sandbox_host, "probe_host", lambda: missing)
 
 
 # ------------------------------------------------------------------ the command line

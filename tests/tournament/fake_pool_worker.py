@@ -15,7 +15,7 @@ import sys
 
 mode = sys.argv[1]
 if mode == "unsandboxable":
-    from referee.seats import sandbox
+    from referee.seats.sandbox import host as sandbox
     from referee.tournament import pool_worker
 
     real = sandbox.probe_host()

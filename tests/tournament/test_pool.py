@@ -31,7 +31,7 @@ from typer.testing import CliRunner
 from referee.cli import app
 from referee.errors import ClusterError
 from referee.seats.sandbox import probe_host
-from referee.seats.sandbox_files import remove_stale_stages
+from referee.seats.sandbox.files import remove_stale_stages
 from referee.tournament import pool as pool_module
 from referee.tournament.config import load_config
 from referee.tournament.executors import Placement

@@ -43,30 +43,51 @@ LIMITS_HELP = ("memory=SIZE,processes=N,cpu=SECONDS,file_size=SIZE,open_files=N,
 _BOOLS = {"true": True, "yes": True, "on": True, "1": True, "false": False, "no": False, "off": False, "0": False}
 
 
+def _env_names(value: object) -> tuple[str, ...]:
+    names = value.split(":") if isinstance(value, str) else value
+    if not isinstance(names, list | tuple) or not all(isinstance(n, str) and _ENV_NAME.match(n) for n in names):
+        raise ConfigError("sandbox env: give variable names (NAME:NAME, or a list in a config)")
+    return tuple(n for n in names if n)
+
+
+def _flag(key: str, value: object) -> bool:
+    flag = value if isinstance(value, bool) else _BOOLS.get(str(value).strip().lower())
+    if flag is None:
+        raise ConfigError(f"sandbox {key}: {value!r} is not true or false")
+    return flag
+
+
+def _mebibytes(text: str) -> int:
+    """`512`, `512M`, `2G` -> MiB (0: not a size)."""
+    m = _SIZE.match(text)
+    if not m:
+        return 0
+    return int(m.group(1)) * (1024 if (m.group(2) or "m")[0].lower() == "g" else 1)
+
+
+def _seconds(text: str) -> int:
+    """`90`, `90s`, `10m`, `1h` -> seconds (0: not a time)."""
+    m = _TIME.match(text)
+    if not m:
+        return 0
+    return int(m.group(1)) * {"s": 1, "m": 60, "min": 60, "h": 3600}[(m.group(2) or "s").lower()]
+
+
 def _limit_value(key: str, value: object) -> Any:
-    field_name = _KEYS[key]
     if key == "env":
-        names = value.split(":") if isinstance(value, str) else value
-        if not isinstance(names, list | tuple) or not all(isinstance(n, str) and _ENV_NAME.match(n) for n in names):
-            raise ConfigError(f"sandbox {key}: give variable names (NAME:NAME, or a list in a config)")
-        return tuple(n for n in names if n)
+        return _env_names(value)
     if key == "freeze_idle":
-        flag = value if isinstance(value, bool) else _BOOLS.get(str(value).strip().lower())
-        if flag is None:
-            raise ConfigError(f"sandbox {key}: {value!r} is not true or false")
-        return flag
+        return _flag(key, value)
     text = str(value).strip() if not isinstance(value, bool) else ""
-    if field_name.endswith("_mb"):
-        m = _SIZE.match(text)
-        number = int(m.group(1)) * (1024 if m and (m.group(2) or "m")[0].lower() == "g" else 1) if m else 0
+    is_size = _KEYS[key].endswith("_mb")
+    if is_size:
+        number = _mebibytes(text)
     elif key == "cpu":
-        m = _TIME.match(text)
-        scale = {"s": 1, "m": 60, "min": 60, "h": 3600}[(m.group(2) or "s").lower()] if m else 0
-        number = int(m.group(1)) * scale if m else 0
+        number = _seconds(text)
     else:
         number = int(text) if text.isdigit() else 0
     if number < 1:
-        raise ConfigError(f"sandbox {key}: {value!r} is not a positive {'size' if field_name.endswith('_mb') else 'number'}")
+        raise ConfigError(f"sandbox {key}: {value!r} is not a positive {'size' if is_size else 'number'}")
     return number
 
 

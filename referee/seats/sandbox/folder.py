@@ -3,7 +3,7 @@
 A sandbox shows the bot's folder at `/bot`, and a bot can read where each
 of its mounts comes from (`/proc/self/mountinfo` names the host folder
 behind every bind). So the folder shown is a copy in the referee's staging
-folder (`sandbox_files.stage`, removed when the referee exits), and the
+folder (`files.stage`, removed when the referee exits), and the
 bot's real folder, which may name a user, a home or the referee's own
 checkout, stays off everything the bot can read. A copy is:
 
@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from referee.errors import SandboxUnavailable
-from referee.seats.sandbox_files import stage
+from referee.seats.sandbox.files import stage
 
 SEAT_GROUP = 2_099_999_999  # a gid of no account: every seat's, and the copies' group
 MAX_COPY_BYTES = 64 << 20
