@@ -98,9 +98,23 @@ def find_cgroups() -> CgroupHost:
     own = _own_paths()
     parents: dict[str, Path] = {}
     notes: list[str] = []
-    v1 = [m for m in mounts if m[0] == "cgroup"]
-    v2 = [m for m in mounts if m[0] == "cgroup2"]
-    for _kind, where, options in v1:
+    v1 = [(where, options) for kind, where, options in mounts if kind == "cgroup"]
+    v2 = [(where, options) for kind, where, options in mounts if kind == "cgroup2"]
+    _find_v1(v1, own, parents, notes)
+    v2_parent, freezer_v2 = None, False
+    if v2 and "" in own:
+        unified = Path(v2[0][0]) / own[""].lstrip("/")
+        v2_parent = _enable_v2(unified, parents, notes)
+        freezer_v2 = _find_v2_freezer(unified, parents, notes)
+    version = "hybrid" if v1 and v2 else "v1" if v1 else "v2" if v2 else "none"
+    return CgroupHost(version=version, parents=parents, v2_parent=v2_parent, freezer_v2=freezer_v2,
+                      notes=tuple(notes), v2_favordynmods=bool(v2) and "favordynmods" in v2[0][1])
+
+
+def _find_v1(mounts: list[tuple[str, set[str]]], own: dict[str, str], parents: dict[str, Path],
+             notes: list[str]) -> None:
+    """The v1 controllers mounted, with this process's group writable."""
+    for where, options in mounts:
         for name in CONTROLLERS:
             if name in options and name in own:
                 parent = Path(where) / own[name].lstrip("/")
@@ -108,35 +122,42 @@ def find_cgroups() -> CgroupHost:
                     parents[name] = parent
                 else:
                     notes.append(f"cgroup v1 {name}: {parent} is not writable")
-    v2_parent = None
-    if v2 and "" in own:
-        parent = Path(v2[0][1]) / own[""].lstrip("/")
-        try:
-            available = set((parent / "cgroup.controllers").read_text().split())
-        except OSError:
-            available = set()
-        wanted = {"memory": "memory", "pids": "pids", "cpuacct": "cpu"}
-        missing = [c for c in wanted if c not in parents and wanted[c] in available]
-        if missing and _writable_dir(parent):
-            try:
-                (parent / "cgroup.subtree_control").write_text(" ".join(f"+{wanted[c]}" for c in missing))
-                v2_parent = parent
-                for c in missing:
-                    parents[c] = parent
-            except OSError as exc:
-                notes.append(f"cgroup v2: cannot enable {', '.join(missing)} below {parent}: {exc.strerror or exc}")
-        elif missing:
-            notes.append(f"cgroup v2: {parent} is not writable")
-    freezer_v2 = False
-    if v2 and "" in own:  # v2's freezer needs no controller: prefer it (SIGKILL works while frozen)
-        parent = Path(v2[0][1]) / own[""].lstrip("/")
-        if _writable_dir(parent) and _kernel_at_least(5, 2):
-            parents["freezer"], freezer_v2 = parent, True
-        elif "freezer" not in parents:
-            notes.append(f"cgroup v2 freezer: {parent} is not writable, or the kernel is older than 5.2")
-    version = "hybrid" if v1 and v2 else "v1" if v1 else "v2" if v2 else "none"
-    return CgroupHost(version=version, parents=parents, v2_parent=v2_parent, freezer_v2=freezer_v2,
-                      notes=tuple(notes), v2_favordynmods=bool(v2) and "favordynmods" in v2[0][2])
+
+
+V2_CONTROLLERS = {"memory": "memory", "pids": "pids", "cpuacct": "cpu"}  # ours -> v2's name
+
+
+def _enable_v2(parent: Path, parents: dict[str, Path], notes: list[str]) -> Path | None:
+    """v2 controllers for what v1 did not give, enabled below this process's
+    group; the unified folder if any were."""
+    try:
+        available = set((parent / "cgroup.controllers").read_text().split())
+    except OSError:
+        available = set()
+    missing = [c for c, v2_name in V2_CONTROLLERS.items() if c not in parents and v2_name in available]
+    if not missing:
+        return None
+    if not _writable_dir(parent):
+        notes.append(f"cgroup v2: {parent} is not writable")
+        return None
+    try:
+        (parent / "cgroup.subtree_control").write_text(" ".join(f"+{V2_CONTROLLERS[c]}" for c in missing))
+    except OSError as exc:
+        notes.append(f"cgroup v2: cannot enable {', '.join(missing)} below {parent}: {exc.strerror or exc}")
+        return None
+    for c in missing:
+        parents[c] = parent
+    return parent
+
+
+def _find_v2_freezer(parent: Path, parents: dict[str, Path], notes: list[str]) -> bool:
+    """v2's freezer needs no controller: preferred (SIGKILL works while frozen)."""
+    if _writable_dir(parent) and _kernel_at_least(5, 2):
+        parents["freezer"] = parent
+        return True
+    if "freezer" not in parents:
+        notes.append(f"cgroup v2 freezer: {parent} is not writable, or the kernel is older than 5.2")
+    return False
 
 
 def _kernel_at_least(major: int, minor: int) -> bool:
@@ -209,38 +230,50 @@ class BotCgroup:
         self._freezer_v2 = host.freezer_v2
         self.frozen = False
         try:
-            for controller, parent in host.parents.items():
-                if controller == "freezer" and not freeze:
-                    continue
-                path = parent / f"{GROUP_PREFIX}-{name}"
-                if path not in self.dirs.values():
-                    path.mkdir()
-                self.dirs[controller] = path
+            self._make_groups(host, name, freeze)
             v2 = {c for c, p in host.parents.items() if p == host.v2_parent}
-            if "memory" in self.dirs:
-                if "memory" in v2:
-                    self._write("memory", "memory.max", memory_bytes)
-                    self._write("memory", "memory.swap.max", 0, optional=True)
-                else:
-                    self._write("memory", "memory.limit_in_bytes", memory_bytes)
-                    self._write("memory", "memory.memsw.limit_in_bytes", memory_bytes, optional=True)
-            if "pids" in self.dirs:
-                self._write("pids", "pids.max", processes)
-            v2_dirs = {path for c, path in self.dirs.items() if c in v2 or (c == "freezer" and host.freezer_v2)}
-            for path in sorted(set(self.dirs.values())):
-                if path in v2_dirs:
-                    self._procs_fds.append(os.open(path / "cgroup.procs", os.O_WRONLY))
-                else:
-                    self._self_fds.append(os.open(path / "tasks", os.O_WRONLY))
-            if "cpuacct" in self.dirs:
-                file = "cpu.stat" if self.dirs["cpuacct"] == self._v2 else "cpuacct.usage"
-                self._cpu_fd = os.open(self.dirs["cpuacct"] / file, os.O_RDONLY)
-            if "freezer" in self.dirs:
-                file = "cgroup.freeze" if self._freezer_v2 else "freezer.state"
-                self._freeze_fd = os.open(self.dirs["freezer"] / file, os.O_WRONLY)
+            self._set_limits(v2, memory_bytes, processes)
+            self._open_files(v2 | ({"freezer"} if host.freezer_v2 else set()))
         except OSError:
             self.remove()
             raise
+
+    def _make_groups(self, host: CgroupHost, name: str, freeze: bool) -> None:
+        """One folder per hierarchy (v2's controllers share one)."""
+        for controller, parent in host.parents.items():
+            if controller == "freezer" and not freeze:
+                continue
+            path = parent / f"{GROUP_PREFIX}-{name}"
+            if path not in self.dirs.values():
+                path.mkdir()
+            self.dirs[controller] = path
+
+    def _set_limits(self, v2: set[str], memory_bytes: int, processes: int) -> None:
+        if "memory" in self.dirs:
+            if "memory" in v2:
+                self._write("memory", "memory.max", memory_bytes)
+                self._write("memory", "memory.swap.max", 0, optional=True)
+            else:
+                self._write("memory", "memory.limit_in_bytes", memory_bytes)
+                self._write("memory", "memory.memsw.limit_in_bytes", memory_bytes, optional=True)
+        if "pids" in self.dirs:
+            self._write("pids", "pids.max", processes)
+
+    def _open_files(self, on_v2: set[str]) -> None:
+        """The files written or read while the bot runs, opened once: how it
+        enters each group, its CPU time, its freezer."""
+        v2_dirs = {path for c, path in self.dirs.items() if c in on_v2}
+        for path in sorted(set(self.dirs.values())):
+            if path in v2_dirs:
+                self._procs_fds.append(os.open(path / "cgroup.procs", os.O_WRONLY))
+            else:
+                self._self_fds.append(os.open(path / "tasks", os.O_WRONLY))
+        if "cpuacct" in self.dirs:
+            file = "cpu.stat" if self.dirs["cpuacct"] == self._v2 else "cpuacct.usage"
+            self._cpu_fd = os.open(self.dirs["cpuacct"] / file, os.O_RDONLY)
+        if "freezer" in self.dirs:
+            file = "cgroup.freeze" if self._freezer_v2 else "freezer.state"
+            self._freeze_fd = os.open(self.dirs["freezer"] / file, os.O_WRONLY)
 
     def _write(self, controller: str, file: str, value: int, optional: bool = False) -> None:
         try:
