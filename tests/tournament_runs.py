@@ -15,7 +15,8 @@ from referee.tournament.config import Tournament
 from referee.tournament.executors import Placement
 from referee.tournament.run import TournamentRunner, prepare_store
 from referee.tournament.schedule import schedule_for
-from referee.tournament.standings import from_store, to_dict
+from referee.tournament.standings import from_store
+from referee.tournament.standings_export import to_dict
 from referee.tournament.store import Store
 
 DET_BOT = Path(__file__).resolve().parent / "bots" / "det_bot.py"

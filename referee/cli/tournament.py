@@ -156,7 +156,8 @@ class _Ui:
     def _view(self, force: bool = False) -> Any:
         from rich.console import Group
 
-        from referee.tournament.standings import compute, live_table
+        from referee.tournament.standings import compute
+        from referee.tournament.standings_tables import live_table
 
         now = time.monotonic()
         if force or now >= self._next or not hasattr(self, "_table"):
@@ -309,7 +310,8 @@ def tournament(
             live.close(outcome.status if outcome is not None else "aborted")
         if live.broken != "closed":
             err.print(f"warning: {live.broken}; the games were not affected", highlight=False, soft_wrap=True)
-        from referee.tournament.standings import all_tables, from_store
+        from referee.tournament.standings import from_store
+        from referee.tournament.standings_tables import all_tables
 
         _print_tables(out, all_tables(from_store(store), out.width))
         if outcome.commitment is not None and outcome.commitment.revealed:
@@ -336,7 +338,9 @@ def standings(
 ) -> None:
     """Print a tournament's standings from its results database (works while it runs)."""
     from referee.tournament.report import MAX_REPLAY_PAGES, to_html, write_replay_pages
-    from referee.tournament.standings import all_tables, from_store, to_csv, to_dict
+    from referee.tournament.standings import from_store
+    from referee.tournament.standings_export import to_csv, to_dict
+    from referee.tournament.standings_tables import all_tables
 
     if db.suffix == ".toml":
         db, _ = default_paths(db, None, None)

@@ -23,7 +23,8 @@ import trio
 
 from referee.errors import RefereeError, ResultsError
 from referee.live.board import MAX_LINE, LiveBoard
-from referee.tournament.standings import Standings, from_store, to_dict
+from referee.tournament.standings import Standings, from_store
+from referee.tournament.standings_export import to_dict
 from referee.tournament.store import Store
 
 POLL_S = 0.2

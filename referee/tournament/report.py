@@ -17,16 +17,8 @@ from referee.errors import RefereeError
 from referee.games import get_game
 from referee.games.rules import rules_diff
 from referee.seats.clock import format_time_control
-from referee.tournament.standings import (
-    RATINGS_NOTE,
-    Standings,
-    fmt_elo,
-    fmt_err,
-    fmt_failures,
-    fmt_num,
-    fmt_pct,
-    seed_note,
-)
+from referee.tournament.standings import RATINGS_NOTE, Standings, seed_note
+from referee.tournament.standings_tables import fmt_elo, fmt_err, fmt_failures, fmt_num, fmt_pct
 from referee.tournament.store import Store
 
 _CSS = """

@@ -26,7 +26,8 @@ from referee.logs.gamelog import read_log
 from referee.play.seeding import derive_seed
 from referee.tournament.config import load_config
 from referee.tournament.run import prepare_store
-from referee.tournament.standings import from_store, to_dict
+from referee.tournament.standings import from_store
+from referee.tournament.standings_export import to_dict
 from referee.tournament.store import Store
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")

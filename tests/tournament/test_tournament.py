@@ -58,7 +58,8 @@ from referee.tournament.schedule import (
     seat_counts,
     successor_counts,
 )
-from referee.tournament.standings import CSV_COLUMNS, compute, from_store
+from referee.tournament.standings import compute, from_store
+from referee.tournament.standings_export import CSV_COLUMNS
 from referee.tournament.store import Store
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")
