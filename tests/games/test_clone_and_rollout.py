@@ -1,8 +1,10 @@
-"""`state.clone()` and the playout policies search bots use (`referee.games.rollout`).
+"""`state.clone()`, the accessors playout policies read, and the playout
+policies search bots use (`referee.games.rollout`).
 
 A clone must play on exactly as the original would (same legal actions,
-views, events and result) and share nothing with it; the playout policies
-must only ever pick legal actions and always finish a deal.
+views, events and result) and share nothing with it; the accessors must say
+what the view and the legal actions say; the playout policies must only
+ever pick legal actions and always finish a deal.
 """
 
 from __future__ import annotations
@@ -12,7 +14,10 @@ import random
 import pytest
 
 from protocol.chicago import Exchange
+from protocol.common import PlayCard
+from protocol.euchre import Bid
 from referee.games import new_game, parse_cards
+from referee.games.cards import CARD_INT, SUITS
 from referee.games.rollout import chicago_keep, exchange_candidates, finish_deal, playout_action
 
 GAMES = [("chicago", 2), ("chicago", 3), ("chicago", 4), ("ghost_euchre", 3)]
@@ -111,3 +116,35 @@ def test_exchange_candidates_are_legal_and_distinct() -> None:
         assert all(isinstance(c, Exchange) and c in legal for c in candidates)
         assert len({frozenset(c.discard) for c in candidates}) == len(candidates)
         assert Exchange(discard=[]) in candidates and 4 <= len(candidates) <= 14
+
+
+def _bid_value(bid: object) -> int:
+    return 6 if bid == "moon" else int(bid)  # type: ignore[call-overload]
+
+
+@pytest.mark.parametrize(("game", "seats"), GAMES)
+def test_the_playout_accessors_say_what_the_view_and_the_legal_actions_say(game: str, seats: int) -> None:
+    for seed in range(6):
+        rng = random.Random(seed)
+        state = new_game(game, seats, seed)
+        while not state.is_terminal():
+            seat = state.current_player()
+            view = state.view(seat)
+            legal = list(state.legal_actions())
+            assert state.phase() == view.phase
+            assert sorted(state.hand(seat)) == sorted(CARD_INT[c] for c in view.hand)
+            assert [(p.seat, CARD_INT[p.card]) for p in view.trick] == state.trick()
+            plays = sorted(CARD_INT[a.card] for a in legal if isinstance(a, PlayCard))
+            if view.phase == "trick":
+                assert sorted(state.playable_cards(seat)) == plays
+            if game == "chicago":
+                assert state.exchange_round() == view.exchange_round
+                assert state.declarer() == view.chicago_declarer
+                if view.phase == "exchange":
+                    assert state.exchange_allowed(seat) == (legal != [Exchange(discard=[])])
+            else:
+                assert state.trump() == (None if view.trump is None else SUITS.index(view.trump))
+                if view.phase == "bidding":
+                    assert state.open_bids() == [_bid_value(a.bid) for a in legal if isinstance(a, Bid)]
+            state.apply_action(legal[rng.randrange(len(legal))])
+        assert state.phase() == "game_over"
