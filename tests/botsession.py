@@ -1,11 +1,10 @@
-"""Drive a sample bot through one short real session (hello, game_start, one
-request, bye) as a separate process, for the sample bots' own tests."""
+"""Drive a bot through one short real session (hello, game_start, one
+request, bye) as a separate process, for the bots' own tests."""
 
 from __future__ import annotations
 
 import ast
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,10 +21,12 @@ from protocol.messages import (
     TimeControl,
 )
 from referee.games.base import PUBLIC
+from referee.seats.bot_process import resolve_command
 
 
-def one_request(bot: Path, state: Any, game: str, players: list[str], cwd: Path) -> tuple[BotHello, ActionReply]:
-    """The bot's hello and its reply to one request for the seat to act in `state`."""
+def one_request(bot: str | Path, state: Any, game: str, players: list[str], cwd: Path) -> tuple[BotHello, ActionReply]:
+    """The bot's hello and its reply to one request for the seat to act in `state`;
+    `bot` is a bot command as `match` takes it (a file, or a built-in bot's name)."""
     seat = state.current_player()
     lines = [
         Hello(referee="test", games=[game]),
@@ -37,7 +38,7 @@ def one_request(bot: Path, state: Any, game: str, players: list[str], cwd: Path)
     ]
     enc = msgspec.json.Encoder()
     proc = subprocess.run(
-        [sys.executable, str(bot)], input=b"".join(enc.encode(m) + b"\n" for m in lines),
+        list(resolve_command(str(bot)).argv), input=b"".join(enc.encode(m) + b"\n" for m in lines),
         capture_output=True, cwd=cwd, timeout=30,
     )
     assert proc.returncode == 0, proc.stderr.decode()

@@ -203,7 +203,7 @@ DUEL = GameDef(
     page=GamePage(start_fields=lambda view, _state: {"phase": "trick"}, hints={"first_phase": "trick"}),
     check_scenarios=(CheckScenario(2),),
     decision_kinds=("play",),
-    default_opponent="random_bot.py",
+    default_opponent="random",
     deck_size=len(DECK),
     full_deck=DECK,
 )

@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from referee.bots import BUILTIN_BOTS, builtin_names
 from referee.cli.common import app, expected_errors, out
 from referee.seats.sandbox import host as sandbox_host
 from referee.seats.packages import install_hint
@@ -57,8 +58,12 @@ def _findings(host: HostReport) -> list[tuple[str, str, str]]:
         rows.append(("warn", "cgroups", f"no {' or '.join(missing)} controller: those limits are per process only"))
     if host.python is None:
         rows.append(("warn", "python", "no system python of the referee's version: sandboxed .py bots cannot run"))
+        rows.append(("warn", "built-in bots", f"{builtin_names()}: by name in any bot command; sandboxed "
+                     "they need that system python too"))
     else:
         rows.append(("ok", "python", f"sandboxed .py bots run with {host.python}"))
+        rows.append(("ok", "built-in bots", f"{builtin_names()}: by name in any bot command "
+                     "(`match mybot.py pimc`), sandboxed or not"))
     load = host.load[0]
     rows.append(("warn" if load > host.cores else "ok", "load",
                  f"{load:.2f} on {host.cores} cores" + (": busy; time limits may bite" if load > host.cores else "")))
@@ -117,7 +122,8 @@ def doctor(
     host = sandbox_host.probe_host()
     problems = host.problems()
     if as_json:
-        report = {**host.as_dict(), "sandbox_possible": not problems, "advice": _advice(host)}
+        report = {**host.as_dict(), "sandbox_possible": not problems, "advice": _advice(host),
+                  "builtin_bots": {bot.name: bot.module for bot in BUILTIN_BOTS.values()}}
         sys.stdout.write(json.dumps(report, indent=2) + "\n")
     else:
         colour = {"ok": "green", "warn": "yellow", "fail": "red"}

@@ -16,7 +16,7 @@ import trio
 import typer
 from rich.markup import escape
 
-import referee
+from referee.bots import builtin_names
 from referee.cli.common import (
     EXIT_INTERRUPTED,
     GameOpt,
@@ -75,7 +75,7 @@ def rules(
 @app.command()
 @expected_errors
 def match(
-    bots: Annotated[list[str], typer.Argument(metavar="BOT...", help="2-4 bot commands (a .py or .js file, an executable, or a quoted command line).")],
+    bots: Annotated[list[str], typer.Argument(metavar="BOT...", help=f"2-4 bots: a .py or .js file, an executable, a quoted command line, or a built-in bot by name ({builtin_names()}).")],
     game_name: GameOpt = "chicago",
     games: Annotated[int, typer.Option("--games", "-n", min=1, help="Games to play (rounded up to whole deal sets).")] = 20,
     seed: Annotated[Optional[int], typer.Option("--seed", "-s", help="Match seed (random if not given; always printed).")] = None,
@@ -242,7 +242,7 @@ def _run_with_progress(config: MatchConfig, total: int, dashboard: Any = None) -
 @app.command()
 @expected_errors
 def check(
-    bot: Annotated[str, typer.Argument(metavar="BOT", help="The bot command to check (as for `match`).")],
+    bot: Annotated[str, typer.Argument(metavar="BOT", help=f"The bot to check, as for `match` (a command, or a built-in bot: {builtin_names()}).")],
     game_name: GameOpt = "chicago",
     time_control: Annotated[Optional[str], typer.Option(
         "--time-control", "-t", metavar="TC",
@@ -310,7 +310,7 @@ def _check_setup(game_name: str, time_control: str | None, config: Path | None, 
 @app.command()
 @expected_errors
 def bench(
-    bot: Annotated[Optional[str], typer.Argument(metavar="[BOT]", help="Bot used for both measurements (default: the first-legal sample bot of this checkout).")] = None,
+    bot: Annotated[Optional[str], typer.Argument(metavar="[BOT]", help=f"Bot used for both measurements, as for `match` (built-in: {builtin_names()}); default first-legal, which answers at once.")] = None,
     game_name: GameOpt = "chicago",
     rounds: Annotated[int, typer.Option(help="Interleaved rounds (referee and raw pipe) compared by median.")] = 12,
     games: Annotated[int, typer.Option(help="Games played through the referee per round.")] = 4,
@@ -323,7 +323,7 @@ def bench(
 
     if rounds < 1 or games < 1:
         raise ConfigError("--rounds and --games must be at least 1")
-    spec = resolve_command(bot or _sample_bot("first_legal_bot.py"))
+    spec = resolve_command(bot or "first-legal")
     check_runnable(spec)
     limits = _sandbox_limits(sandbox, sandbox_limits)
     if limits is not None:
@@ -366,12 +366,3 @@ def _bench_sandbox(spec: Any, game: str, rounds: int, games: int, limits: Sandbo
               f"{res.load[1]:.1f} after)", highlight=False)
     for label, value in rows:
         out.print(f"{label:<32}: {value}", highlight=False)
-
-
-def _sample_bot(name: str) -> str:
-    """A sample bot of this checkout, wherever the command is run from."""
-    path = Path(referee.__file__).resolve().parents[1] / "sample_bots" / "python" / name
-    if not path.exists():
-        raise ConfigError(f"no sample bot {name} next to this installation: give the bot to measure, "
-                          "e.g. chicago-referee bench mybot.py")
-    return str(path)

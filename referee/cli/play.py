@@ -11,6 +11,7 @@ import trio
 import typer
 from rich.markup import escape
 
+from referee.bots import builtin_names
 from referee.cli.common import (
     GameOpt,
     RuleOpt,
@@ -37,28 +38,20 @@ from referee.seats.bot_process import BotSpec, resolve_command
 from referee.seats.clock import DEFAULT_TIME_CONTROL, format_time_control, parse_time_control
 from referee.seats.sandbox import SandboxLimits, parse_limits
 
-def _sample_bot(file: str) -> Path:
-    for base in (Path(__file__).resolve().parents[2], Path.cwd()):
-        path = base / "sample_bots" / "python" / file
-        if path.is_file():
-            return path
-    raise ConfigError(f"the default opponent sample_bots/python/{file} is not here: name a bot to play against, "
-                      "e.g. chicago-referee play mybot.py")
-
 
 def opponents(game_name: str, bots: list[str]) -> tuple[list[BotSpec], str]:
     """The bots at the table and how the intro line names them."""
     if bots:
         specs = unique_names([resolve_command(b) for b in bots])
         return specs, " and ".join(s.name for s in specs)
-    # The game's default opponent (pimc for both games: the sample bot measured above the heuristic
-    # ones at every table, the ladder in sample_bots/README.md), one per other seat of its smallest table.
+    # The game's default opponent (pimc for both games: the built-in bot measured above the heuristic
+    # ones at every table, the ladder in docs/bots.md), one per other seat of its smallest table.
     game = get_game(game_name)
     count = min(game.seat_counts) - 1
-    name = game.default_opponent.removesuffix(".py").removesuffix("_bot")
+    specs = unique_names([resolve_command(game.default_opponent) for _ in range(count)])
+    name = specs[0].name  # the others are name#2, name#3
     label = name if count == 1 else f"{_NUMBERS.get(count, count)} {name} bots"
-    path = _sample_bot(game.default_opponent)
-    return unique_names([resolve_command(str(path)) for _ in range(count)]), f"{label}, the strongest sample bot"
+    return specs, f"{label}, this game's default opponent"
 
 
 _NUMBERS = {2: "two", 3: "three"}
@@ -67,7 +60,7 @@ _NUMBERS = {2: "two", 3: "three"}
 @app.command()
 @expected_errors
 def play(
-    bots: Annotated[Optional[list[str]], typer.Argument(metavar="BOT", help="0-3 bot commands to play against (none: pimc, the strongest sample bot).")] = None,
+    bots: Annotated[Optional[list[str]], typer.Argument(metavar="BOT", help=f"0-3 bots to play against: commands, or built-in bots by name ({builtin_names()}); none: pimc, the strongest.")] = None,
     game_name: GameOpt = "chicago",
     seat: Annotated[int, typer.Option("--seat", help="Your seat, 0 = first.")] = 0,
     seed: Annotated[Optional[int], typer.Option("--seed", "-s", help="Seed of the deals (random if not given; always printed).")] = None,

@@ -167,7 +167,8 @@ class GameDef:
     decision_kinds: tuple[str, ...]
     """Every kind of action a bot must be able to choose (`check` fails a bot that never did)."""
     default_opponent: str
-    """The sample bot `play` seats when no bot is named (a file of sample_bots/python)."""
+    """The bot `play` seats when no bot is named: a bot command, usually a
+    built-in bot's name (`pimc`; docs/bots.md)."""
     positions: PositionHooks | None = None
     """Starting from a position (`match --start`); None where the game has no positions."""
     deck_size: int = 52

@@ -86,16 +86,44 @@ class ExchangeOptions(Sequence[Exchange]):
 
 
 class ChicagoMoves:
-    """The legal actions of a Chicago state and the check that explains an
-    illegal one; `ChicagoState` supplies the fields annotated here."""
+    """The legal actions of a Chicago state, the check that explains an
+    illegal one, and what a playout policy reads of the state to act (the
+    view holds the same, as names, but building one per step costs more than
+    the step); `ChicagoState` supplies the fields annotated here."""
 
     rules: ChicagoRules
     _over: bool
     _to_act: int
     _phase: str
+    _round: int
+    _declarer: int | None
     _hands: list[list[int]]
     _scores: list[int]
     _trick: list[tuple[int, int]]
+
+    def phase(self) -> str:
+        """`exchange`, `take_open`, `chicago_call` or `trick` (`game_over` at the end), as the view says."""
+        return "game_over" if self._over else self._phase
+
+    def exchange_round(self) -> int:
+        """The exchange round under way (1 = the first), 0 outside the exchanges, as the view says."""
+        return self._round + 1 if self._phase in ("exchange", "take_open") else 0
+
+    def exchange_allowed(self, seat: int) -> bool:
+        """May `seat` change cards, or must it stand pat at its score (CH-08)?"""
+        return not self._kopstopp(seat)
+
+    def playable_cards(self, seat: int) -> list[int]:
+        """The card ints `seat` may play to the trick now (following suit if it can), lowest first."""
+        return self._playable(seat)
+
+    def trick(self) -> list[tuple[int, int]]:
+        """(seat, card int) of the cards on the table in the trick now, in the order played."""
+        return list(self._trick)
+
+    def declarer(self) -> int | None:
+        """The seat that called Chicago this deal, or None."""
+        return self._declarer
 
     def legal_actions(self) -> list[msgspec.Struct]:
         """Ready-made legal actions; the first is always the cautious default."""

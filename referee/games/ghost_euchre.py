@@ -220,6 +220,31 @@ class GhostEuchreState(EngineState):
             tricks_won=list(self._tricks_won),
         )
 
+    # ------------------------------------------------------------ for playout policies
+    # What a playout policy reads of the state to act: the view holds the
+    # same, as names, but building one per step costs more than the step.
+
+    def phase(self) -> str:
+        """`bidding`, `name_trump` or `trick` (`game_over` at the end), as the view says."""
+        return "game_over" if self._over else self._phase
+
+    def trump(self) -> int | None:
+        """The trump suit (0-3: s h d c), None before it is named."""
+        return self._trump
+
+    def open_bids(self) -> list[int]:
+        """The contracts a bid may name now, lowest first (6 is the moon)."""
+        return self._open_bids()
+
+    def playable_cards(self, seat: int) -> list[int]:
+        """The card ints `seat` may play to the trick now: those that follow
+        the effective led suit, or every card when leading or void; weakest first."""
+        return self._playable(seat)[0]
+
+    def trick(self) -> list[tuple[int, int]]:
+        """(seat, card int) of the cards on the table in the trick now, in the order played."""
+        return list(self._trick)
+
     # ------------------------------------------------------------ checks
 
     def _open_bids(self) -> list[int]:

@@ -53,7 +53,7 @@ CHICAGO = GameDef(
                      CheckScenario(3, "swedish_common", {"target_score": 25}),
                      CheckScenario(4, "cardgames_zone_short")),
     decision_kinds=("exchange", "take_open", "chicago", "play"),
-    default_opponent="pimc_bot.py",
+    default_opponent="pimc",
     positions=PositionHooks(position_type=ChicagoPosition, state_type=chicago.ChicagoState,
                             describe=describe_chicago, build=build_chicago),
 )
@@ -78,7 +78,7 @@ GHOST_EUCHRE = GameDef(
     check_scenarios=(CheckScenario(3, "gamerules", {"max_hands": 30}),
                      CheckScenario(3, "renege_penalty", {"max_hands": 30})),
     decision_kinds=("pass", "bid", "swap_ghost", "name_trump", "play"),
-    default_opponent="pimc_bot.py",
+    default_opponent="pimc",
     positions=PositionHooks(position_type=EuchrePosition, state_type=ghost_euchre.GhostEuchreState,
                             describe=describe_euchre, build=build_euchre),
     deck_size=len(ghost_euchre.EUCHRE_DECK),

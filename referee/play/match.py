@@ -45,7 +45,8 @@ def unique_names(specs: list[BotSpec]) -> list[BotSpec]:
         name = spec.name
         if len(programs[name]) > 1:
             script = next((a for a in reversed(spec.argv) if Path(a).name.startswith(name)), spec.argv[-1])
-            name = f"{Path(script).parent.name}/{name}"
+            folder = Path(script).parent.name
+            name = f"{folder}/{name}" if folder else name  # no folder tells them apart (`pimc`, `pimc --budget-ms 50`)
         seen[name] += 1
         if seen[name] > 1:
             name = f"{name}#{seen[name]}"

@@ -35,6 +35,7 @@ from typing import NoReturn
 
 import trio
 
+from referee.bots import BUILTIN_BOTS, BuiltinBot
 from referee.errors import BotCrashed, BotStartError, ProtocolViolation, SandboxUnavailable
 from referee.seats.cputime import ProcessTreeCpu
 from referee.seats.guardian import GUARDIAN, TAG_VARIABLE
@@ -67,7 +68,10 @@ class BotSpec:
 def resolve_command(command: str | Sequence[str], name: str | None = None, cwd: str | None = None,
                     sandbox: SandboxLimits | None = None) -> BotSpec:
     """Split like a shell; run `.py` with this Python (in a sandbox: the system
-    Python of the same version) and `.js` with node."""
+    Python of the same version) and `.js` with node. A first word that is a
+    built-in bot's name (`pimc`, `greedy`, ...: `referee.bots`) runs that bot,
+    its options after it (`pimc --budget-ms 100`); a word with a `/` is always
+    a path, so a file of the same name is `./pimc`."""
     try:
         argv = shlex.split(command) if isinstance(command, str) else list(command)
     except ValueError as exc:  # an unbalanced quote
@@ -76,8 +80,12 @@ def resolve_command(command: str | Sequence[str], name: str | None = None, cwd: 
     if not argv:
         raise BotStartError("empty bot command")
     first = argv[0]
+    builtin = BUILTIN_BOTS.get(first)
+    if builtin is not None:
+        return BotSpec(name=name or builtin.name, argv=_builtin_argv(builtin, argv[1:]), cwd=cwd, sandbox=sandbox)
     base = Path(cwd) if cwd else Path.cwd()
     path = Path(first) if Path(first).is_absolute() else base / first
+    words = list(argv)  # as written: the name comes from these
     if first.endswith(".py"):
         argv = [sys.executable, "-u", first, *argv[1:]]
     elif first.endswith(".js"):
@@ -87,10 +95,46 @@ def resolve_command(command: str | Sequence[str], name: str | None = None, cwd: 
         argv = [node, first, *argv[1:]]
     elif path.is_dir():
         raise BotStartError(f"bot {first!r} is a directory; give the program to run")
-    if name is None and _is_interpreter(first) and len(argv) > 1 and not argv[1].startswith("-"):
-        first = argv[1]  # `python bot.py` is named after bot.py (argv is as written: no .py or .js first)
-    label = name or Path(first).stem or first
+    named = _named_after(words)
+    label = name or Path(named).stem or named
     return BotSpec(name=label, argv=tuple(argv), cwd=cwd, sandbox=sandbox)
+
+
+def _builtin_argv(bot: BuiltinBot, options: Sequence[str] = ()) -> tuple[str, ...]:
+    """This Python running the bot's module. `-P`: the working folder is not
+    put on the module path, so a `referee/` folder there cannot stand in for
+    the installed one."""
+    return (sys.executable, "-u", "-P", "-m", bot.module, *options)
+
+
+# Interpreter options whose value is the next word, and the option after
+# which the next word is the program (`java -jar my.jar`, `python -m pkg.bot`).
+_OPTIONS_WITH_VALUE = {"-W", "-X", "-cp", "-classpath", "--class-path", "-r", "--require"}
+_PROGRAM_OPTIONS = {"-jar", "-m"}
+_INLINE_PROGRAM = {"-c", "-e", "--eval"}  # the program is text on the command line: named after the interpreter
+
+
+def _named_after(words: Sequence[str]) -> str:
+    """The word a command is named after: the script, jar or module an
+    interpreter runs (`python3 -u mybot.py` is `mybot`, `java -jar my.jar`
+    is `my`, `python -m pkg.bot` is `bot`), else the program itself."""
+    first = words[0]
+    if not _is_interpreter(first):
+        return first
+    i = 1
+    while i < len(words):
+        word = words[i]
+        if word in _PROGRAM_OPTIONS and i + 1 < len(words):
+            following = words[i + 1]
+            return following.rsplit(".", 1)[-1] if word == "-m" else following
+        if word in _INLINE_PROGRAM:
+            return first
+        if word == "--":
+            return words[i + 1] if i + 1 < len(words) else first
+        if not word.startswith("-"):
+            return word
+        i += 2 if word in _OPTIONS_WITH_VALUE else 1
+    return first
 
 
 def _is_interpreter(word: str) -> bool:

@@ -1,14 +1,12 @@
-"""Sample bot: picks uniformly among the legal actions. Plays every game."""
+"""Sample bot: picks uniformly among the legal actions. Plays every game.
+
+Uses the Python SDK of the installed package (`protocol.bot.run_bot`): a bot
+is a policy function from the view and the legal actions to one of them.
+"""
 
 import random
-import sys
-from pathlib import Path
 
-try:
-    from protocol.bot import run_bot
-except ImportError:  # running from a source checkout without installing
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-    from protocol.bot import run_bot
+from protocol.bot import run_bot
 
 rng = random.Random()
 

@@ -26,15 +26,15 @@ shows how many, the mean estimate, the mean true gain, and the share the
 bot answered with a call.
 A calibrated call has the true gain close to the estimate in every bucket.
 
-Comparing two versions of the bots: run each on the same `--seed` and
-`--sets` (`--dir` points at another checkout's `sample_bots/python`), save
-with `--save FILE`, and pass the earlier run with `--against FILE`: the
-difference of win rate is then paired set by set.
+The bots are the built-in ones of this checkout (`referee/bots/`). Comparing
+two versions of them: run each checkout's own `arena.py` on the same
+`--seed` and `--sets`, save the first with `--save FILE`, and pass it to the
+second with `--against FILE`: the difference of win rate is then paired
+set by set.
 
     python tests/benchmarks/arena.py [--bot ismcts|pimc] [--sets 100] [--seed 100] [--procs 2]
                                      [--game chicago|ghost-euchre] [--seats 2|3|4]
-                                     [--iterations N] [--dir DIR] [--save FILE] [--against FILE]
-                                     [--calibrate]
+                                     [--iterations N] [--save FILE] [--against FILE] [--calibrate]
 """
 
 from __future__ import annotations
@@ -45,14 +45,12 @@ import json
 import math
 import random
 import statistics
-import sys
 import time
 from multiprocessing import Pool
 from pathlib import Path
 
 from ladder import game_score  # a sibling benchmark: the same score per game
 
-ROOT = Path(__file__).resolve().parents[2]
 ARGS: argparse.Namespace
 GAIN_BUCKETS = (-2.0, 0.0, 2.0, 5.0, 8.0)  # edges of the estimated gain, in points, for `--calibrate`
 
@@ -71,18 +69,17 @@ class _Start:
         self.rules = rules
 
 
-def _load(directory: str):
-    sys.path.insert(0, directory)
-    sys.path.insert(1, str(ROOT))
-    import search_common
+def _load():
+    """The search bots' shared module and the heuristic bot of this game."""
+    from referee.bots import search
 
-    greedy_bot = importlib.import_module("euchre_bot" if ARGS.game == "ghost-euchre" else "greedy_bot")
-    return search_common, greedy_bot
+    heuristic = importlib.import_module("referee.bots.euchre" if ARGS.game == "ghost-euchre" else "referee.bots.greedy")
+    return search, heuristic
 
 
 class _Greedy:
-    def __init__(self, greedy_bot, rules) -> None:
-        self.greedy, self.rules = greedy_bot, rules
+    def __init__(self, heuristic, rules) -> None:
+        self.greedy, self.rules = heuristic, rules
 
     def start(self, seed: int) -> None:
         pass
@@ -97,10 +94,10 @@ class _Greedy:
 
 
 class _Search:
-    def __init__(self, kind: str, search_common, rules) -> None:
-        module = importlib.import_module(f"{kind}_bot")
-        settings = search_common.Settings(iterations=ARGS.iterations) if ARGS.iterations else search_common.Settings()
-        self.bot = search_common.SearchBot(kind, getattr(module, kind), module.ITERATIONS_PER_MS, settings)
+    def __init__(self, kind: str, search, rules) -> None:
+        module = importlib.import_module(f"referee.bots.{kind}")
+        settings = search.Settings(iterations=ARGS.iterations) if ARGS.iterations else search.Settings()
+        self.bot = search.SearchBot(kind, getattr(module, kind), module.ITERATIONS_PER_MS, settings)
         self.rules = rules
 
     def start(self, seed: int) -> None:
@@ -152,19 +149,18 @@ def _calibration(log: list[list[float]]) -> list[dict]:
 def play(job: tuple[int, int]) -> dict:
     """One game of deal sequence `seed`, our bot in seat `me`; its figures."""
     seed, me = job
-    search_common, greedy_bot = _load(ARGS.dir)
+    search, heuristic = _load()
     from referee.games import PUBLIC, new_game
     from referee.games.cards import CARD_INT
 
     recorder = None
     if ARGS.calibrate:
-        import search_model
-        import search_tricks
+        from referee.bots import search_model, search_tricks
 
         recorder = _CallRecorder(search_tricks, search_model.card_bits)
     state = new_game(ARGS.game, ARGS.seats, seed)
-    bots = [_Greedy(greedy_bot, state.rules) for _ in range(ARGS.seats)]
-    bots[me] = _Search(ARGS.bot, search_common, state.rules)
+    bots = [_Greedy(heuristic, state.rules) for _ in range(ARGS.seats)]
+    bots[me] = _Search(ARGS.bot, search, state.rules)
     for i, bot in enumerate(bots):
         bot.start(seed * 7 + i)
     cursor = [0] * ARGS.seats
@@ -221,7 +217,6 @@ def elo(p: float) -> float:
 def main() -> None:
     global ARGS
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dir", default=str(ROOT / "sample_bots" / "python"))
     parser.add_argument("--bot", default="ismcts", choices=("ismcts", "pimc"))
     parser.add_argument("--game", default="chicago", choices=("chicago", "ghost-euchre"))
     parser.add_argument("--seats", type=int, default=None, help="Chicago: 2, 3 or 4 (Ghost Hand Euchre: 3)")
@@ -255,9 +250,7 @@ def main() -> None:
            **{k: [sum(g.get(k, [0, 0])[0] for g in games), sum(g.get(k, [0, 0])[1] for g in games)] for k in keys},
            "secs": round(time.time() - started)}
     if ARGS.calibrate:
-        sys.path.insert(0, ARGS.dir)
-        sys.path.insert(1, str(ROOT))
-        from search_tricks import CALL_MARGIN_POINTS
+        from referee.bots.search_tricks import CALL_MARGIN_POINTS
 
         log = [entry for g in games for entry in g["call_log"]]
         out["calibration"] = {"decisions": len(log), "margin": CALL_MARGIN_POINTS,

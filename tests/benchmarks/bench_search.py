@@ -2,7 +2,7 @@
 
 Prints, per game and seat count, the rate of (a) sampling a deal from a
 seat's knowledge and building a playable state, (b) `state.clone()`, and
-(c) a playout to the end of the deal with `referee.games.rollout`, from a
+(c) a playout to the end of the deal with `referee.bots.rollout`, from a
 clone (pimc's unit of work) and from a fresh sample (ismcts's). The search
 bots' `ITERATIONS_PER_MS` were set from these figures, with room to spare.
 
@@ -16,8 +16,8 @@ import sys
 import time
 from collections.abc import Callable
 
+from referee.bots.rollout import finish_deal
 from referee.games import new_game, seat_knowledge, state_from_position
-from referee.games.rollout import finish_deal
 
 TABLES = (("chicago", 2), ("chicago", 3), ("chicago", 4), ("ghost_euchre", 3))
 

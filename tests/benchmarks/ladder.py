@@ -1,16 +1,16 @@
-"""Benchmark (not a test): the strength ladder of the sample bots.
+"""Benchmark (not a test): the strength ladder of the built-in bots.
 
 Plays each adjacent pair of the ladder random < first-legal < greedy < pimc <
-ismcts through `chicago-referee match` (real bot processes, the real
-referee, duplicate deal sets: every deal is replayed with the seats
-rotated) and prints a Markdown table for sample_bots/README.md: Elo of the
+ismcts through `chicago-referee match`, by their built-in names (real bot
+processes, the real referee, duplicate deal sets: every deal is replayed
+with the seats rotated) and prints a Markdown table for docs/bots.md: Elo of the
 stronger-meant bot over the weaker one, its 95 % interval, LOS, and whether
 the interval excludes 0 (LOS above 0.975). Rows print as each match ends;
 `python tests/benchmarks/ladder.py --table FILE.json` prints the table of a
 saved run again.
 
 Tables: Swedish Chicago with 2, 3 and 4 seats, and Ghost Hand Euchre (3
-seats; there `greedy` is the Euchre heuristic `euchre_bot.py`). At a table
+seats; there `greedy` is the Euchre heuristic, the built-in `euchre`). At a table
 of n seats, the upper bot sits once and the lower bot n-1 times; a game
 scores 1 for each lower copy the upper bot finishes ahead of (1/2 for the
 same place), averaged; a deal set (the n seat rotations of one deal
@@ -21,7 +21,7 @@ sequence) is one sample (`referee.stats.ratings.set_stats`).
                                       [--from BOT] [--to BOT]
 
 `--budget-ms` is the search bots' budget per decision (the default 200 ms
-makes a ladder take hours; see sample_bots/README.md for the one published).
+makes a ladder take hours; see docs/bots.md for the one published).
 """
 
 from __future__ import annotations
@@ -37,17 +37,17 @@ from pathlib import Path
 from referee.stats.ratings import set_stats
 
 ROOT = Path(__file__).resolve().parents[2]
-BOTS = ROOT / "sample_bots" / "python"
 LADDER = ("random", "first-legal", "greedy", "pimc", "ismcts")
 TABLES = (("chicago", 2), ("chicago", 3), ("chicago", 4), ("ghost-euchre", 3))
 
 
 def command(bot: str, game: str, budget_ms: int) -> str:
+    """The built-in bot of this rung: the search bots at `budget_ms`, Euchre's own heuristic for greedy."""
     if bot in ("pimc", "ismcts"):
-        return f"{BOTS / (bot + '_bot.py')} --budget-ms {budget_ms}"
-    if bot == "greedy":
-        return str(BOTS / ("euchre_bot.py" if game == "ghost-euchre" else "greedy_bot.py"))
-    return str(BOTS / (bot.replace("-", "_") + "_bot.py"))
+        return f"{bot} --budget-ms {budget_ms}"
+    if bot == "greedy" and game == "ghost-euchre":
+        return "euchre"
+    return bot
 
 
 def game_score(result: dict, upper_seat: int) -> float:

@@ -2,7 +2,7 @@
 docs/rules.md alone: it imports neither the engine nor the SDK nor any other
 bot, only the standard library, and reads raw JSON lines.
 
-The sample bots are measured against it (sample_bots/README.md), as an
+The built-in bots are measured against it (docs/bots.md), as an
 independent check that their strength is not a quirk of playing each other.
 
 How it plays:

@@ -20,7 +20,7 @@ def check(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_check_shows_progress_and_stays_short() -> None:
-    res = check("sample_bots/python/greedy_bot.py")
+    res = check("greedy")
     assert res.returncode == 0, res.stdout + res.stderr
     assert "[1/3] 2-seat game (gamerules) ..." in res.stderr
     assert "[3/3] 4-seat game (cardgames_zone_short):" in res.stderr and res.stderr.rstrip().endswith("ok")
@@ -51,7 +51,7 @@ def test_a_bot_that_always_passes_fails_the_euchre_check() -> None:
 
 
 def test_a_euchre_bot_that_plays_every_decision_passes() -> None:
-    res = check("sample_bots/python/euchre_bot.py", "--game", "ghost-euchre")
+    res = check("euchre", "--game", "ghost-euchre")
     assert res.returncode == 0, res.stdout + res.stderr
     for kind in ("pass", "bid", "name_trump", "play"):
         assert f"ok    decision '{kind}': answered" in res.stdout

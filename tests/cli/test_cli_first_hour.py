@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-GREEDY = str(ROOT / "sample_bots/python/greedy_bot.py")
+GREEDY = "greedy"  # the built-in bot
 RANDOM = str(ROOT / "sample_bots/python/random_bot.py")
 ILLEGAL = str(ROOT / "tests/bots/illegal.py")
 
@@ -53,7 +53,7 @@ def test_a_match_at_80_columns_cuts_no_name_or_reason_and_says_results_in_words(
     lines = res.stdout.splitlines()
     assert all(len(line) <= 80 for line in lines), res.stdout
     assert "…" not in res.stdout
-    for name in ("greedy_bot", "random_bot", "illegal"):
+    for name in ("greedy", "random_bot", "illegal"):
         assert any(line.split()[:1] == [name] for line in lines), res.stdout
     assert any(line.startswith("illegal illegal_action x") for line in lines), res.stdout
     assert "(gamerules)" in res.stderr and "(1 deal set)" in " ".join(res.stderr.split())
@@ -62,7 +62,7 @@ def test_a_match_at_80_columns_cuts_no_name_or_reason_and_says_results_in_words(
 def test_a_one_sided_match_says_so_in_words() -> None:
     res = cli("match", GREEDY, RANDOM, "--games", "2", "--seed", "1")
     assert res.returncode == 0, res.stderr
-    assert "greedy_bot won the only deal set; Elo is unbounded" in res.stdout
+    assert "greedy won the only deal set; Elo is unbounded" in res.stdout
     assert "+inf" not in res.stdout and "n/a" not in res.stdout
 
 
@@ -79,7 +79,7 @@ def test_json_values_have_one_type_each() -> None:
     data = json.loads(res.stdout)
     elo = data["elo"]
     assert elo["elo"] is None and elo["err95"] is None
-    assert elo["won_every_deal_set"] == "greedy_bot"
+    assert elo["won_every_deal_set"] == "greedy"
     assert not any(isinstance(v, str) and v in ("+inf", "-inf", "nan", "inf") for v in _walk(data))
     three = json.loads(cli("match", GREEDY, RANDOM, ILLEGAL, "--games", "3", "--seed", "1", "--json").stdout)
     for row in three["ratings"]:

@@ -14,7 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = str(ROOT / "sample_bots/python/random_bot.py")
-GREEDY = str(ROOT / "sample_bots/python/greedy_bot.py")
+GREEDY = "greedy"  # the built-in bot
 ENV = {**os.environ, "COLUMNS": "300", "NO_COLOR": "1", "TERM": "dumb"}
 
 
@@ -72,7 +72,7 @@ def test_log_dir_must_be_a_folder_without_earlier_logs(tmp_path: Path) -> None:
     assert {p.name: p.read_bytes() for p in logs.iterdir()} == before
 
 
-def test_bench_finds_its_sample_bot_from_any_folder(tmp_path: Path) -> None:
+def test_bench_measures_the_built_in_first_legal_bot_from_any_folder(tmp_path: Path) -> None:
     res = cli("bench", "--rounds", "1", "--games", "1", cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     assert "through the referee" in res.stdout

@@ -23,7 +23,7 @@ from referee.seats.sandbox import SandboxLimits, parse_limits
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = ROOT / "tests" / "bots"
-GREEDY = str(ROOT / "sample_bots/python/greedy_bot.py")
+GREEDY = "greedy"  # the built-in bot
 RANDOM = str(ROOT / "sample_bots/python/random_bot.py")
 FIRST = str(ROOT / "sample_bots/python/first_legal_bot.py")
 
@@ -189,7 +189,7 @@ def _phrases_whole(text: str, phrases: list[str]) -> None:
 def test_first_lines_break_between_phrases_at_80_columns(tmp_path: Path) -> None:
     res = cli("match", GREEDY, RANDOM, "--games", "2", "--seed", "1")
     header = res.stderr.split("\n\n")[0]
-    _phrases_whole(header, ["greedy_bot vs random_bot", "2 games (1 deal set)", "seed 1",
+    _phrases_whole(header, ["greedy vs random_bot", "2 games (1 deal set)", "seed 1",
                             "clock decision=1s,startup=10s"])
     res = cli("check", FIRST)
     _phrases_whole(res.stderr.splitlines()[0] + "\n" + res.stderr.splitlines()[1],
@@ -219,7 +219,7 @@ def test_the_tournament_header_keeps_paths_whole_and_relative(tmp_path: Path) ->
 def test_a_one_sided_match_names_whose_los_it_gives() -> None:
     res = cli("match", RANDOM, GREEDY, "--games", "2", "--seed", "1")
     assert res.returncode == 0, res.stderr
-    assert "greedy_bot won the only deal set; Elo is unbounded (LOS of greedy_bot over random_bot 100.00%)" \
+    assert "greedy won the only deal set; Elo is unbounded (LOS of greedy over random_bot 100.00%)" \
         in flat(res.stdout)
 
 

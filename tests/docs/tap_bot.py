@@ -1,4 +1,5 @@
-"""A tap between the referee and a bot: runs the bot in $TAP_BOT and passes
+"""A tap between the referee and a bot: runs the bot in $TAP_BOT (a file, or
+a built-in bot's name) and passes
 every line through unchanged, writing each to $TAP_TRANSCRIPT as `R: line`
 (referee to bot) or `B: line` (bot to referee), in the order they passed.
 Where a match seats the same bot twice, every copy is a tap (so the names
@@ -12,8 +13,13 @@ import subprocess
 import sys
 import threading
 
+from referee.bots import BUILTIN_BOTS
+
 bot = os.environ["TAP_BOT"]
-argv = ["node", bot] if bot.endswith(".js") else [sys.executable, "-u", bot]
+if bot in BUILTIN_BOTS:
+    argv = [sys.executable, "-u", "-m", BUILTIN_BOTS[bot].module]
+else:
+    argv = ["node", bot] if bot.endswith(".js") else [sys.executable, "-u", bot]
 child = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
 record = open(os.environ["TAP_TRANSCRIPT"], "a", buffering=1)  # noqa: SIM115 - open for the process's life
 lock = threading.Lock()

@@ -36,6 +36,8 @@ from pathlib import Path
 
 import pytest
 
+from referee.bots import BUILTIN_BOTS
+
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "tournaments" / "README.md",
          ROOT / "sample_bots" / "README.md", ROOT / "protocol" / "README.md"]
@@ -145,11 +147,13 @@ def test_shown_transcripts_are_what_the_referee_and_the_bot_wrote(block: Block, 
     assert commands, f"{block.where}: a transcript follows the ```sh block of its `match` command"
     command = shlex.split(commands[-1].removeprefix("chicago-referee "))
     bot = command[1]
-    tap = tmp_path / Path(bot).name  # the same file name: the same bot name in every message
+    builtin = bot in BUILTIN_BOTS
+    # The same file name (a built-in bot: its name as a .py): the same bot name in every message.
+    tap = tmp_path / (f"{bot}.py" if builtin else Path(bot).name)
     shutil.copy(TAP, tap)
     transcript = tmp_path / "transcript.txt"
     run([str(tap) if arg == bot else arg for arg in command], workdir,
-        env={"TAP_BOT": str(workdir / bot), "TAP_TRANSCRIPT": str(transcript), "TAP_SEAT": "0"})
+        env={"TAP_BOT": bot if builtin else str(workdir / bot), "TAP_TRANSCRIPT": str(transcript), "TAP_SEAT": "0"})
     assert_matches(block, normalize(block.text), transcript.read_text())
 
 

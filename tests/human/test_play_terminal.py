@@ -43,8 +43,8 @@ def test_piped_input_plays_a_whole_game_that_verifies(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("args", "bots"), [
-    (["--rule", "target_score=12"], ["pimc_bot"]),
-    (["--game", "ghost-euchre", "--rule", "max_hands=3"], ["pimc_bot", "pimc_bot#2"]),
+    (["--rule", "target_score=12"], ["pimc"]),
+    (["--game", "ghost-euchre", "--rule", "max_hands=3"], ["pimc", "pimc#2"]),
 ])
 def test_with_no_bot_named_pimc_takes_every_other_seat(tmp_path: Path, args: list[str], bots: list[str]) -> None:
     logs = tmp_path / "logs"
@@ -54,7 +54,7 @@ def test_with_no_bot_named_pimc_takes_every_other_seat(tmp_path: Path, args: lis
     assert "pimc" in run.stderr.split(";")[0], run.stderr  # the first line names the opponent
     header, records = read_json_log(logs / "game-00001.jsonl")
     assert [p.name for p in header.players[1:]] == bots
-    assert all(p.argv[-1].endswith("sample_bots/python/pimc_bot.py") for p in header.players[1:])
+    assert all(p.argv[-2:] == ["-m", "referee.bots.pimc"] for p in header.players[1:])  # the built-in bot
     result = next(r for _, r in records if r["type"] == "result")
     assert result["failures"] == [] and result["forfeited"] == []  # the search keeps to the default clock
 

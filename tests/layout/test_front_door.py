@@ -18,7 +18,7 @@ def quickstart_commands() -> list[str]:
 
 def test_the_quickstart_has_two_commands() -> None:
     play, test = quickstart_commands()[:2]
-    assert "chicago-referee match sample_bots/" in play
+    assert "chicago-referee match greedy random" in play  # built-in bots: nothing else to fetch
     assert "[test]" not in play  # playing needs no test tools
     assert "pytest" in test
 

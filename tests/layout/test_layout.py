@@ -19,21 +19,26 @@ PACKAGES = ("referee", "protocol")
 
 # What each wing may import. "core" is referee/__init__ (the version), the
 # error family and `visible` (bot text made safe to show); "protocol" is the wire contract. A wing never imports one above it.
+# "bot_names" is `referee.bots` itself, the listing of the built-in bots' names (it imports nothing), which the
+# seats resolve bot commands with; "bots" are the bots' modules, run as processes, which no wing imports.
 ALLOWED: dict[str, set[str]] = {
     "protocol": {"protocol"},
     "core": {"core"},
+    "bot_names": {"bot_names"},
     "games": {"protocol", "core", "games"},
+    "bots": {"protocol", "core", "games", "bot_names", "bots"},
     "stats": {"core", "stats"},
-    "seats": {"protocol", "core", "games", "seats"},
+    "seats": {"protocol", "core", "games", "seats", "bot_names"},
     "logs": {"protocol", "core", "logs"},
-    "play": {"protocol", "core", "games", "stats", "seats", "logs", "play"},
-    "replay": {"protocol", "core", "games", "stats", "logs", "play", "replay"},
-    "tournament": {"protocol", "core", "games", "stats", "seats", "logs", "play", "replay", "tournament"},
-    "human": {"protocol", "core", "games", "seats", "logs", "play", "replay", "human"},
-    "web": {"protocol", "core", "games", "stats", "seats", "logs", "play", "web"},
-    "live": {"protocol", "core", "games", "stats", "seats", "logs", "play", "replay", "tournament", "web", "live"},
+    "play": {"protocol", "core", "games", "stats", "seats", "logs", "play", "bot_names"},
+    "replay": {"protocol", "core", "games", "stats", "logs", "play", "replay", "bot_names"},
+    "tournament": {"protocol", "core", "games", "stats", "seats", "logs", "play", "replay", "tournament", "bot_names"},
+    "human": {"protocol", "core", "games", "seats", "logs", "play", "replay", "human", "bot_names"},
+    "web": {"protocol", "core", "games", "stats", "seats", "logs", "play", "web", "bot_names"},
+    "live": {"protocol", "core", "games", "stats", "seats", "logs", "play", "replay", "tournament", "web", "live",
+             "bot_names"},
     "cli": {"protocol", "core", "games", "stats", "seats", "logs", "play", "replay", "tournament", "human", "web",
-            "live", "cli"},
+            "live", "cli", "bot_names"},
 }
 # Libraries that mean I/O, concurrency or a terminal: never in a rules engine.
 IMPURE = {"trio", "typer", "rich", "subprocess", "sqlite3", "socket", "asyncio", "threading", "signal"}
@@ -79,6 +84,8 @@ def wing(module: str) -> str | None:
         return None
     if len(parts) == 1 or parts[1] in ("errors", "visible"):
         return "core"
+    if parts[1:] == ["bots"]:
+        return "bot_names"
     return parts[1]
 
 

@@ -18,6 +18,7 @@ from livehelpers import get, play_streamed_match, sample_bot, sse_events
 
 from referee.live.serve import open_dashboard, stream_source
 from referee.live.tables import DATA_MARK
+from referee.seats.bot_process import resolve_command
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")
 
@@ -46,7 +47,7 @@ def _whole_stream(url: str) -> bytes:
 
 
 async def test_the_routes_of_a_served_stream(tmp_path: Path) -> None:
-    await trio.to_thread.run_sync(play_streamed_match, tmp_path, [sample_bot("greedy_bot"), sample_bot("random_bot")])
+    await trio.to_thread.run_sync(play_streamed_match, tmp_path, [resolve_command("greedy"), sample_bot("random_bot")])
     source, public, private = stream_source(tmp_path / "match.live.ndjson", None)
     urls: list[str] = []
     async with open_dashboard(source, public, private, open_browser=False, on_url=urls.append) as served:

@@ -21,6 +21,7 @@ from livehelpers import cards_in, drive_streams, play_streamed_match, sample_bot
 from referee.live.board import LiveBoard
 from referee.live.stream import stream_paths
 from referee.live.tables import table_data
+from referee.seats.bot_process import resolve_command
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")
 
@@ -28,7 +29,7 @@ pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="need
 @pytest.fixture(scope="module")
 def streamed(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[bytes], list[bytes]]:
     folder = tmp_path_factory.mktemp("live")
-    play_streamed_match(folder, [sample_bot("greedy_bot"), sample_bot("random_bot")])
+    play_streamed_match(folder, [resolve_command("greedy"), sample_bot("random_bot")])
     public, private = stream_paths(folder / "match")
     return public.read_bytes().splitlines(), private.read_bytes().splitlines()
 

@@ -13,6 +13,7 @@ import pytest
 from livehelpers import misbehaving_bot, play_streamed_match, sample_bot, stream_lines
 
 from referee.live.stream import STREAM_VERSION, stream_paths
+from referee.seats.bot_process import resolve_command
 from logfiles import read_json_log
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")
@@ -24,7 +25,7 @@ def _log_events(path: Path) -> list[tuple[int, dict]]:
 
 
 def test_public_and_private_streams_split_the_log_by_audience(tmp_path: Path) -> None:
-    records = play_streamed_match(tmp_path, [sample_bot("greedy_bot"), sample_bot("random_bot")])
+    records = play_streamed_match(tmp_path, [resolve_command("greedy"), sample_bot("random_bot")])
     public, private = stream_lines(tmp_path)
     assert public[0]["type"] == "run_started" and public[0]["v"] == STREAM_VERSION
     assert public[-1] == {"type": "run_ended", "t": public[-1]["t"], "status": "completed"}

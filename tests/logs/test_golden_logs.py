@@ -46,14 +46,14 @@ POSITION = ("chicago/2 dealer=1 scores=3,4 phase=trick hands=KsQsJsTs/KhQhJhTh "
 
 # name: the match's arguments (bots first); every match is deterministic (seeded bots, no timing races).
 MATCHES: dict[str, list[str]] = {
-    "chicago2": [str(SAMPLE / "greedy_bot.py"), str(SAMPLE / "random_bot.py"), "--games", "2", "--seed", "11",
+    "chicago2": ["greedy", str(SAMPLE / "random_bot.py"), "--games", "2", "--seed", "11",
                  "--rule", "target_score=20"],
-    "chicago3": [str(SAMPLE / "first_legal_bot.py"), str(SAMPLE / "random_bot.py"), str(SAMPLE / "greedy_bot.py"),
+    "chicago3": [str(SAMPLE / "first_legal_bot.py"), str(SAMPLE / "random_bot.py"), "greedy",
                  "--games", "3", "--seed", "12", "--rule", "target_score=12", "--rules", "swedish_common"],
-    "chicago4": [str(SAMPLE / "first_legal_bot.py"), str(SAMPLE / "random_bot.py"), str(SAMPLE / "greedy_bot.py"),
+    "chicago4": [str(SAMPLE / "first_legal_bot.py"), str(SAMPLE / "random_bot.py"), "greedy",
                  py(BOTS / "det_bot.py", "golden"), "--games", "4", "--seed", "13", "--rule", "target_score=8",
                  "--rules", "cardgames_zone_short"],
-    "euchre3": [str(SAMPLE / "euchre_bot.py"), str(SAMPLE / "random_bot.py"), str(SAMPLE / "first_legal_bot.py"),
+    "euchre3": ["euchre", str(SAMPLE / "random_bot.py"), str(SAMPLE / "first_legal_bot.py"),
                 "--game", "ghost-euchre", "--games", "3", "--seed", "14", "--rule", "max_hands=3"],
     "failures": [py(BOTS / "illegal.py", "golden"), py(BOTS / "non_json.py", "golden", "on=2"),
                  py(BOTS / "exit_mid_game.py", "golden", "after=4"), "--games", "3", "--seed", "15",

@@ -35,7 +35,7 @@ def written_logs(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
 
     sample, bots = ROOT / "sample_bots" / "python", ROOT / "tests" / "bots"
     folder = tmp_path_factory.mktemp("schema-logs")
-    for name, bot_args in {"clean": [str(sample / "greedy_bot.py"), str(sample / "random_bot.py")],
+    for name, bot_args in {"clean": ["greedy", str(sample / "random_bot.py")],
                            "failing": [f"{sys.executable} -u {bots / 'illegal.py'} schema",
                                        f"{sys.executable} -u {bots / 'non_json.py'} schema on=2",
                                        f"{sys.executable} -u {bots / 'reader_flood.py'} schema"]}.items():

@@ -18,7 +18,7 @@ runner = CliRunner()
 def test_three_bot_match_logs_verify_and_replay(tmp_path: Path) -> None:
     logs = tmp_path / "logs"
     res = runner.invoke(app, [
-        "match", str(BOTS / "euchre_bot.py"), str(BOTS / "random_bot.py"), str(BOTS / "first_legal_bot.py"),
+        "match", "euchre", str(BOTS / "random_bot.py"), str(BOTS / "first_legal_bot.py"),
         "--game", "ghost-euchre", "--games", "3", "--seed", "9", "--rule", "max_hands=8",
         "--log-dir", str(logs), "--json",
     ])
@@ -26,25 +26,25 @@ def test_three_bot_match_logs_verify_and_replay(tmp_path: Path) -> None:
     summary = json.loads(res.stdout)
     assert summary["game"] == "ghost_euchre" and len(summary["results"]) == 3
     assert all(not b["failures"] for b in summary["bots"])
-    assert sorted(r["seats"].index("euchre_bot") for r in summary["results"]) == [0, 1, 2]
+    assert sorted(r["seats"].index("euchre") for r in summary["results"]) == [0, 1, 2]
     res = runner.invoke(app, ["verify", str(logs)])
     assert res.exit_code == 0 and "3 verified, 0 failed" in res.stdout, res.output
     page = tmp_path / "game.html"
     res = runner.invoke(app, ["replay", str(logs / "game-00001.jsonl"), "--html", str(page)])
     assert res.exit_code == 0, res.output
     html = page.read_text()
-    assert "Ghost Hand Euchre" in html and "euchre_bot" in html
+    assert "Ghost Hand Euchre" in html and "euchre" in html
 
 
 def test_four_bot_round_robin_of_three_seat_tables(tmp_path: Path) -> None:
     config = tmp_path / "euchre.toml"
-    bots = {"heuristic": "euchre_bot.py", "random": "random_bot.py", "first": "first_legal_bot.py",
-            "random2": "random_bot.py"}
+    bots = {"heuristic": "euchre", "random": str(BOTS / "random_bot.py"), "first": str(BOTS / "first_legal_bot.py"),
+            "random2": str(BOTS / "random_bot.py")}
     config.write_text(
         'name = "e2e"\ngame = "ghost-euchre"\nseed = 3\nformat = "round-robin"\ntable_size = 3\n'
         'deal_sets = 1\nconcurrency = 2\ntime_control = "decision=2s,startup=10s"\nsandbox = false\n'
         '[rules]\noptions = { max_hands = 6 }\n'
-        + "".join(f'[[bots]]\nname = "{n}"\ncommand = "{BOTS / f}"\n' for n, f in bots.items())
+        + "".join(f'[[bots]]\nname = "{n}"\ncommand = "{f}"\n' for n, f in bots.items())
     )
     db = tmp_path / "t.db"
     res = runner.invoke(app, ["tournament", str(config), "--db", str(db), "--log-dir", str(tmp_path / "logs")])

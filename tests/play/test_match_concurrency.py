@@ -19,7 +19,7 @@ from referee.replay.verify import OK, verify_file
 from referee.seats.bot_process import resolve_command
 
 ROOT = Path(__file__).resolve().parents[2]
-GREEDY = str(ROOT / "sample_bots" / "python" / "greedy_bot.py")
+GREEDY = "greedy"  # the built-in bot
 RANDOM = str(ROOT / "sample_bots" / "python" / "random_bot.py")
 TIMING = {"t", "ms", "cpu_ms", "think_ms", "ms_per_decision", "cpu_ms_per_decision", "referee_overhead_us", "clock"}
 

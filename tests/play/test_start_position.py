@@ -37,7 +37,7 @@ from referee.replay.html import build_replay_data
 from referee.replay.load import load_log
 from referee.replay.text import Viewer, render_to_text
 from referee.replay.verify import OK, verify_file
-from referee.seats.bot_process import BotSpec
+from referee.seats.bot_process import BotSpec, resolve_command
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = ROOT / "sample_bots" / "python"
@@ -129,7 +129,7 @@ def test_euchre_match_from_a_position_verifies(tmp_path: Path) -> None:
     position = met_in_play("ghost_euchre", 3, 4, "trick", mid_trick=True)
     game = get_game("ghost_euchre")
     config = MatchConfig(game=game, rules=build_rules(game, None),
-                         bots=[_bot("euchre_bot.py"), _bot("euchre_bot.py", "euchre_bot#2"), _bot("random_bot.py")],
+                         bots=[resolve_command("euchre"), resolve_command("euchre", "euchre#2"), _bot("random_bot.py")],
                          games=3, seed=5, log_dir=tmp_path, start=format_position(position))
     result = _play(config)
     seat = _to_act(position)

@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_replay_width_is_honoured(tmp_path: Path) -> None:
-    bots = [str(ROOT / "sample_bots/python/greedy_bot.py"), str(ROOT / "sample_bots/python/random_bot.py")]
+    bots = ["greedy", str(ROOT / "sample_bots/python/random_bot.py")]
     env = {**os.environ, "NO_COLOR": "1", "TERM": "dumb"}
     subprocess.run([sys.executable, "-m", "referee.cli", "match", *bots, "--games", "2", "--seed", "3",
                     "--log-dir", str(tmp_path)], check=True, capture_output=True, env=env, timeout=300)

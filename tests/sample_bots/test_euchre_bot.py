@@ -1,24 +1,20 @@
-"""The `euchre` sample bot (Ghost Hand Euchre): unit tests of `choose` on
+"""The built-in bot `euchre` (Ghost Hand Euchre): unit tests of `choose` on
 engine-built and hand-built views, a strength test against the uniform-random
 bot, and a protocol round trip."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 from botsession import imported_modules, one_request
 
 from protocol.common import PlayCard, PlayedCard
 from protocol.euchre import Bid, EuchreView, NameTrump, Pass, SwapGhost
+from referee.bots import euchre
 from referee.games.base import Deal
 from referee.games.cards import parse_cards
 from referee.games.playout import new_game, play_game, random_policy
 
-BOT_PATH = Path(__file__).resolve().parents[2] / "sample_bots" / "python" / "euchre_bot.py"
-_spec = importlib.util.spec_from_file_location("euchre_bot", BOT_PATH)
-euchre = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(euchre)
 choose = euchre.choose
 
 # Seat 0 deals in every engine-built deal: seat 1 bids first, then 2, then 0.
@@ -204,14 +200,14 @@ def test_beats_two_random_bots():
 
 
 def test_imports_only_protocol_and_stdlib():
-    modules = imported_modules(BOT_PATH)
+    modules = imported_modules(Path(euchre.__file__))
     assert "referee" not in modules
-    assert modules <= {"__future__", "protocol", "sys", "pathlib"}
+    assert modules <= {"__future__", "protocol", "sys"}
 
 
 def test_speaks_the_protocol(tmp_path):
     state = new_game("ghost_euchre", 3, 3)
-    hello, reply = one_request(BOT_PATH, state, "ghost_euchre", ["euchre", "random", "random"], tmp_path)
+    hello, reply = one_request("euchre", state, "ghost_euchre", ["euchre", "random", "random"], tmp_path)
     assert hello.name == "euchre"
     assert reply.id == 5
     state.verify_action(reply.action)

@@ -1,9 +1,8 @@
-"""The `greedy` sample bot: unit tests of `choose` on hand-built views, a
+"""The built-in bot `greedy`: unit tests of `choose` on hand-built views, a
 strength test against the uniform-random bot, and a protocol round trip."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import msgspec
@@ -12,14 +11,11 @@ from botsession import imported_modules, one_request
 
 from protocol.chicago import CallChicago, ChicagoView, Exchange, TakeOpen, TrickRecord
 from protocol.common import PlayCard, PlayedCard
+from referee.bots import greedy
 from referee.games.base import Deal
 from referee.games.cards import parse_cards
 from referee.games.playout import new_game, play_game, random_policy
 
-BOT_PATH = Path(__file__).resolve().parents[2] / "sample_bots" / "python" / "greedy_bot.py"
-_spec = importlib.util.spec_from_file_location("greedy_bot", BOT_PATH)
-greedy = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(greedy)
 choose = greedy.choose
 
 
@@ -254,14 +250,14 @@ def test_plays_every_preset_legally(preset, n):
 
 
 def test_imports_only_protocol_and_stdlib():
-    modules = imported_modules(BOT_PATH)
+    modules = imported_modules(Path(greedy.__file__))
     assert "referee" not in modules
-    assert modules <= {"__future__", "protocol", "random", "sys", "collections", "pathlib"}
+    assert modules <= {"__future__", "protocol", "random", "sys", "collections"}
 
 
 def test_speaks_the_protocol(tmp_path):
     state = new_game("chicago", 2, 3)
-    hello, reply = one_request(BOT_PATH, state, "chicago", ["greedy", "random"], tmp_path)
+    hello, reply = one_request("greedy", state, "chicago", ["greedy", "random"], tmp_path)
     assert hello.name == "greedy"
     assert reply.id == 5
     state.verify_action(reply.action)

@@ -1,10 +1,12 @@
-"""The search bots (`pimc`, `ismcts`) through the real referee: whole short
-games of every game and seat count, seeded replays, a tight clock, and the
-command line's mistakes.
+"""The search bots (`pimc`, `ismcts`) through the real referee, by their
+built-in names: whole short games of every game and seat count, seeded
+replays, a tight clock, and the command line's mistakes.
 
 Small iteration counts keep the games fast; the search code is the same at
-any budget. The clock test gives an iteration count far beyond any budget,
-so only the clock can stop the search in time.
+any budget. The replay test gives a clock that never binds (the search
+stops at a share of it), so only the iteration count decides; the clock
+test gives an iteration count far beyond any budget, so only the clock can
+stop the search in time.
 """
 
 from __future__ import annotations
@@ -19,14 +21,13 @@ from typer.testing import CliRunner
 
 from referee.cli import app
 
-ROOT = Path(__file__).resolve().parents[2]
-BOTS = ROOT / "sample_bots" / "python"
 SEARCH_BOTS = ("pimc", "ismcts")
+NEVER_BINDS = "decision=60s,startup=60s"
 runner = CliRunner()
 
 
 def _bot(name: str, *options: str) -> str:
-    return " ".join([str(BOTS / f"{name}_bot.py"), *options])
+    return " ".join([name, *options])
 
 
 def _match(bots: list[str], *args: str) -> dict:
@@ -45,8 +46,8 @@ def _no_failures(summary: dict) -> None:
 @pytest.mark.parametrize("name", SEARCH_BOTS)
 @pytest.mark.parametrize("seats", [2, 3, 4])
 def test_plays_whole_chicago_games(name: str, seats: int) -> None:
-    others = ["greedy_bot.py", "random_bot.py", "first_legal_bot.py"][: seats - 1]
-    bots = [_bot(name, "--iterations", "12")] + [str(BOTS / b) for b in others]
+    others = ["greedy", "random", "first-legal"][: seats - 1]
+    bots = [_bot(name, "--iterations", "12"), *others]
     summary = _match(bots, "--games", str(seats), "--seed", "4", "--rule", "max_deals=2")
     _no_failures(summary)
     assert len(summary["results"]) == seats
@@ -57,7 +58,7 @@ def test_plays_whole_chicago_games(name: str, seats: int) -> None:
 
 @pytest.mark.parametrize("name", SEARCH_BOTS)
 def test_plays_whole_ghost_euchre_games(name: str) -> None:
-    bots = [_bot(name, "--iterations", "12"), str(BOTS / "euchre_bot.py"), str(BOTS / "random_bot.py")]
+    bots = [_bot(name, "--iterations", "12"), "euchre", "random"]
     summary = _match(bots, "--game", "ghost-euchre", "--games", "3", "--seed", "5", "--rule", "max_hands=3")
     _no_failures(summary)
     assert len(summary["results"]) == 3
@@ -81,8 +82,10 @@ def test_same_seed_same_moves(tmp_path: Path) -> None:
     runs = []
     for k in range(2):
         logs = tmp_path / f"run{k}"
-        summary = _match(bots, "--games", "2", "--seed", "21", "--rule", "max_deals=2", "--log-dir", str(logs))
+        summary = _match(bots, "--games", "2", "--seed", "21", "--rule", "max_deals=2", "--log-dir", str(logs),
+                         "--time-control", NEVER_BINDS)
         _no_failures(summary)
+        assert [b["name"] for b in summary["bots"]] == ["pimc", "ismcts"]
         runs.append(_replies(logs))
     assert len(runs[0]) > 20
     assert runs[0] == runs[1]
@@ -108,7 +111,7 @@ def test_a_tight_clock_is_respected() -> None:
     ],
 )
 def test_command_line_mistakes_are_one_line(name: str, args: list[str], says: str) -> None:
-    proc = subprocess.run([sys.executable, str(BOTS / f"{name}_bot.py"), *args], input=b"",
+    proc = subprocess.run([sys.executable, "-m", f"referee.bots.{name}", *args], input=b"",
                           capture_output=True, timeout=60)
     assert proc.returncode == 2
     lines = proc.stderr.decode().splitlines()
@@ -121,7 +124,7 @@ def test_command_line_mistakes_are_one_line(name: str, args: list[str], says: st
 def test_a_good_command_line_is_accepted(name: str) -> None:
     """`--budget-ms=50` is parsed, and the bot answers hello (then sees end of input and exits)."""
     hello = b'{"type":"hello","referee":"test","games":["chicago"],"protocol":1}\n'
-    proc = subprocess.run([sys.executable, str(BOTS / f"{name}_bot.py"), "--budget-ms=50"], input=hello,
+    proc = subprocess.run([sys.executable, "-m", f"referee.bots.{name}", "--budget-ms=50"], input=hello,
                           capture_output=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["type"] == "hello"

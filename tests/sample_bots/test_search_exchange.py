@@ -1,4 +1,4 @@
-"""The search bots' Chicago exchange (`sample_bots/python/search_exchange.py`):
+"""The search bots' Chicago exchange (`referee/bots/search_exchange.py`):
 it keeps what a poker player keeps, answers with an element of `legal`, and
 gives the same answer for the same random stream."""
 
@@ -6,17 +6,13 @@ from __future__ import annotations
 
 import itertools
 import random
-import sys
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
 from protocol.chicago import ChicagoRules, Exchange
+from referee.bots.search_exchange import best_exchange
 from referee.games.cards import CARD_INT, CARD_STR
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "sample_bots" / "python"))
-from search_exchange import best_exchange  # noqa: E402
 
 
 def _all_exchanges(hand: list[str]) -> list[Exchange]:
@@ -57,8 +53,8 @@ def test_a_two_seat_last_round_values_trick_winners_exactly() -> None:
     """The exact trick figure of the last round: keeping aces is worth more than
     drawing five new cards, and with 15 points a sure Chicago hand is worth more
     than the last trick alone."""
-    from search_exchange import _two_seat_trick_values
-    from search_tricks import CALL_MARGIN_POINTS
+    from referee.bots.search_exchange import _two_seat_trick_values
+    from referee.bots.search_tricks import CALL_MARGIN_POINTS
 
     hand = [CARD_INT[c] for c in ["Ah", "Kh", "Ad", "Kd", "Ac"]]
     keep_all, change_all = Exchange(discard=[]), Exchange(discard=["Ah", "Kh", "Ad", "Kd", "Ac"])
@@ -78,7 +74,7 @@ def test_a_two_seat_last_round_values_trick_winners_exactly() -> None:
 def test_the_rounds_ahead_value_a_kept_pair_over_a_fresh_hand() -> None:
     """Before the last round the hand goes on: a kept pair of aces keeps scoring
     in the later showdowns and takes last tricks; five new cards seldom do as well."""
-    from search_exchange import _later_rounds, _opponent_values
+    from referee.bots.search_exchange import _later_rounds, _opponent_values
 
     hand = [CARD_INT[c] for c in ["Ah", "Ad", "7c", "4s", "2h"]]
     unseen = [c for c in range(52) if c not in hand]
@@ -93,7 +89,7 @@ def _later_two_seat(hand: list[str], points: int, deadline=None) -> tuple[list[f
     """The rounds-ahead figures of keeping all and changing all, at a two-seat
     table with `points` to the seat (the exact trick phase) and without a view
     (the rough last-trick odds), on the same random stream."""
-    from search_exchange import _later_rounds, _opponent_values
+    from referee.bots.search_exchange import _later_rounds, _opponent_values
 
     cards = [CARD_INT[c] for c in hand]
     unseen = [c for c in range(52) if c not in cards]
@@ -111,7 +107,7 @@ def test_the_rounds_ahead_play_a_two_seat_trick_phase_out_exactly() -> None:
     """A royal flush kept to the end is a sure Chicago for the seat that leads:
     played out exactly it is worth the Chicago less the call's margin, half of
     the swing, where the rough odds give its ace 60 % of the last trick."""
-    from search_tricks import CALL_MARGIN_POINTS
+    from referee.bots.search_tricks import CALL_MARGIN_POINTS
 
     royal = "As Ks Qs Js Ts".split()
     exact, rough = _later_two_seat(royal, 20)

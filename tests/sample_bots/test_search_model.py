@@ -1,22 +1,18 @@
 """The search bots' model of the other seat at a two-seat Chicago table
-(`sample_bots/python/search_model.py`): worlds that fit everything seen,
+(`referee/bots/search_model.py`): worlds that fit everything seen,
 and an inference that the deal's history sharpens."""
 
 from __future__ import annotations
 
 import random
-import sys
-from pathlib import Path
 from types import SimpleNamespace
 
 from protocol.chicago import ShowdownRecord
+from referee.bots.search_model import HistoryModel, keep_of_size, world_source
 from referee.games import PUBLIC, ChicagoPosition, get_game, new_game, seat_knowledge, state_from_position
 from referee.games.cards import CARD_INT, CARD_STR
 from referee.games.poker import category_code, evaluate
 from referee.games.rules import build_rules
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "sample_bots" / "python"))
-from search_model import HistoryModel, keep_of_size, world_source  # noqa: E402
 
 
 def _ints(cards: str) -> list[int]:

@@ -1,25 +1,21 @@
-"""The search bots' two-seat Chicago endgame (`sample_bots/python/search_tricks.py`):
+"""The search bots' two-seat Chicago endgame (`referee/bots/search_tricks.py`):
 the exact solver against hand-worked deals and a naive minimax, the
 keep model behind the sampled hands, and the Chicago call from positions."""
 
 from __future__ import annotations
 
 import random
-import sys
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
 from protocol.chicago import CallChicago, ChicagoRules
+from referee.bots import search
+from referee.bots.search_model import PlausibleHands, card_bits, hand_plausible
+from referee.bots.search_tricks import Solver, chicago_call
 from referee.games import ChicagoPosition, get_game, seat_knowledge, state_from_position
 from referee.games.cards import CARD_INT, CARD_STR
 from referee.games.rules import build_rules
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "sample_bots" / "python"))
-import search_common
-from search_model import PlausibleHands, card_bits, hand_plausible
-from search_tricks import Solver, chicago_call
 
 RULES = ChicagoRules()
 
@@ -123,11 +119,11 @@ def _call_position(mine: str, theirs: str, exchanged: tuple[int, ...]) -> tuple[
     return state_from_position(position, rules), rules
 
 
-def _decision(state: object, rules: object, seed: int = 1) -> search_common.Decision:
+def _decision(state: object, rules: object, seed: int = 1) -> search.Decision:
     view = state.view(0)  # type: ignore[attr-defined]
     knowledge = seat_knowledge(view, [], rules)
-    deadline = search_common.Deadline(float("inf"), 1000)
-    return search_common.Decision(view, state.legal_actions(), knowledge, rules,  # type: ignore[attr-defined]
+    deadline = search.Deadline(float("inf"), 1000)
+    return search.Decision(view, state.legal_actions(), knowledge, rules,  # type: ignore[attr-defined]
                                   random.Random(seed), 400, deadline)
 
 
@@ -154,18 +150,18 @@ def test_the_chicago_question_is_searched_only_where_it_is_played_out_exactly() 
     """Two seats: the search answers it (exactly); three seats: greedy does,
     as playouts in uniform worlds call Chicagos that fail; tricks are searched."""
     state, rules = _call_position("Ah Kh Qd 9c 4s", "2s 2d 7c 8h Jd", (2, 3, 1, 1, 0, 3))
-    assert not search_common.heuristic(state.view(0))
+    assert not search.heuristic(state.view(0))
     hands = (("Ah", "Kh", "Qd", "9c", "4s"), ("2s", "2d", "7c", "7h", "Jd"), ("3c", "5d", "8s", "Ts", "Kc"))
     rest = [CARD_STR[c] for c in range(52) if CARD_STR[c] not in [c for h in hands for c in h]]
     three = ChicagoPosition(n_players=3, dealer=2, hands=hands, stock=tuple(rest[:20]), discards=tuple(rest[20:]),
                             scores=(20, 20, 20), phase="chicago_call", exchanged=(2, 0, 3, 1, 0, 2, 1, 0, 3))
     state3 = state_from_position(three, rules)
-    assert state3.view(0).phase == "chicago_call" and search_common.heuristic(state3.view(0))
+    assert state3.view(0).phase == "chicago_call" and search.heuristic(state3.view(0))
     state3.apply_action(CallChicago(call=False))
     while state3.view(state3.current_player()).phase == "chicago_call":
         state3.apply_action(CallChicago(call=False))
     assert state3.view(state3.current_player()).phase == "trick"
-    assert not search_common.heuristic(state3.view(state3.current_player()))
+    assert not search.heuristic(state3.view(state3.current_player()))
 
 
 def test_a_sure_chicago_is_called_and_a_weak_hand_is_not() -> None:

@@ -254,7 +254,7 @@ async def test_a_snooping_bot_sees_only_itself(tmp_path: Path, monkeypatch: pyte
         # its own folder is read-only, its scratch is writable.
         assert set(rep["paths"].values()) == {"FileNotFoundError"}
         assert rep["import_referee_games"] == "ok"  # the pure engine is shown, read-only
-        assert rep["engine_files"] == ["__init__.py", "errors.py", "games"]  # nothing else of referee/
+        assert rep["engine_files"] == ["__init__.py", "bots", "errors.py", "games"]  # the engine and built-in bots only
         assert rep["engine_write"] in ("OSError", "PermissionError")
         assert set(rep["import_runtime"].values()) == {"ModuleNotFoundError"}, rep["import_runtime"]
         assert rep["write"]["/bot/planted.txt"] in ("OSError", "PermissionError")

@@ -34,7 +34,7 @@ pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="need
 
 ROOT = Path(__file__).resolve().parents[2]
 FIRST = ROOT / "sample_bots" / "python" / "first_legal_bot.py"
-GREEDY = ROOT / "sample_bots" / "python" / "greedy_bot.py"
+GREEDY = "greedy"  # the built-in bot
 BOTS = ROOT / "tests" / "bots"
 RUN_BOUND_S = 240  # a generous outer bound for one small tournament on a busy machine
 cli = CliRunner()

@@ -12,6 +12,7 @@ scanning /proc for it.
 from __future__ import annotations
 
 import csv
+import importlib.util
 import io
 import json
 import os
@@ -66,7 +67,7 @@ pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="need
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample_bots"
-GREEDY = SAMPLE / "python" / "greedy_bot.py"
+GREEDY = "greedy"  # the built-in bot
 FIRST = SAMPLE / "python" / "first_legal_bot.py"
 ILLEGAL = ROOT / "tests" / "bots" / "illegal.py"
 cli = CliRunner()
@@ -255,8 +256,12 @@ def test_sample_config_is_valid() -> None:
     assert set(t.bot_names) >= {"random", "first-legal", "js-heuristic"}
     assert t.table_size in (2, 3)
     for b in t.bots:
-        script = Path(b.spec.cwd or ".") / next(a for a in b.spec.argv if a.endswith((".py", ".js")))
-        assert script.exists(), script
+        scripts = [a for a in b.spec.argv if a.endswith((".py", ".js"))]
+        if scripts:
+            assert (Path(b.spec.cwd or ".") / scripts[0]).exists(), scripts
+        else:  # a built-in bot, by name
+            module = b.spec.argv[b.spec.argv.index("-m") + 1]
+            assert importlib.util.find_spec(module) is not None, module
 
 
 async def test_builds_run_first_and_missing_programs_fail_fast(tmp_path: Path) -> None:

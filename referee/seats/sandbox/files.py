@@ -3,10 +3,11 @@
 A bot sees the system folders read-only (`/usr` and the `/bin`, `/lib`
 links), a few files of `/etc` that programs need to start (the dynamic
 linker's cache, time zone, user names, CA certificates), and, for Python
-bots, a library folder with the `protocol` SDK, `msgspec` and the pure rules
-engine: `referee/__init__.py`, `referee/errors.py` and `referee/games/`.
-Nothing else of `referee/` (no tournament, logs, seeding or sandbox code),
-and nothing of the virtual environment beyond msgspec.
+bots, a library folder with the `protocol` SDK, `msgspec`, the pure rules
+engine and the built-in bots: `referee/__init__.py`, `referee/errors.py`,
+`referee/games/` and `referee/bots/` (which import only those). Nothing else
+of `referee/` (no tournament, logs, seeding or sandbox code), and nothing of
+the virtual environment beyond msgspec.
 
 The `/etc` files and the library are copied once per referee into a
 folder of its own (readable by all, writable by the referee only) and each
@@ -36,7 +37,7 @@ from referee.errors import SandboxUnavailable
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 SYSTEM_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "alternatives", "nsswitch.conf",
                 "passwd", "group", "ssl")  # under /etc
-ENGINE_FILES = ("__init__.py", "errors.py", "games")  # of referee/: the pure rules and what they import
+ENGINE_FILES = ("__init__.py", "errors.py", "games", "bots")  # of referee/: the rules, the built-in bots, their imports
 STAGE_PREFIX = "chicago-referee-files-"
 _SKIP = shutil.ignore_patterns("private", "*.pyc.*")  # /etc/ssl/private holds keys; half-written bytecode
 
@@ -110,5 +111,5 @@ def etc_binds() -> list[str]:
 
 
 def lib_binds(lib_dir: str) -> list[str]:
-    """The library folder for Python bots: protocol, msgspec, the pure engine."""
+    """The library folder for Python bots: protocol, msgspec, the pure engine, the built-in bots."""
     return ["--ro-bind", str(stage() / "lib"), lib_dir]

@@ -26,8 +26,8 @@ from typing import Any
 
 from protocol.chicago import CallChicago
 from protocol.common import PlayCard
+from referee.bots.search_model import card_bits, world_source
 from referee.games.cards import CARD_INT
-from search_model import card_bits, world_source
 
 TRICK_WORLDS = 120  # worlds per trick decision
 CALL_WORLDS = 120  # worlds for the Chicago question

@@ -1,6 +1,6 @@
-"""Sample bot `euchre`: simple, explainable heuristics for Ghost Hand Euchre.
+"""The built-in bot `euchre`: simple, explainable heuristics for Ghost Hand Euchre.
 
-Uses only `protocol` and the standard library (bots never see `referee`).
+Uses only `protocol` and the standard library, none of the engine.
 `choose(view, legal)` is a pure function: the same view and legal list give
 the same action. In any other game it returns `legal[0]` (always legal).
 
@@ -24,13 +24,8 @@ Heuristics, by phase (docs/rules.md, Ghost Hand Euchre):
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
-try:
-    from protocol.bot import run_bot
-except ImportError:  # running from a source checkout without installing
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-    from protocol.bot import run_bot
+from protocol.bot import run_bot
 from protocol.common import PlayCard
 from protocol.euchre import Bid, EuchreView, NameTrump, SwapGhost
 
@@ -259,5 +254,9 @@ def choose(view, legal):
     return action if action in legal else legal[0]
 
 
-if __name__ == "__main__":
+def main() -> None:
     run_bot(choose, name="euchre", version="1.0")
+
+
+if __name__ == "__main__":
+    main()

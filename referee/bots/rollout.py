@@ -1,16 +1,17 @@
-"""Fast playout policies for search bots: finish a deal with plausible play.
+"""Fast playout policies for the search bots: finish a deal with plausible play.
 
 A Monte Carlo search (PIMC, ISMCTS) judges a move by playing the rest of the
 deal out many times in sampled worlds. Uniformly random play is a poor judge
 in both games: a random exchange throws away made hands, a random bid shoots
 the moon on nothing. These policies are cheap rules of thumb instead, and
-they read the engine's own state (hands, the trick, trump) rather than
-building a view per step, which would cost more than the step itself.
+they read the engine state through its accessors for playout policies
+(hands, the trick, trump: `hand`, `trick`, `trump`, `playable_cards`, ...)
+rather than building a view per step, which would cost more than the step
+itself.
 
 `finish_deal(state, rng)` plays until the deal ends (or the game does) and
 returns each seat's score change; `playout_action(state, rng)` is one step.
-Pure and synchronous, like every engine module: the same state and the same
-`rng` give the same play.
+Pure and synchronous: the same state and the same `rng` give the same play.
 """
 
 from __future__ import annotations
@@ -63,10 +64,10 @@ def chicago_keep(hand: list[int], last: bool) -> list[int]:
 
 
 def _chicago_exchange(state: ChicagoState, seat: int) -> Exchange:
-    hand = state._hands[seat]
-    if state._kopstopp(seat):
+    hand = state.hand(seat)
+    if not state.exchange_allowed(seat):
         return Exchange(discard=[])
-    last = state._round + 1 >= state.rules.exchanges
+    last = state.exchange_round() >= state.rules.exchanges
     keep = set(chicago_keep(hand, last))
     return Exchange(discard=[CARD_STR[c] for c in hand if c not in keep])
 
@@ -74,28 +75,28 @@ def _chicago_exchange(state: ChicagoState, seat: int) -> Exchange:
 def _chicago_card(state: ChicagoState, seat: int, rng: random.Random) -> int:
     """Shed low cards and save the strongest for the scoring last trick; the
     declarer plays high; against a declarer, beat the led card if possible."""
-    options = state._playable(seat)
+    options = state.playable_cards(seat)
     if len(options) == 1:
         return options[0]
-    declarer = state._declarer
+    declarer = state.declarer()
     if declarer == seat:
         return max(options, key=lambda c: c >> 2)
-    trick = state._trick
+    trick = state.trick()
     if declarer is not None and trick:
         led = trick[0][1] & 3
         best = max(c for _, c in trick if c & 3 == led)
         beaters = [c for c in options if c & 3 == led and c > best]
         if beaters:
             return min(beaters)
-    hand = state._hands[seat]
+    hand = state.hand(seat)
     keeper = max(hand, key=lambda c: (c >> 2, rng.random()))
     spare = [c for c in options if c != keeper] or options
     return min(spare, key=lambda c: (c >> 2, c & 3))
 
 
 def _chicago_action(state: ChicagoState, rng: random.Random) -> Any:
-    seat = state._to_act
-    phase = state._phase
+    seat = state.current_player()
+    phase = state.phase()
     if phase == "exchange":
         return _chicago_exchange(state, seat)
     if phase == "trick":
@@ -133,20 +134,20 @@ def best_trump(hand: list[int]) -> tuple[int, float]:
 
 
 def _euchre_bid(state: GhostEuchreState, seat: int) -> Any:
-    _, tricks = best_trump(state._hands[seat])
-    bids = state._open_bids()
+    _, tricks = best_trump(state.hand(seat))
+    bids = state.open_bids()
     contract = [b for b in bids if b <= 5 and b <= tricks + 0.5]
     return Bid(bid=max(contract)) if contract else Pass()
 
 
 def _euchre_card(state: GhostEuchreState, seat: int) -> int:
     """Lead the strongest card; follow with the cheapest winner, else the cheapest card."""
-    follow, rest = state._playable(seat)
-    options = follow or rest
+    options = state.playable_cards(seat)
     if len(options) == 1:
         return options[0]
-    trump = state._trump
-    trick = state._trick
+    trump = state.trump()
+    assert trump is not None  # cards are played only once trump is named
+    trick = state.trick()
     if not trick:
         return max(options, key=lambda c: (trick_power(c, trump, effective_suit(c, trump)), c))
     led = effective_suit(trick[0][1], trump)
@@ -157,12 +158,12 @@ def _euchre_card(state: GhostEuchreState, seat: int) -> int:
 
 
 def _euchre_action(state: GhostEuchreState, rng: random.Random) -> Any:
-    seat = state._to_act
-    phase = state._phase
+    seat = state.current_player()
+    phase = state.phase()
     if phase == "bidding":
         return _euchre_bid(state, seat)
     if phase == "name_trump":
-        return NameTrump(suit=SUITS[best_trump(state._hands[seat])[0]])  # type: ignore[arg-type]
+        return NameTrump(suit=SUITS[best_trump(state.hand(seat))[0]])  # type: ignore[arg-type]
     return _PLAY[_euchre_card(state, seat)]
 
 
@@ -186,7 +187,7 @@ def finish_deal(state: Any, rng: random.Random) -> list[int]:
     deal = state.deal_number
     apply = state.apply_action
     for _ in range(MAX_STEPS):
-        if state._over or state.deal_number != deal:
+        if state.is_terminal() or state.deal_number != deal:
             break
         apply(playout_action(state, rng))
     after = state.scores()
@@ -200,11 +201,11 @@ def exchange_candidates(state: ChicagoState) -> list[Exchange]:
 
     Searching all 32 spreads a small budget too thin; the rest are seldom
     better than one of these."""
-    seat = state._to_act
-    hand = sorted(state._hands[seat])
-    if state._kopstopp(seat):
+    seat = state.current_player()
+    hand = sorted(state.hand(seat))
+    if not state.exchange_allowed(seat):
         return [Exchange(discard=[])]
-    last = state._round + 1 >= state.rules.exchanges
+    last = state.exchange_round() >= state.rules.exchanges
     keep = frozenset(chicago_keep(hand, last))
     high = sorted(hand, key=lambda c: c >> 2, reverse=True)
     keeps = [keep, frozenset(hand), frozenset(), frozenset(high[:1]), frozenset(high[:2])]
@@ -221,6 +222,6 @@ def exchange_candidates(state: ChicagoState) -> list[Exchange]:
 def search_actions(state: Any) -> list[Any]:
     """The actions a search should consider at `state`: every legal action,
     but only `exchange_candidates` in a Chicago exchange."""
-    if isinstance(state, ChicagoState) and state._phase == "exchange":
+    if isinstance(state, ChicagoState) and state.phase() == "exchange":
         return exchange_candidates(state)  # type: ignore[return-value]
     return list(state.legal_actions())

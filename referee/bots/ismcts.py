@@ -1,4 +1,4 @@
-"""Sample bot `ismcts`: Information Set Monte Carlo Tree Search, for Swedish
+"""The built-in bot `ismcts`: Information Set Monte Carlo Tree Search, for Swedish
 Chicago (2-4 seats) and Ghost Hand Euchre.
 
 Single-observer ISMCTS (Cowling, Powley and Whitehouse, "Information Set
@@ -13,15 +13,15 @@ made them. Each iteration:
    often the child was *available*, not how often its parent was visited
    (actions legal in few worlds are not starved).
 3. **Expand** one action legal here that has no child yet.
-4. **Play out** to the end of the deal with `referee.games.rollout`.
+4. **Play out** to the end of the deal with `rollout`.
 5. **Back up** the reward of every node for the seat that chose its action
-   (`search_common.rewards`: score change against the others, and a bonus
+   (`search.rewards`: score change against the others, and a bonus
    for winning the game), so each seat's nodes maximise that seat's reward.
 
 The move played is the root child visited most. Actions are the legal ones,
 except that the others' Chicago exchanges are cut to a handful of sensible
 discards (`rollout.exchange_candidates`). This seat's own exchanges and the
-face-up card are not searched (see `search_common`: exchanges by cheap draws
+face-up card are not searched (see `search`: exchanges by cheap draws
 in `search_exchange`).
 
 Ghost Hand Euchre bids (and the ghost swap) are chosen by pimc's paired
@@ -34,41 +34,30 @@ with the tree for trump and cards; the tree's trick play against pimc's
 changed nothing, 0.461). Letting the others bid and name trump by the
 playout rule inside the tree did not mend it (0.503 and 0.358).
 
-Time and reproducibility (see `search_common`): `--budget-ms N` (default
+Time and reproducibility (see `search`): `--budget-ms N` (default
 200) buys a fixed number of iterations (`ITERATIONS_PER_MS` per
 millisecond), so a seeded match replays exactly; the clock in each request
 caps the search at 30 % of the decision limit, so it never times out.
 `--iterations N` sets the number of iterations outright.
 
-    chicago-referee match "sample_bots/python/ismcts_bot.py --budget-ms 100" sample_bots/python/pimc_bot.py
+    chicago-referee match "ismcts --budget-ms 100" pimc
 """
 
 from __future__ import annotations
 
 import math
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import pimc_bot  # noqa: E402  (a sibling sample bot: its flat search for Euchre bids)
-from search_common import Decision, main, rewards  # noqa: E402
-from search_model import card_bits, world_source  # noqa: E402
-from search_tricks import (  # noqa: E402
-    TRICK_WORLDS,
-    Solver,
-    chicago_call,
-    trick_spot,
-    two_seat,
-    worlds_for,
-)
-
-from protocol.euchre import EuchreView  # noqa: E402
-from referee.games import state_from_position  # noqa: E402
-from referee.games.cards import CARD_STR  # noqa: E402
-from referee.games.rollout import finish_deal, search_actions  # noqa: E402
+from protocol.euchre import EuchreView
+from referee.bots import pimc  # its flat search, for Ghost Hand Euchre bids
+from referee.bots.rollout import finish_deal, search_actions
+from referee.bots.search import Decision, main, rewards
+from referee.bots.search_model import card_bits, world_source
+from referee.bots.search_tricks import TRICK_WORLDS, Solver, chicago_call, trick_spot, two_seat, worlds_for
+from referee.games import state_from_position
+from referee.games.cards import CARD_STR
 
 ITERATIONS_PER_MS = 2.0  # iterations per millisecond of budget (measured on a 2-core machine)
-EXPLORATION = 0.7  # UCB1 constant; rewards are in tens of points (search_common)
+EXPLORATION = 0.7  # UCB1 constant; rewards are in tens of points (search)
 
 
 class Node:
@@ -179,7 +168,7 @@ def ismcts(decision: Decision) -> object:
         return _two_seat_tricks(decision)
     if isinstance(decision.view, EuchreView) and decision.view.phase == "bidding":
         # The tree judges bids worse than paired flat sampling (module docstring).
-        return pimc_bot.pimc(decision.rescaled(pimc_bot.ITERATIONS_PER_MS))
+        return pimc.pimc(decision.rescaled(pimc.ITERATIONS_PER_MS))
     rng = decision.rng
     root = Node(decision.seat)
     for i in range(decision.iterations):

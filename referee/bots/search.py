@@ -1,8 +1,8 @@
-"""What the search bots (`pimc_bot.py`, `ismcts_bot.py`) share: the command
+"""What the search bots (`pimc`, `ismcts`) share: the command
 line, the clock, the seed, the events of the deal, the reward, and which
 Chicago decisions are not searched.
 
-**Search where it is strong.** Measured against `greedy_bot.py`, playouts
+**Search where it is strong.** Measured against `greedy`, playouts
 judge trick play well and exchanges badly (a whole deal's noise on a choice
 that turns on the next showdown). So in Chicago an exchange is scored by
 many cheap draws (`search_exchange.best_exchange`), the face-up card is
@@ -13,7 +13,7 @@ greedy's (`heuristic`): playout worlds deal the others' cards uniformly,
 but they kept their high cards, so pimc called 86 Chicagos in 180 games at
 three seats and failed 45; with greedy's call it failed none and won 5.8 ±
 2.1 % more games on the same deals. Ghost Hand Euchre is searched throughout
-(ismcts bids by pimc's flat search: see `ismcts_bot`).
+(ismcts bids by pimc's flat search: see `ismcts`).
 
 **Reproducible by design.** A search that runs until a wall-clock deadline
 gives different answers on a busy machine and an idle one, so a match would
@@ -43,25 +43,18 @@ import random
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-try:
-    from protocol.bot import run_bot
-except ImportError:  # running from a source checkout without installing
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-    from protocol.bot import run_bot
-
+from protocol.bot import run_bot
 from protocol.chicago import ChicagoRules
 from protocol.common import DealStarted
 from protocol.messages import GameStart, Request
+from referee.bots import greedy  # its heuristics, where sampling is weak
+from referee.bots.search_exchange import best_exchange
+from referee.bots.search_model import history_model
+from referee.bots.search_tricks import two_seat
 from referee.games import seat_knowledge
 from referee.games.cards import CARD_INT
-
-import greedy_bot  # noqa: E402  (a sibling sample bot: its heuristics where sampling is weak)
-from search_exchange import best_exchange  # noqa: E402
-from search_model import history_model  # noqa: E402
-from search_tricks import two_seat  # noqa: E402
 
 DEFAULT_BUDGET_MS = 200
 MAX_BUDGET_MS = 60_000
@@ -238,7 +231,7 @@ class SearchBot:
                 return best_exchange(view, legal, self.rules, rng, deadline,
                                      history_model(view, self.events, self.my_hands, self.rules, rng)) or legal[0]
             if phase is not None and heuristic(view):
-                return greedy_bot.choose(view, legal, self.rules)
+                return greedy.choose(view, legal, self.rules)
             knowledge = seat_knowledge(view, self.events, self.rules)
             iterations = self.settings.iteration_budget(self.per_ms)
             decision = Decision(view, legal, knowledge, self.rules, rng, iterations, deadline,

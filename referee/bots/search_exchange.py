@@ -37,11 +37,11 @@ import bisect
 import random
 from typing import Any
 
+from referee.bots.rollout import chicago_keep
+from referee.bots.search_model import card_bits
+from referee.bots.search_tricks import CALL_MARGIN_POINTS, Solver
 from referee.games.cards import CARD_INT
 from referee.games.poker import evaluate, hand_points
-from referee.games.rollout import chicago_keep
-from search_model import card_bits
-from search_tricks import CALL_MARGIN_POINTS, Solver
 
 DRAWS = 300  # refills per discard
 OPPONENT_HANDS = 400  # sampled hands of the others, for the chance of winning a showdown

@@ -1,8 +1,6 @@
-"""`state.clone()` and the playout policies search bots use (`referee.games.rollout`).
-
-A clone must play on exactly as the original would (same legal actions,
-views, events and result) and share nothing with it; the playout policies
-must only ever pick legal actions and always finish a deal.
+"""The playout policies of the built-in search bots (`referee/bots/rollout.py`):
+they only ever pick legal actions, always finish a deal, replay from a seed,
+and keep what a plain poker player keeps.
 """
 
 from __future__ import annotations
@@ -12,8 +10,8 @@ import random
 import pytest
 
 from protocol.chicago import Exchange
+from referee.bots.rollout import chicago_keep, exchange_candidates, finish_deal, playout_action
 from referee.games import new_game, parse_cards
-from referee.games.rollout import chicago_keep, exchange_candidates, finish_deal, playout_action
 
 GAMES = [("chicago", 2), ("chicago", 3), ("chicago", 4), ("ghost_euchre", 3)]
 
@@ -24,40 +22,6 @@ def _advance(state, rng: random.Random, steps: int) -> None:
             return
         legal = state.legal_actions()
         state.apply_action(legal[rng.randrange(len(legal))])
-
-
-@pytest.mark.parametrize(("game", "seats"), GAMES)
-def test_a_clone_plays_on_like_the_original(game: str, seats: int) -> None:
-    for seed in range(12):
-        rng = random.Random(seed)
-        state = new_game(game, seats, seed)
-        _advance(state, rng, rng.randrange(60))
-        twin = state.clone()
-        a, b = random.Random(seed * 7), random.Random(seed * 7)
-        while not state.is_terminal():
-            assert twin.current_player() == state.current_player()
-            legal = list(state.legal_actions())
-            assert list(twin.legal_actions()) == legal
-            seat = state.current_player()
-            assert twin.view(seat) == state.view(seat)
-            state.apply_action(legal[a.randrange(len(legal))])
-            twin.apply_action(legal[b.randrange(len(legal))])
-        assert twin.is_terminal()
-        assert twin.result() == state.result()
-        assert twin.events == state.events
-        assert twin.dealt_decks() == state.dealt_decks()
-
-
-@pytest.mark.parametrize(("game", "seats"), GAMES)
-def test_playing_a_clone_leaves_the_original_alone(game: str, seats: int) -> None:
-    rng = random.Random(3)
-    state = new_game(game, seats, 3)
-    _advance(state, rng, 5)
-    seat = state.current_player()
-    before = (state.view(seat), list(state.legal_actions()), len(state.events), state.scores())
-    twin = state.clone()
-    finish_deal(twin, random.Random(1))
-    assert (state.view(seat), list(state.legal_actions()), len(state.events), state.scores()) == before
 
 
 @pytest.mark.parametrize(("game", "seats"), GAMES)

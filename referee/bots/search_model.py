@@ -38,9 +38,9 @@ import random
 from itertools import combinations
 from typing import Any
 
+from referee.bots.rollout import chicago_keep
 from referee.games.cards import CARD_INT
 from referee.games.poker import category_code, category_index, evaluate
-from referee.games.rollout import chicago_keep
 
 PARTICLES = 300  # histories of the other seat's deal per decision
 UNLIKELY = 0.1  # the weight of a hand with no keep of its exchange's size (a count a sensible player would not choose)

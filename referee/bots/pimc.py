@@ -1,17 +1,17 @@
-"""Sample bot `pimc`: Perfect Information Monte Carlo search, for Swedish
+"""The built-in bot `pimc`: Perfect Information Monte Carlo search, for Swedish
 Chicago (2-4 seats) and Ghost Hand Euchre.
 
 For each decision it samples worlds (full deals consistent with everything
 this seat has seen: `referee.games.seat_knowledge`), and in each world plays
 every candidate action followed by a playout to the end of the deal
-(`referee.games.rollout`: plain poker exchanges, shed low and save the best
+(`rollout`: plain poker exchanges, shed low and save the best
 card for the last trick, cheapest winners in Euchre). It plays the candidate
 with the best mean reward over the worlds. Every candidate meets the same
 worlds and the same playout random stream, so the comparison is paired and
 a few dozen worlds separate close options.
 
 Chicago exchanges and the face-up card are not searched (see
-`search_common`: exchanges by cheap draws in `search_exchange`).
+`search`: exchanges by cheap draws in `search_exchange`).
 
 Candidates: every legal action. The
 playouts are shared out by sequential halving (Karnin, Koren and Somekh
@@ -19,32 +19,28 @@ playouts are shared out by sequential halving (Karnin, Koren and Somekh
 so on, so close choices get most of the budget.
 
 Reward: a seat's score change over the deal minus the mean of the others',
-plus a bonus for winning the game (`search_common.rewards`): the showdown
+plus a bonus for winning the game (`search.rewards`): the showdown
 points, the last trick, a Chicago made or failed, Euchre contracts made or
 set all count as the game counts them.
 
-Time and reproducibility (see `search_common`): `--budget-ms N` (default
+Time and reproducibility (see `search`): `--budget-ms N` (default
 200) buys a fixed number of playouts (`ITERATIONS_PER_MS` per millisecond),
 so a seeded match replays exactly; the clock in each request caps the search
 at 30 % of the decision limit, so it never times out. `--iterations N` sets the
 number of playouts outright.
 
-    chicago-referee match "sample_bots/python/pimc_bot.py --budget-ms 100" sample_bots/python/greedy_bot.py
+    chicago-referee match "pimc --budget-ms 100" greedy
 """
 
 from __future__ import annotations
 
 import math
 import random
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from search_common import Decision, main, rewards  # noqa: E402
-from search_tricks import pimc_two_seat, two_seat  # noqa: E402
-
-from referee.games import state_from_position  # noqa: E402
-from referee.games.rollout import finish_deal  # noqa: E402
+from referee.bots.rollout import finish_deal
+from referee.bots.search import Decision, main, rewards
+from referee.bots.search_tricks import pimc_two_seat, two_seat
+from referee.games import state_from_position
 
 ITERATIONS_PER_MS = 2.5  # playouts per millisecond of budget (measured on a 2-core machine)
 

@@ -1,6 +1,6 @@
-"""Sample bot `greedy`: simple, explainable heuristics for Swedish Chicago.
+"""The built-in bot `greedy`: simple, explainable heuristics for Swedish Chicago.
 
-Uses only `protocol` and the standard library (bots never see `referee`).
+Uses only `protocol` and the standard library, none of the engine.
 `choose(view, legal)` is a pure function: the same view and legal list give
 the same action (its small Monte Carlo samples are seeded from the view).
 
@@ -32,13 +32,8 @@ from __future__ import annotations
 import random
 import sys
 from collections import Counter
-from pathlib import Path
 
-try:
-    from protocol.bot import run_bot
-except ImportError:  # running from a source checkout without installing
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-    from protocol.bot import run_bot
+from protocol.bot import run_bot
 
 RANKS = "23456789TJQKA"
 SUITS = "shdc"
@@ -482,15 +477,16 @@ def choose(view, legal, rules=None):
     return action if action is not None else legal[0]
 
 
+def main() -> None:
+    """Serve the referee, with each game's rules from its `game_start`."""
+    current: dict[str, object] = {}
+
+    def on_game_start(msg) -> None:
+        current["rules"] = msg.rules
+
+    run_bot(lambda view, legal: choose(view, legal, current.get("rules")), name="greedy", version="1.0",
+            on_game_start=on_game_start)
+
+
 if __name__ == "__main__":
-    _current: dict[str, object] = {}
-
-    def _on_game_start(msg) -> None:
-        _current["rules"] = msg.rules
-
-    run_bot(
-        lambda view, legal: choose(view, legal, _current.get("rules")),
-        name="greedy",
-        version="1.0",
-        on_game_start=_on_game_start,
-    )
+    main()
