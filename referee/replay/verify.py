@@ -55,8 +55,6 @@ class Verdict:
         return self.status == OK
 
 
-
-
 def verify_log(log: GameLog) -> int:
     """Check a loaded log; returns the number of actions. Raises LogMismatch."""
     return LogChecker(log).run()
