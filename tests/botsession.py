@@ -21,7 +21,7 @@ from protocol.messages import (
     TimeControl,
 )
 from referee.games.base import PUBLIC
-from referee.seats.bot_process import resolve_command
+from referee.seats.bot_command import resolve_command
 
 
 def one_request(bot: str | Path, state: Any, game: str, players: list[str], cwd: Path) -> tuple[BotHello, ActionReply]:

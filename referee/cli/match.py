@@ -43,7 +43,7 @@ from referee.play.match import MatchConfig, run_match, summarize, unique_names
 from referee.seats.isolation import require_isolation
 from referee.play.game_spec import FailurePolicy
 from referee.play.start import read_start, start_file
-from referee.seats.bot_process import check_runnable, resolve_command
+from referee.seats.bot_command import check_runnable, resolve_command
 from referee.seats.clock import DEFAULT_TIME_CONTROL, format_time_control, parse_time_control
 from referee.seats.sandbox import SandboxLimits, parse_limits
 from referee.stats.ratings import parse_sprt

@@ -34,7 +34,7 @@ from referee.play.match import unique_names
 from referee.play.game_spec import GameRecord
 from referee.play.start import read_start, start_file
 from referee.play.table import TableConfig, play_table
-from referee.seats.bot_process import BotSpec, resolve_command
+from referee.seats.bot_command import BotSpec, resolve_command
 from referee.seats.clock import DEFAULT_TIME_CONTROL, format_time_control, parse_time_control
 from referee.seats.sandbox import SandboxLimits, parse_limits
 

@@ -43,7 +43,8 @@ from referee.play.match import MatchConfig, play_one
 from referee.play.handle import BotHandle
 from referee.play.game_spec import make_request
 from referee.play.seeding import derive_seed
-from referee.seats.bot_process import BotProcess, BotSpec
+from referee.seats.bot_command import BotSpec
+from referee.seats.bot_process import BotProcess
 from referee.seats.clock import SeatClock
 from referee.seats.sandbox import SANDBOX_PATH, SandboxLimits, sandbox_python
 from referee.seats.sandbox.files import stage

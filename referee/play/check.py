@@ -33,7 +33,7 @@ from referee.play.deals import parse_deals
 from referee.play.match import MatchConfig, play_one
 from referee.play.handle import BotHandle
 from referee.play.game_spec import FailurePolicy, GameRecord
-from referee.seats.bot_process import BotSpec
+from referee.seats.bot_command import BotSpec
 from referee.seats.sandbox import SandboxLimits
 
 # Deals per check game by seat count: enough for every decision kind, few

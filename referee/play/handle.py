@@ -18,7 +18,8 @@ from referee import __version__
 from referee.errors import BotError, ProtocolViolation
 from referee.play.game_spec import StartFailure
 from referee.play.replies import decode_hello
-from referee.seats.bot_process import BotProcess, BotSpec, start_bot
+from referee.seats.bot_command import BotSpec
+from referee.seats.bot_process import BotProcess, start_bot
 
 BYE = msgspec.json.encode(Bye()) + b"\n"
 

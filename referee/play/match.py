@@ -26,7 +26,7 @@ from referee.play.runner import log_path_for
 from referee.play.seeding import derive_seed
 from referee.play.session import discard_logs, play_game
 from referee.play.summary import MatchResult, summarize
-from referee.seats.bot_process import BotSpec
+from referee.seats.bot_command import BotSpec
 from referee.seats.sandbox import describe
 
 __all__ = ["MatchConfig", "MatchResult", "play_one", "run_match", "seat_rotations", "summarize", "unique_names"]

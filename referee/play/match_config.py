@@ -20,7 +20,7 @@ from referee.play.game_spec import FailurePolicy
 from referee.play.in_order import MAX_MATCH_GAMES
 from referee.play.start import check_start
 from referee.play.watch import WatchGames
-from referee.seats.bot_process import BotSpec
+from referee.seats.bot_command import BotSpec
 from referee.seats.isolation import isolated, require_isolation
 from referee.seats.sandbox import SandboxLimits
 

@@ -28,7 +28,7 @@ from referee.play.seeding import derive_seed
 from referee.play.session import play_game
 from referee.play.start import check_start
 from referee.play.summary import MatchResult, summarize
-from referee.seats.bot_process import BotSpec
+from referee.seats.bot_command import BotSpec
 from referee.seats.human import HumanSeat, Player, engine_judge
 from referee.seats.isolation import isolated, require_isolation
 from referee.seats.sandbox import SandboxLimits, describe

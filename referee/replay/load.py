@@ -26,7 +26,7 @@ import msgspec
 from protocol.messages import SeatFailure
 from referee.errors import CorruptLog, RefereeError
 from referee.games import get_game
-from referee.games.base import PUBLIC, Deal, GameDef, GameState
+from referee.games.base import Deal, GameDef, GameState
 from referee.logs.gamelog import read_log
 from referee.logs.records import ActionRecord, DealRecord, FailureRecord, LogHeader, LogResult, Record
 from referee.play.deals import parse_deals

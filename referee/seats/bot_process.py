@@ -8,7 +8,7 @@ to exit, and then its whole process group is killed. A child that left the
 group (a new session) is found by the tag every bot process carries in its
 environment, which its children inherit, and killed too.
 
-A spec with `sandbox` limits runs in a sandbox instead (`seats/sandbox.py`):
+A spec with `sandbox` limits runs in a sandbox instead (`seats/sandbox/`):
 its own namespaces, identity, files and limits, and a session whose group
 kill takes the whole sandbox down. It waits behind a gate until the guardian
 knows it and, where it has cgroup v2 groups, until its processes are in
@@ -17,17 +17,11 @@ them (`seats/sandbox/gate.py`).
 
 from __future__ import annotations
 
-import errno
 import os
-import re
-import select
 import shlex
-import shutil
 import signal
 import subprocess
-import sys
 import uuid
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -35,140 +29,17 @@ from typing import NoReturn
 
 import trio
 
-from referee.bots import BUILTIN_BOTS, BuiltinBot
-from referee.errors import BotCrashed, BotStartError, ProtocolViolation, SandboxUnavailable
+from referee.errors import BotCrashed, BotStartError, SandboxUnavailable
+from referee.seats.bot_command import BotSpec
 from referee.seats.cputime import ProcessTreeCpu
 from referee.seats.guardian import GUARDIAN, TAG_VARIABLE
-from referee.seats.sandbox import SandboxedBot, SandboxLimits, forbidden_paths, plan
+from referee.seats.line_reader import LineReader, io_error
+from referee.seats.sandbox import SandboxedBot, forbidden_paths, plan
 from referee.seats.sandbox.files import stage
 
-MAX_LINE = 256 * 1024
-READ_SIZE = 65536
-MAX_READS_WITHOUT_YIELD = 16
-LINES_WITHOUT_YIELD = 4
 STDERR_TAIL = 8 * 1024
 SHUTDOWN_GRACE_S = 0.5
 GAME_STDERR_KEEP = 1 << 20  # the last 1 MB of each game's stderr is kept beside its log
-
-
-@dataclass(frozen=True)
-class BotSpec:
-    """A bot as the user names it: a label and the argv that starts it; with
-    `sandbox` limits it runs isolated, and `hidden` names paths of the run
-    (logs, config, results) its visible folder must not contain."""
-
-    name: str
-    argv: tuple[str, ...]
-    cwd: str | None = None
-    sandbox: SandboxLimits | None = None
-    hidden: tuple[str, ...] = ()
-    env: tuple[tuple[str, str], ...] | None = None  # unsandboxed: this environment instead of the referee's
-
-
-def resolve_command(command: str | Sequence[str], name: str | None = None, cwd: str | None = None,
-                    sandbox: SandboxLimits | None = None) -> BotSpec:
-    """Split like a shell; run `.py` with this Python (in a sandbox: the system
-    Python of the same version) and `.js` with node. A first word that is a
-    built-in bot's name (`pimc`, `greedy`, ...: `referee.bots`) runs that bot,
-    its options after it (`pimc --budget-ms 100`); a word with a `/` is always
-    a path, so a file of the same name is `./pimc`."""
-    try:
-        argv = shlex.split(command) if isinstance(command, str) else list(command)
-    except ValueError as exc:  # an unbalanced quote
-        raise BotStartError(f"bot command {command!r} cannot be split into words: {exc}; "
-                            "check its quotes") from None
-    if not argv:
-        raise BotStartError("empty bot command")
-    first = argv[0]
-    builtin = BUILTIN_BOTS.get(first)
-    if builtin is not None:
-        return BotSpec(name=name or builtin.name, argv=_builtin_argv(builtin, argv[1:]), cwd=cwd, sandbox=sandbox)
-    base = Path(cwd) if cwd else Path.cwd()
-    path = Path(first) if Path(first).is_absolute() else base / first
-    words = list(argv)  # as written: the name comes from these
-    if first.endswith(".py"):
-        argv = [sys.executable, "-u", first, *argv[1:]]
-    elif first.endswith(".js"):
-        node = shutil.which("node") or shutil.which("nodejs")
-        if node is None:
-            raise BotStartError(f"cannot run {first}: node (Node.js) is not installed")
-        argv = [node, first, *argv[1:]]
-    elif path.is_dir():
-        raise BotStartError(f"bot {first!r} is a directory; give the program to run")
-    named = _named_after(words)
-    label = name or Path(named).stem or named
-    return BotSpec(name=label, argv=tuple(argv), cwd=cwd, sandbox=sandbox)
-
-
-def _builtin_argv(bot: BuiltinBot, options: Sequence[str] = ()) -> tuple[str, ...]:
-    """This Python running the bot's module. `-P`: the working folder is not
-    put on the module path, so a `referee/` folder there cannot stand in for
-    the installed one."""
-    return (sys.executable, "-u", "-P", "-m", bot.module, *options)
-
-
-# Interpreter options whose value is the next word, and the option after
-# which the next word is the program (`java -jar my.jar`, `python -m pkg.bot`).
-_OPTIONS_WITH_VALUE = {"-W", "-X", "-cp", "-classpath", "--class-path", "-r", "--require"}
-_PROGRAM_OPTIONS = {"-jar", "-m"}
-_INLINE_PROGRAM = {"-c", "-e", "--eval"}  # the program is text on the command line: named after the interpreter
-
-
-def _named_after(words: Sequence[str]) -> str:
-    """The word a command is named after: the script, jar or module an
-    interpreter runs (`python3 -u mybot.py` is `mybot`, `java -jar my.jar`
-    is `my`, `python -m pkg.bot` is `bot`), else the program itself."""
-    first = words[0]
-    if not _is_interpreter(first):
-        return first
-    i = 1
-    while i < len(words):
-        word = words[i]
-        if word in _PROGRAM_OPTIONS and i + 1 < len(words):
-            following = words[i + 1]
-            return following.rsplit(".", 1)[-1] if word == "-m" else following
-        if word in _INLINE_PROGRAM:
-            return first
-        if word == "--":
-            return words[i + 1] if i + 1 < len(words) else first
-        if not word.startswith("-"):
-            return word
-        i += 2 if word in _OPTIONS_WITH_VALUE else 1
-    return first
-
-
-def _is_interpreter(word: str) -> bool:
-    name = Path(word).name
-    return name in ("node", "nodejs", "ruby", "perl", "java") or re.fullmatch(r"python[0-9.]*", name) is not None
-
-
-def check_runnable(spec: BotSpec, label: str | None = None) -> None:
-    """Fail before the first game, naming the bot, when its program cannot run:
-    a missing script or program, a file without its exec bit, a folder.
-    (A typo would otherwise lose every game of the match.)"""
-    who = label or spec.name
-    argv, cwd = list(spec.argv), Path(spec.cwd) if spec.cwd else Path.cwd()
-    script = True
-    if len(argv) > 2 and argv[1] == "-u" and argv[2].endswith(".py") and "python" in Path(argv[0]).name:
-        target = argv[2]  # a .py script run with a Python
-    elif len(argv) > 1 and Path(argv[0]).name.startswith("node") and argv[1].endswith(".js"):
-        target = argv[1]
-    else:
-        target, script = argv[0], False
-    if not script and "/" not in target:
-        if shutil.which(target) is None:
-            raise BotStartError(f"{who}: {target!r} is not a program on the PATH")
-        return
-    path = Path(target) if Path(target).is_absolute() else cwd / target
-    if not path.exists():
-        near = [p.name for p in (path.with_suffix(s) for s in (".py", ".js")) if p.exists() and p != path]
-        hint = f" (did you mean {near[0]}?)" if near else ""
-        raise BotStartError(f"{who}: {target} does not exist{hint} (looked in {path.parent})")
-    if path.is_dir():
-        raise BotStartError(f"{who}: {target} is a folder; give the program to run")
-    if not script and not os.access(path, os.X_OK):
-        raise BotStartError(f"{who}: {target} is not executable: chmod +x {target}, or name its interpreter "
-                            f"(e.g. \"python3 {target}\")")
 
 
 def kill_group(pid: int) -> None:
@@ -222,119 +93,6 @@ async def _deliver_cancel(proc: trio.Process, tag: str, box: SandboxedBot | None
         kill_tagged(tag)
     if box is not None and box.cgroup is not None:
         box.cgroup.kill_all()
-
-
-def _io_error(exc: OSError) -> trio.ClosedResourceError | trio.BrokenResourceError:
-    """The error trio's own pipe stream would raise for a failed read or write."""
-    if exc.errno == errno.EBADF:
-        return trio.ClosedResourceError("file was already closed")
-    return trio.BrokenResourceError(str(exc))
-
-
-class LineReader:
-    """Splits a byte stream into lines, refusing lines over `max_len` bytes.
-
-    On a pipe (a stream with `fileno`) it reads the fd directly and yields to
-    trio only to wait for data: trio's `receive_some` adds a scheduler round
-    trip to every read, and each one delays the referee's next request. Lines
-    served from the buffer (a bot that writes many lines at once) yield every
-    `LINES_WITHOUT_YIELD` lines, so a flooding bot cannot starve other games.
-    """
-
-    def __init__(self, stream: trio.abc.ReceiveStream, max_len: int = MAX_LINE) -> None:
-        self._stream = stream
-        self._fileno = getattr(stream, "fileno", None)
-        self._buf = bytearray()
-        self._max_len = max_len
-        self._scan = 0
-        self._unyielded = 0  # reads served without yielding to other tasks
-        self._buffered_lines = 0  # lines served from the buffer without yielding
-        self._poll: select.poll | None = None  # made on first use by `ready_lines`
-
-    async def _receive_some(self) -> bytes:
-        if self._fileno is None:
-            return await self._stream.receive_some(READ_SIZE)
-        if self._unyielded >= MAX_READS_WITHOUT_YIELD:  # stay fair to other tasks
-            self._unyielded = 0
-            await trio.lowlevel.checkpoint()
-        while True:
-            fd = self._fileno()
-            try:
-                chunk = os.read(fd, READ_SIZE)
-            except BlockingIOError:
-                self._unyielded = 0
-                await trio.lowlevel.wait_readable(fd)
-                continue
-            except OSError as exc:
-                raise _io_error(exc) from exc
-            self._unyielded += 1
-            return chunk
-
-    def _take_line(self) -> bytes | None:
-        """The next complete line in the buffer, if there is one within the limit."""
-        i = self._buf.find(b"\n", self._scan)
-        if 0 <= i <= self._max_len:  # a longer line, newline or not, is refused by `receive_line`
-            line = bytes(self._buf[:i])
-            del self._buf[: i + 1]
-            self._scan = 0
-            return line[:-1] if line.endswith(b"\r") else line
-        self._scan = len(self._buf)
-        return None
-
-    def ready_lines(self, max_bytes: int, max_lines: int) -> list[bytes]:
-        """The complete lines the bot has written so far, taken without waiting
-        (at most about `max_bytes` read, at most `max_lines` taken; the rest
-        stays buffered). Called before a request is sent: no line written
-        before it can be the answer to it."""
-        fd = self._fileno() if self._fileno is not None else -1
-        if fd >= 0:  # a pipe still open (else only what is buffered)
-            if self._poll is None:
-                self._poll = select.poll()
-                self._poll.register(fd, select.POLLIN)
-            while len(self._buf) < max_bytes and self._poll.poll(0):  # poll: no exception when empty
-                try:
-                    chunk = os.read(fd, READ_SIZE)
-                except OSError:  # nothing after all (or broken: `receive_line` will say so)
-                    break
-                if not chunk:
-                    break
-                self._buf += chunk
-        if not self._buf:
-            return []  # the usual case: nothing was written
-        lines: list[bytes] = []
-        while len(lines) < max_lines and (line := self._take_line()) is not None:
-            lines.append(line)
-        return lines
-
-    async def receive_line(self) -> bytes:
-        while True:
-            if self._buf:
-                if self._buffered_lines >= LINES_WITHOUT_YIELD:  # many lines at once: stay fair
-                    self._buffered_lines = 0
-                    await trio.lowlevel.checkpoint()
-                line = self._take_line()
-                if line is not None:
-                    self._buffered_lines += 1
-                    return line
-            if len(self._buf) > self._max_len:
-                head = bytes(self._buf[:200])
-                raise ProtocolViolation(
-                    f"line longer than {self._max_len} bytes without a newline",
-                    detail=head.decode("utf-8", "replace"),
-                    reason="line_too_long",
-                )
-            try:
-                chunk = await self._receive_some()
-            except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
-                raise BotCrashed("bot's stdout broke") from exc
-            if not chunk:
-                partial_line = bytes(self._buf[:200]).decode("utf-8", "replace")
-                raise BotCrashed("bot closed stdout (exited?)", detail=partial_line)
-            if not self._buf and chunk.find(b"\n") == len(chunk) - 1 and len(chunk) <= self._max_len + 1:
-                # The usual case, one whole line: no copy through the buffer.
-                self._buffered_lines = 0
-                return bytes(chunk[:-2] if chunk.endswith(b"\r\n") else chunk[:-1])
-            self._buf += chunk
 
 
 @dataclass
@@ -445,7 +203,7 @@ class BotProcess:
                     await self._broken(exc)
                 continue
             except OSError as exc:
-                await self._broken(_io_error(exc))
+                await self._broken(io_error(exc))
             del self._unsent[:n]
 
     async def _broken(self, exc: Exception) -> NoReturn:

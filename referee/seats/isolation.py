@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from referee.seats.bot_process import BotSpec
+from referee.seats.bot_command import BotSpec
 from referee.seats.sandbox import SandboxLimits, check_bot, forbidden_paths, require_freezer, require_sandbox
 
 

@@ -26,7 +26,7 @@ from referee.games import get_game
 from referee.games.base import GameDef
 from referee.games.rules import build_rules, preset_options
 from referee.play.game_spec import FailurePolicy
-from referee.seats.bot_process import BotSpec, resolve_command
+from referee.seats.bot_command import BotSpec, resolve_command
 from referee.seats.clock import DEFAULT_TIME_CONTROL, parse_time_control
 from referee.seats.sandbox import SandboxLimits, limits_from_table
 

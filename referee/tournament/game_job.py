@@ -27,7 +27,7 @@ from referee.play.game_spec import FailurePolicy, GameRecord, GameSpec
 from referee.play.handle import BotHandle
 from referee.play.session import play_game
 from referee.play.watch import WatchGames
-from referee.seats.bot_process import BotSpec
+from referee.seats.bot_command import BotSpec
 from referee.seats.sandbox import SandboxLimits, describe
 from referee.tournament.schedule import ScheduledGame
 

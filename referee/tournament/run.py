@@ -42,7 +42,7 @@ import trio
 from referee.errors import ConfigError, RefereeError, ResultsError
 from referee.play.game_spec import GameRecord
 from referee.play.watch import WatchGames
-from referee.seats.bot_process import BotSpec, check_runnable
+from referee.seats.bot_command import BotSpec, check_runnable
 from referee.seats.isolation import require_isolation
 from referee.tournament.audit import file_sha256, result_record, results_digest
 from referee.tournament.bot_files import files_digest

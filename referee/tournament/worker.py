@@ -19,7 +19,7 @@ from dataclasses import replace
 import trio
 
 from referee.errors import ClusterError, SandboxUnavailable
-from referee.seats.bot_process import BotSpec
+from referee.seats.bot_command import BotSpec
 from referee.seats.isolation import require_isolation
 from referee.tournament.bot_files import check_same_files
 from referee.tournament.game_job import GameJob, PlayedGame, play_job_shipped, worker_info, worker_label

@@ -27,7 +27,7 @@ from protocol.messages import TimeControl
 from referee.games import get_game
 from referee.games.rules import build_rules
 from referee.play.match import MatchConfig, run_match
-from referee.seats.bot_process import resolve_command
+from referee.seats.bot_command import resolve_command
 from referee.seats.cgroups import BotCgroup
 from referee.seats.cputime import ProcessTreeCpu
 from referee.seats.sandbox import SandboxLimits, require_sandbox

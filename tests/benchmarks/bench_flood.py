@@ -26,7 +26,7 @@ from protocol.messages import TimeControl
 from referee.games import get_game
 from referee.games.rules import build_rules
 from referee.play.match import MatchConfig, MatchResult, run_match
-from referee.seats.bot_process import BotSpec, resolve_command
+from referee.seats.bot_command import BotSpec, resolve_command
 
 ROOT = Path(__file__).resolve().parents[2]
 FIRST = ROOT / "sample_bots" / "python" / "first_legal_bot.py"

@@ -18,7 +18,7 @@ from protocol.messages import TimeControl
 from referee.games import get_game
 from referee.games.rules import build_rules
 from referee.play.match import MatchConfig, run_match
-from referee.seats.bot_process import resolve_command
+from referee.seats.bot_command import resolve_command
 
 ROOT = Path(__file__).resolve().parents[2]
 SLOW_START = ROOT / "tests" / "bots" / "slow_start.py"

@@ -17,7 +17,7 @@ from referee.games import get_game
 from referee.games.rules import build_rules
 from logfiles import read_json_log
 from referee.play.table import TableConfig, play_table
-from referee.seats.bot_process import resolve_command
+from referee.seats.bot_command import resolve_command
 from referee.seats.human import Judge
 from referee.seats.sandbox import SandboxLimits, probe_host
 

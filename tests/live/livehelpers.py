@@ -24,7 +24,7 @@ from referee.live.serve import match_writer
 from referee.live.stream import stream_paths
 from referee.play.match import MatchConfig, run_match
 from referee.play.game_spec import GameRecord
-from referee.seats.bot_process import BotSpec, resolve_command
+from referee.seats.bot_command import BotSpec, resolve_command
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = ROOT / "tests" / "bots"

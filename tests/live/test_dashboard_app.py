@@ -18,7 +18,7 @@ from livehelpers import get, play_streamed_match, sample_bot, sse_events
 
 from referee.live.serve import open_dashboard, stream_source
 from referee.live.tables import DATA_MARK
-from referee.seats.bot_process import resolve_command
+from referee.seats.bot_command import resolve_command
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")
 

@@ -21,7 +21,7 @@ from livehelpers import cards_in, drive_streams, play_streamed_match, sample_bot
 from referee.live.board import LiveBoard
 from referee.live.stream import stream_paths
 from referee.live.tables import table_data
-from referee.seats.bot_process import resolve_command
+from referee.seats.bot_command import resolve_command
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")
 

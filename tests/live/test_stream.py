@@ -13,7 +13,7 @@ import pytest
 from livehelpers import misbehaving_bot, play_streamed_match, sample_bot, stream_lines
 
 from referee.live.stream import STREAM_VERSION, stream_paths
-from referee.seats.bot_process import resolve_command
+from referee.seats.bot_command import resolve_command
 from logfiles import read_json_log
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")

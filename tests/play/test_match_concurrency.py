@@ -16,7 +16,7 @@ from referee.games.rules import build_rules
 from referee.play.in_order import MAX_MATCH_GAMES, REQUEST_ID_STRIDE, InOrder
 from referee.play.match import MatchConfig, run_match
 from referee.replay.verify import OK, verify_file
-from referee.seats.bot_process import resolve_command
+from referee.seats.bot_command import resolve_command
 
 ROOT = Path(__file__).resolve().parents[2]
 GREEDY = "greedy"  # the built-in bot

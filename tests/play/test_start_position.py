@@ -37,7 +37,7 @@ from referee.replay.html import build_replay_data
 from referee.replay.load import load_log
 from referee.replay.text import Viewer, render_to_text
 from referee.replay.verify import OK, verify_file
-from referee.seats.bot_process import BotSpec, resolve_command
+from referee.seats.bot_command import BotSpec, resolve_command
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = ROOT / "sample_bots" / "python"

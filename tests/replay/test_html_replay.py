@@ -31,7 +31,7 @@ from referee.logs.gamelog import GameLogWriter
 from referee.logs.records import ActionRecord, EventRecord, LogHeader, LogResult, PlayerInfo
 from referee.play.match import MatchConfig, run_match
 from referee.replay.html import build_replay_data, write_html
-from referee.seats.bot_process import BotSpec
+from referee.seats.bot_command import BotSpec
 
 REPO = Path(__file__).resolve().parents[2]
 BOTS = REPO / "sample_bots" / "python"

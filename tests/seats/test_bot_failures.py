@@ -34,7 +34,8 @@ from referee.games.rules import build_rules
 from logfiles import read_json_log
 from referee.play.match import MatchConfig, MatchResult, run_match
 from referee.play.game_spec import FailurePolicy, GameRecord
-from referee.seats.bot_process import BotSpec, resolve_command, start_bot
+from referee.seats.bot_command import BotSpec, resolve_command
+from referee.seats.bot_process import start_bot
 from referee.seats.guardian import GUARDIAN
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")

@@ -34,7 +34,7 @@ from referee.play.match import MatchConfig, MatchResult, run_match
 from referee.play.session import stderr_path
 from referee.seats import sandbox as sandbox_module
 from referee.seats.sandbox import host as sandbox_host
-from referee.seats.bot_process import resolve_command
+from referee.seats.bot_command import resolve_command
 from referee.seats.cgroups import BotCgroup, CgroupHost
 from referee.seats.cputime import ProcessTreeCpu
 from referee.seats.sandbox import SandboxLimits, limits_from_table, probe_host

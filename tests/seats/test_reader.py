@@ -28,7 +28,7 @@ from referee.play.match import MatchConfig, run_match
 from referee.play.replies import LOGGED_UNSOLICITED_BYTES, MAX_UNSOLICITED
 from referee.play.game_spec import GameRecord
 from referee.replay.verify import verify_file
-from referee.seats.bot_process import BotSpec, resolve_command
+from referee.seats.bot_command import BotSpec, resolve_command
 from referee.seats.sandbox import SandboxLimits, probe_host
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")

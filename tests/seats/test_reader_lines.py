@@ -15,7 +15,7 @@ from protocol.common import MAX_NESTING, nests_deeper_than
 from protocol.messages import ActionReply, BotHello
 from referee.errors import ProtocolViolation
 from referee.play.replies import decode_hello, decode_reply
-from referee.seats.bot_process import LINES_WITHOUT_YIELD, LineReader
+from referee.seats.line_reader import LINES_WITHOUT_YIELD, LineReader
 
 ACTION = b'{"type":"play","card":"As"}'
 DEEP = b"[" * 1000 + b"]" * 1000

@@ -40,7 +40,7 @@ from referee.play.match import MatchConfig, MatchResult, run_match
 from referee.play.session import stderr_path
 from referee.seats import sandbox as sandbox_module
 from referee.seats.sandbox import host as sandbox_host
-from referee.seats.bot_process import BotSpec, resolve_command
+from referee.seats.bot_command import BotSpec, resolve_command
 from referee.seats.guardian import GUARDIAN
 from referee.seats.sandbox import (
     SEAT_UID_BASE,
@@ -318,7 +318,7 @@ from protocol.messages import TimeControl
 from referee.games import get_game
 from referee.games.rules import build_rules
 from referee.play.match import MatchConfig, run_match
-from referee.seats.bot_process import resolve_command
+from referee.seats.bot_command import resolve_command
 from referee.seats.sandbox import SandboxLimits
 bots, marker = Path(sys.argv[1]), sys.argv[2]
 game = get_game("chicago")
@@ -406,7 +406,7 @@ from protocol.messages import TimeControl
 from referee.games import get_game
 from referee.games.rules import build_rules
 from referee.play.match import MatchConfig, run_match
-from referee.seats.bot_process import resolve_command
+from referee.seats.bot_command import resolve_command
 from referee.seats.sandbox import SandboxLimits
 bot, innocent, marker = sys.argv[1:4]
 game = get_game("chicago")

@@ -31,7 +31,7 @@ from referee.games.rules import build_rules
 from referee.play.match import MatchConfig, run_match
 from referee.play.session import stderr_path
 from referee.seats.sandbox import folder as bot_folder
-from referee.seats.bot_process import resolve_command
+from referee.seats.bot_command import resolve_command
 from referee.seats.sandbox import SandboxLimits, probe_host
 from referee.seats.sandbox.files import stage
 

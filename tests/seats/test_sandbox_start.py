@@ -30,7 +30,8 @@ from proctools import procs_with
 from referee.errors import SandboxUnavailable
 from referee.seats import bot_process
 from referee.seats import sandbox as sandbox_module
-from referee.seats.bot_process import resolve_command, start_bot
+from referee.seats.bot_command import resolve_command
+from referee.seats.bot_process import start_bot
 from referee.seats.cgroups import BotCgroup
 from referee.seats.sandbox import SandboxLimits, forbidden_paths, plan, probe_host
 

@@ -32,7 +32,8 @@ from referee.play.bench import game_stream
 from referee.play.match import MatchConfig
 from referee.play.game_spec import FailurePolicy, GameRecord, GameSpec
 from referee.play.runner import GameRunner
-from referee.seats.bot_process import BotSpec, LineReader
+from referee.seats.bot_command import BotSpec
+from referee.seats.line_reader import LineReader
 
 GAME = get_game("chicago")
 RULES = build_rules(GAME, None, {"target_score": 10})
