@@ -36,7 +36,8 @@ from referee.tournament.run import (
     prepare_store,
 )
 from referee.tournament.schedule import ScheduledGame
-from referee.tournament.store import Commitment, GameRow, Store, open_for_reading
+from referee.tournament.store import Store, open_for_reading
+from referee.tournament.store_rows import Commitment, GameRow
 
 _OUR_FILES = re.compile(r"^\d{5}-.+\.(jsonl|jsonl\.part|html)$")
 

@@ -34,13 +34,8 @@ from referee.errors import CorruptLog
 from referee.play.seeding import derive_seed
 from referee.replay.load import GameLog, LogMismatch, load_log
 from referee.replay.verify import verify_log
-from referee.tournament.store import (
-    Commitment,
-    GameRow,
-    Store,
-    commitment_of,
-    open_for_reading,
-)
+from referee.tournament.store import Store, open_for_reading
+from referee.tournament.store_rows import Commitment, GameRow, commitment_of
 
 _GAME_LOG = re.compile(r"^\d{5}-.+\.jsonl$")
 

@@ -238,6 +238,22 @@ def parse_config(text: str, base_dir: Path, source: Path | None = None) -> Tourn
 
 
 def _resolve(cfg: TournamentFile, text: str, base_dir: Path, source: Path | None) -> Tournament:
+    game, rules = _resolve_game(cfg)
+    time_control, policy = _resolve_play(cfg)
+    _check_counts(cfg)
+    sandbox = _resolve_sandbox(cfg)
+    bots = tuple(_resolve_bot(i, b, base_dir, sandbox) for i, b in enumerate(cfg.bots))
+    _check_format(cfg, [b.name for b in bots])
+    name = cfg.name or (source.stem if source is not None else "tournament")
+    return Tournament(
+        name=name, path=source, base_dir=base_dir, text=text, game=game, rules=rules, table_size=cfg.table_size,
+        format=cfg.format, bots=bots, candidates=tuple(cfg.candidates), deal_sets=cfg.deal_sets,
+        time_control=time_control, policy=policy, concurrency=cfg.concurrency, seed=cfg.seed, sandbox=sandbox,
+    )
+
+
+def _resolve_game(cfg: TournamentFile) -> tuple[GameDef, Any]:
+    """The game, its table size, and its rules (a preset and options)."""
     try:
         game = get_game(cfg.game)
     except ConfigError as exc:
@@ -251,9 +267,13 @@ def _resolve(cfg: TournamentFile, text: str, base_dir: Path, source: Path | None
     except ConfigError as exc:
         raise ConfigError(f"rules.preset: {exc}") from None
     try:
-        rules = build_rules(game, preset, dict(cfg.rules.options))
+        return game, build_rules(game, preset, dict(cfg.rules.options))
     except ConfigError as exc:
         raise ConfigError(f"rules.options: {exc}") from None
+
+
+def _resolve_play(cfg: TournamentFile) -> tuple[TimeControl, FailurePolicy]:
+    """The clock and what happens to a bot that fails."""
     tc_text = cfg.time_control if isinstance(cfg.time_control, str) else cfg.time_control.as_text()
     try:
         time_control = parse_time_control(tc_text)
@@ -262,21 +282,30 @@ def _resolve(cfg: TournamentFile, text: str, base_dir: Path, source: Path | None
     policy = cfg.failure_policy if isinstance(cfg.failure_policy, FailurePolicy) else FailurePolicy(mode=cfg.failure_policy)
     if policy.max_strikes < 0:
         raise ConfigError("failure_policy.max_strikes: must be 0 or more")
+    return time_control, policy
+
+
+def _check_counts(cfg: TournamentFile) -> None:
     if cfg.deal_sets < 1:
         raise ConfigError(f"deal_sets: must be at least 1, got {cfg.deal_sets}")
     if cfg.concurrency < 0:
         raise ConfigError(f"concurrency: must be 0 (automatic) or more, got {cfg.concurrency}")
     if cfg.name is not None and not BOT_NAME.match(cfg.name):
         raise ConfigError(f"name: {cfg.name!r} must be 1-40 letters, digits, '_', '.' or '-'")
-    if isinstance(cfg.sandbox, dict):
-        try:
-            sandbox: SandboxLimits | None = limits_from_table(cfg.sandbox, TOURNAMENT_SANDBOX)
-        except ConfigError as exc:
-            raise ConfigError(str(exc).replace("sandbox ", "sandbox.", 1)) from None
-    else:
-        sandbox = TOURNAMENT_SANDBOX if cfg.sandbox else None
-    bots = tuple(_resolve_bot(i, b, base_dir, sandbox) for i, b in enumerate(cfg.bots))
-    names = [b.name for b in bots]
+
+
+def _resolve_sandbox(cfg: TournamentFile) -> SandboxLimits | None:
+    """`true` (the tournament's limits), `false` (none) or a table of limits."""
+    if not isinstance(cfg.sandbox, dict):
+        return TOURNAMENT_SANDBOX if cfg.sandbox else None
+    try:
+        return limits_from_table(cfg.sandbox, TOURNAMENT_SANDBOX)
+    except ConfigError as exc:
+        raise ConfigError(str(exc).replace("sandbox ", "sandbox.", 1)) from None
+
+
+def _check_format(cfg: TournamentFile, names: list[str]) -> None:
+    """Unique bot names, and enough bots (and candidates) for the format."""
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
         raise ConfigError(f"bots: bot names must be unique; repeated: {', '.join(dupes)}")
@@ -284,27 +313,21 @@ def _resolve(cfg: TournamentFile, text: str, base_dir: Path, source: Path | None
     if cfg.format == "round-robin":
         if cfg.candidates:
             raise ConfigError("candidates: only used with format = \"gauntlet\"")
-        if len(bots) < k:
-            raise ConfigError(f"bots: a round robin at {k} seats needs at least {k} bots, got {len(bots)}")
-    else:
-        if not cfg.candidates:
-            raise ConfigError("candidates: a gauntlet needs at least one candidate (a list of bot names)")
-        for c in cfg.candidates:
-            if c not in names:
-                raise ConfigError(f"candidates: {c!r} is not the name of a bot; bots: {', '.join(names)}")
-        if len(set(cfg.candidates)) != len(cfg.candidates):
-            raise ConfigError("candidates: a bot is listed twice")
-        field_size = len(names) - len(cfg.candidates)
-        if field_size < k - 1:
-            raise ConfigError(
-                f"bots: a gauntlet at {k} seats needs at least {k - 1} bots besides the candidates, got {field_size}"
-            )
-    name = cfg.name or (source.stem if source is not None else "tournament")
-    return Tournament(
-        name=name, path=source, base_dir=base_dir, text=text, game=game, rules=rules, table_size=k,
-        format=cfg.format, bots=bots, candidates=tuple(cfg.candidates), deal_sets=cfg.deal_sets,
-        time_control=time_control, policy=policy, concurrency=cfg.concurrency, seed=cfg.seed, sandbox=sandbox,
-    )
+        if len(names) < k:
+            raise ConfigError(f"bots: a round robin at {k} seats needs at least {k} bots, got {len(names)}")
+        return
+    if not cfg.candidates:
+        raise ConfigError("candidates: a gauntlet needs at least one candidate (a list of bot names)")
+    for c in cfg.candidates:
+        if c not in names:
+            raise ConfigError(f"candidates: {c!r} is not the name of a bot; bots: {', '.join(names)}")
+    if len(set(cfg.candidates)) != len(cfg.candidates):
+        raise ConfigError("candidates: a bot is listed twice")
+    field_size = len(names) - len(cfg.candidates)
+    if field_size < k - 1:
+        raise ConfigError(
+            f"bots: a gauntlet at {k} seats needs at least {k - 1} bots besides the candidates, got {field_size}"
+        )
 
 
 def _resolve_bot(i: int, entry: BotEntry, base_dir: Path, sandbox: SandboxLimits | None) -> TournamentBot:

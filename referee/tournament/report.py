@@ -108,62 +108,79 @@ def _html_table(head: list[str], rows: list[list[str]], left_cols: int = 1) -> s
 def to_html(st: Standings, store: Store | None = None, out_path: Path | None = None) -> str:
     """A self-contained report page (no scripts, no external files)."""
     e = html.escape
-    names = [b.name for b in st.bots]
-    body: list[str] = [f"<h1>{e(st.name)}</h1>", _about_html(st, store)]
-    body.append("<h2>Standings</h2>")
-    body.append(elo_chart_svg(st))
+    body = [f"<h1>{e(st.name)}</h1>", _about_html(st, store), "<h2>Standings</h2>", elo_chart_svg(st),
+            _standings_html(st), f"<p class='note'>{e(st.rating_note or RATINGS_NOTE)}</p>", _los_html(st),
+            _crosstable_html(st), _seats_html(st), _failures_html(st),
+            f"<h2>Seed</h2><p class='note'>{e(seed_note(st))}</p>", _games_html(st, store, out_path)]
+    return ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
+            f"<title>{e(st.name)}: standings</title><style>{_CSS}</style></head><body>"
+            + "\n".join(part for part in body if part) + "</body></html>\n")
+
+
+def _standings_html(st: Standings) -> str:
+    e = html.escape
     wld = "W-L-D" if st.table_size == 2 else "pair W-L-D"
-    body.append(_html_table(
+    return _html_table(
         ["#", "bot", "Elo", "±95%", "games", "points", "score %", wld, "1st %", "avg place", "avg pts", "failures"],
         [[str(b.rank), e(b.name), fmt_elo(b.elo) + (f" <span class='flag'>{e(b.flag)}</span>" if b.flag else ""),
           fmt_err(b.err95), str(b.games),
           f"{b.points:g}", fmt_pct(b.score), f"{b.pair_wins}-{b.pair_losses}-{b.pair_draws}",
           fmt_pct(b.wins / b.games if b.games else math.nan), fmt_num(b.avg_place), fmt_num(b.avg_points, 1),
-          e(fmt_failures(b.failures))] for b in st.bots], left_cols=2))
-    body.append(f"<p class='note'>{e(st.rating_note or RATINGS_NOTE)}</p>")
+          e(fmt_failures(b.failures))] for b in st.bots], left_cols=2)
+
+
+def _los_html(st: Standings) -> str:
+    """The LOS matrix, confident cells marked; '' without ratings."""
     r = st.ratings
-    if r is not None:
-        rated = [n for n in names if n in r.players]
-        rows = []
-        for a in rated:
-            cells = [e(a)]
-            for b in rated:
-                if a == b:
-                    cells.append("")
-                    continue
-                p = r.los(a, b)
-                cls = "los-hi" if p >= 0.95 else "los-lo" if p <= 0.05 else ""
-                cells.append(f'<td class="{cls}">{fmt_pct(p)}</td>')
-            rows.append(cells)
-        body.append("<h2>Likelihood of superiority</h2><p class='note'>% probability that the row bot is "
-                    "stronger than the column bot.</p>")
-        body.append(_html_table([""] + [e(n) for n in rated], rows))
-    body.append("<h2>Crosstable</h2><p class='note'>W-L-D of the row bot against the column bot"
-                f"{'' if st.table_size == 2 else ' (pairwise placements at shared tables)'}.</p>")
-    rows = []
-    for a in names:
-        cells = [e(a)]
-        for b in names:
-            w = st.crosstable.get(a, {}).get(b)
-            cells.append("" if a == b else "-" if w is None else f"{w[0]}-{w[1]}-{w[2]}")
-        rows.append(cells)
-    body.append(_html_table([""] + [e(n) for n in names], rows))
-    body.append("<h2>Per seat</h2><p class='note'>Average place (1st-place %).</p>")
+    if r is None:
+        return ""
+    e = html.escape
+    rated = [b.name for b in st.bots if b.name in r.players]
+
+    def cell(a: str, b: str) -> str:
+        if a == b:
+            return ""
+        p = r.los(a, b)
+        cls = "los-hi" if p >= 0.95 else "los-lo" if p <= 0.05 else ""
+        return f'<td class="{cls}">{fmt_pct(p)}</td>'
+
+    return ("<h2>Likelihood of superiority</h2><p class='note'>% probability that the row bot is "
+            "stronger than the column bot.</p>\n"
+            + _html_table([""] + [e(n) for n in rated], [[e(a), *(cell(a, b) for b in rated)] for a in rated]))
+
+
+def _crosstable_html(st: Standings) -> str:
+    e = html.escape
+    names = [b.name for b in st.bots]
+
+    def cell(a: str, b: str) -> str:
+        w = st.crosstable.get(a, {}).get(b)
+        return "" if a == b else "-" if w is None else f"{w[0]}-{w[1]}-{w[2]}"
+
+    return ("<h2>Crosstable</h2><p class='note'>W-L-D of the row bot against the column bot"
+            f"{'' if st.table_size == 2 else ' (pairwise placements at shared tables)'}.</p>\n"
+            + _html_table([""] + [e(n) for n in names], [[e(a), *(cell(a, b) for b in names)] for a in names]))
+
+
+def _seats_html(st: Standings) -> str:
+    e = html.escape
     seat_rows = [[e(b.name)] + [f"{fmt_num(x.avg_place)} ({fmt_pct(x.win_rate)})" for x in b.seats[:st.table_size]]
                  for b in st.bots]
     seat_rows.append(["<b>all bots</b>"] + [f"{fmt_num(x.avg_place)} ({fmt_pct(x.win_rate)})" for x in st.seat_totals])
-    body.append(_html_table(["bot"] + [f"seat {s}" for s in range(st.table_size)], seat_rows))
+    return ("<h2>Per seat</h2><p class='note'>Average place (1st-place %).</p>\n"
+            + _html_table(["bot"] + [f"seat {s}" for s in range(st.table_size)], seat_rows))
+
+
+def _failures_html(st: Standings) -> str:
+    """Failures by bot and reason code; '' when nobody failed."""
+    e = html.escape
     reasons = sorted({x for b in st.bots for x in b.failures})
-    if reasons:
-        body.append("<h2>Failures by reason</h2>")
-        body.append(_html_table(["bot", *map(e, reasons), "total"],
-                                [[e(b.name), *[str(b.failures.get(x, 0)) for x in reasons],
-                                  str(sum(b.failures.values()))] for b in st.bots]))
-    body.append(f"<h2>Seed</h2><p class='note'>{e(seed_note(st))}</p>")
-    body.append(_games_html(st, store, out_path))
-    return ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
-            f"<title>{e(st.name)}: standings</title><style>{_CSS}</style></head><body>"
-            + "\n".join(body) + "</body></html>\n")
+    if not reasons:
+        return ""
+    return ("<h2>Failures by reason</h2>\n"
+            + _html_table(["bot", *map(e, reasons), "total"],
+                          [[e(b.name), *[str(b.failures.get(x, 0)) for x in reasons],
+                            str(sum(b.failures.values()))] for b in st.bots]))
 
 
 def _about_html(st: Standings, store: Store | None) -> str:

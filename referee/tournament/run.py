@@ -50,7 +50,8 @@ from referee.tournament.config import Tournament
 from referee.tournament.executors import Executor, Placement, open_executor
 from referee.tournament.game_job import GameJob
 from referee.tournament.schedule import ScheduledGame, schedule_for
-from referee.tournament.store import Commitment, FailureRow, GameRow, Store
+from referee.tournament.store import Store
+from referee.tournament.store_rows import Commitment, FailureRow, GameRow
 
 Status = Literal["completed", "stopped", "aborted", "error"]
 
@@ -94,6 +95,12 @@ def _short(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+def _changes(old: dict[str, Any], new: dict[str, Any], prefix: str = "") -> str:
+    """`key: old -> new` for every key whose value differs, `; `-joined."""
+    keys = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
+    return "; ".join(f"{prefix}{k}: {_short(old.get(k))} -> {_short(new.get(k))}" for k in keys)
+
+
 def check_unchanged(t: Tournament, old_definition: dict[str, Any], finished: dict[str, tuple[str, dict[str, Any]]],
                     schedule: list[ScheduledGame]) -> None:
     """Raise ConfigError naming what changed if the config would change a finished game.
@@ -105,45 +112,52 @@ def check_unchanged(t: Tournament, old_definition: dict[str, Any], finished: dic
     """
     if not finished:
         return
-    new = t.definition()
-    n = len(finished)
-    advice = ("Use another --db for a new tournament, --fresh to discard the finished games, "
-              "or restore the config.")
+    what = (_changed_setting(old_definition, t.definition()) or _changed_bot(old_definition, t.definition(), finished)
+            or _changed_game(t, finished, schedule))
+    if what:
+        raise ConfigError(f"the config no longer matches the {len(finished)} finished games in the results "
+                          f"database: {what}. Use another --db for a new tournament, --fresh to discard the "
+                          "finished games, or restore the config.")
 
-    def refuse(what: str) -> ConfigError:
-        return ConfigError(f"the config no longer matches the {n} finished games in the results database: "
-                           f"{what}. {advice}")
 
+def _changed_setting(old: dict[str, Any], new: dict[str, Any]) -> str:
     for key in _FIXED_KEYS:
-        old_v, new_v = old_definition.get(key), new.get(key)
-        if old_v != new_v:
-            if isinstance(old_v, dict) and isinstance(new_v, dict):
-                subs = sorted(k for k in set(old_v) | set(new_v) if old_v.get(k) != new_v.get(k))
-                detail = "; ".join(f"{key}.{k}: {_short(old_v.get(k))} -> {_short(new_v.get(k))}" for k in subs)
-                raise refuse(f"{key} changed ({detail})")
-            raise refuse(f"{key} changed from {_short(old_v)} to {_short(new_v)}")
-    played = sorted({s["name"] for _, spec in finished.values() for s in spec["seats"]})
+        old_v, new_v = old.get(key), new.get(key)
+        if old_v == new_v:
+            continue
+        if isinstance(old_v, dict) and isinstance(new_v, dict):
+            return f"{key} changed ({_changes(old_v, new_v, f'{key}.')})"
+        return f"{key} changed from {_short(old_v)} to {_short(new_v)}"
+    return ""
+
+
+def _changed_bot(old: dict[str, Any], new: dict[str, Any], finished: dict[str, tuple[str, dict[str, Any]]]) -> str:
+    """A bot of a finished game that is gone, or whose command, folder or build changed."""
     new_bots = new["bots"]
-    for name in played:
+    for name in sorted({s["name"] for _, spec in finished.values() for s in spec["seats"]}):
         if name not in new_bots:
-            raise refuse(f"bot {name!r} played finished games but is no longer in the config")
-        old_id = old_definition.get("bots", {}).get(name)
+            return f"bot {name!r} played finished games but is no longer in the config"
+        old_id = old.get("bots", {}).get(name)
         if old_id is not None and old_id != new_bots[name]:
-            subs = sorted(k for k in old_id if old_id.get(k) != new_bots[name].get(k))
-            detail = "; ".join(f"{k}: {_short(old_id.get(k))} -> {_short(new_bots[name].get(k))}" for k in subs)
-            raise refuse(f"bot {name!r} changed ({detail})")
+            changed = {k: new_bots[name].get(k) for k in old_id}
+            return f"bot {name!r} changed ({_changes(old_id, changed)})"
+    return ""
+
+
+def _changed_game(t: Tournament, finished: dict[str, tuple[str, dict[str, Any]]],
+                  schedule: list[ScheduledGame]) -> str:
+    """A finished game the new schedule drops or would play differently."""
     by_key = {g.key: g for g in schedule}
     for key, (h, old_spec) in sorted(finished.items(), key=lambda kv: kv[1][1].get("game_id", 0)):
         g = by_key.get(key)
         if g is None:
-            raise refuse(f"finished game {key} is not in the new schedule (were deal_sets reduced or "
-                         "bots/candidates changed?)")
+            return (f"finished game {key} is not in the new schedule (were deal_sets reduced or "
+                    "bots/candidates changed?)")
         spec = game_spec(t, g)
         if spec_hash(spec) != h:
-            diff = sorted(k for k in set(spec) | set(old_spec) if spec.get(k) != old_spec.get(k))
-            detail = "; ".join(f"{k}: {_short(old_spec.get(k))} -> {_short(spec.get(k))}" for k in diff)
-            raise refuse(f"finished game {key} would be played differently ({detail}); "
-                         "bots can only be added at a new --db")
+            return (f"finished game {key} would be played differently ({_changes(old_spec, spec)}); "
+                    "bots can only be added at a new --db")
+    return ""
 
 
 def prepare_store(t: Tournament, store: Store, schedule: list[ScheduledGame] | None = None) -> list[ScheduledGame]:

@@ -19,7 +19,8 @@ from typing import Any
 
 from referee.stats.mle import Comparison, Ratings, comparisons_from_scores, fit_ratings
 from referee.stats.ratings import RatingError
-from referee.tournament.store import GameRow, Store
+from referee.tournament.store import Store
+from referee.tournament.store_rows import GameRow
 
 PRIOR = 2.0
 RATINGS_NOTE = ("Elo: maximum-likelihood fit of pairwise placements (logistic, 400/ln10 scale), mean 0, "
