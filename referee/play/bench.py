@@ -315,42 +315,56 @@ async def _sandbox_bench(twin: BotSpec, spec: BotSpec, game: str, rounds: int, g
                         bots=[twin] + [replace(twin, name=f"{twin.name}#{i + 1}") for i in range(1, n)])
     boxed = replace(plain, sandbox=limits,
                     bots=[spec] + [replace(spec, name=f"{spec.name}#{i + 1}") for i in range(1, n)])
-    rates: dict[bool, list[float]] = {False: [], True: []}
-    start_ms: dict[bool, list[float]] = {False: [], True: []}
-    decisions = 0
+    configs = {False: plain, True: boxed}
     load_before = os.getloadavg()[0]
     async with trio.open_nursery() as nursery:
-        for k in range(starts + 1):  # the first of each warms up and is not counted
-            for sandboxed in (k % 2 == 0, k % 2 == 1):
-                config = boxed if sandboxed else plain
-                handle = BotHandle(config.seat_specs()[0], nursery)
-                try:
-                    ms = await _start_ms(handle, config)
-                finally:
-                    await handle.close()
-                if k:
-                    start_ms[sandboxed].append(ms)
-        sets = {False: [BotHandle(b, nursery) for b in plain.seat_specs()],
-                True: [BotHandle(b, nursery) for b in boxed.seat_specs()]}
-        try:
-            for sandboxed, handles in sets.items():
-                for h in handles:
-                    await _start_ms(h, boxed if sandboxed else plain)
-            for r in range(rounds + 1):
-                games = [(r * games_per_round + g + 1, derive_seed(seed, "bench", r * games_per_round + g))
-                         for g in range(games_per_round)]
-                rotations = [g % n for g in range(games_per_round)]
-                for sandboxed in ((False, True) if r % 2 else (True, False)):
-                    rate, count, _ = await _referee_rate(boxed if sandboxed else plain, sets[sandboxed], games,
-                                                         rotations, r)
-                    if r:
-                        rates[sandboxed].append(rate)
-                        decisions += count
-        finally:
-            with trio.CancelScope(shield=True):
-                for handles in sets.values():
-                    for h in handles:
-                        await h.close()
+        start_ms = await _start_times(nursery, configs, starts)
+        rates, decisions = await _game_rates(nursery, configs, rounds, games_per_round, seed, n)
     return SandboxBench(plain_per_s=rates[False], sandboxed_per_s=rates[True], plain_start_ms=start_ms[False],
                         sandboxed_start_ms=start_ms[True], decisions=decisions,
                         load=(load_before, os.getloadavg()[0]))
+
+
+async def _start_times(nursery: trio.Nursery, configs: dict[bool, MatchConfig], starts: int) -> dict[bool, list[float]]:
+    """Start-ups of one bot, plain and sandboxed alternating; the first of
+    each warms up and is not counted."""
+    start_ms: dict[bool, list[float]] = {False: [], True: []}
+    for k in range(starts + 1):
+        for sandboxed in (k % 2 == 0, k % 2 == 1):
+            config = configs[sandboxed]
+            handle = BotHandle(config.seat_specs()[0], nursery)
+            try:
+                ms = await _start_ms(handle, config)
+            finally:
+                await handle.close()
+            if k:
+                start_ms[sandboxed].append(ms)
+    return start_ms
+
+
+async def _game_rates(nursery: trio.Nursery, configs: dict[bool, MatchConfig], rounds: int, games_per_round: int,
+                      seed: int, n: int) -> tuple[dict[bool, list[float]], int]:
+    """Decisions per second of whole games, rounds interleaved in alternating
+    order (the first round warms up); and how many decisions were counted."""
+    rates: dict[bool, list[float]] = {False: [], True: []}
+    decisions = 0
+    sets = {kind: [BotHandle(b, nursery) for b in config.seat_specs()] for kind, config in configs.items()}
+    try:
+        for sandboxed, handles in sets.items():
+            for h in handles:
+                await _start_ms(h, configs[sandboxed])
+        for r in range(rounds + 1):
+            games = [(r * games_per_round + g + 1, derive_seed(seed, "bench", r * games_per_round + g))
+                     for g in range(games_per_round)]
+            rotations = [g % n for g in range(games_per_round)]
+            for sandboxed in ((False, True) if r % 2 else (True, False)):
+                rate, count, _ = await _referee_rate(configs[sandboxed], sets[sandboxed], games, rotations, r)
+                if r:
+                    rates[sandboxed].append(rate)
+                    decisions += count
+    finally:
+        with trio.CancelScope(shield=True):
+            for handles in sets.values():
+                for h in handles:
+                    await h.close()
+    return rates, decisions

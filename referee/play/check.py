@@ -27,6 +27,7 @@ from protocol.messages import TimeControl
 from referee.errors import RefereeError
 from referee.games.base import GameDef
 from referee.games.rules import build_rules
+from referee.games.show import CheckScenario
 from referee.logs.gamelog import read_log
 from referee.logs.records import ActionRecord, FailureRecord
 from referee.play.deals import parse_deals
@@ -85,73 +86,117 @@ async def check_bot(spec: BotSpec, game: GameDef, time_control: TimeControl, see
                     on_progress: Progress | None = None, sandbox: SandboxLimits | None = None) -> CheckReport:
     """Check `spec` (in a sandbox with these limits, if given: as a competition
     would run it); `on_progress` hears one line as each phase starts and ends."""
-    say = on_progress or (lambda _line: None)
-    report = CheckReport(bot=spec.name, clock=time_control)
-    offered: Counter[str] = Counter()
-    chosen: Counter[str] = Counter()
-    problems: dict[str, Problem] = {}
+    check = _Check(spec, game, time_control, seed, on_progress or (lambda _line: None), sandbox)
     scenarios = game.check_scenarios
     for k, scenario in enumerate(scenarios, start=1):
-        n, preset, options = scenario.seats, scenario.preset, dict(scenario.options)
+        if not await check.play(f"[{k}/{len(scenarios)}]", scenario):
+            return check.report  # the bot did not start: nothing more to learn
+    return check.finish()
+
+
+@dataclass
+class _Check:
+    """One check under way: the games played so far and what they showed."""
+
+    spec: BotSpec
+    game: GameDef
+    clock: TimeControl
+    seed: int
+    say: Progress
+    sandbox: SandboxLimits | None
+    offered: Counter[str] = field(default_factory=Counter)
+    chosen: Counter[str] = field(default_factory=Counter)
+    problems: dict[str, Problem] = field(default_factory=dict)
+    report: CheckReport = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.report = CheckReport(bot=self.spec.name, clock=self.clock)
+
+    def _config(self, scenario: CheckScenario, log_dir: Path) -> MatchConfig:
+        """A short game of the scenario, a copy of the bot in every seat."""
+        game, n, options = self.game, scenario.seats, dict(scenario.options)
         limit_key = "max_deals" if "max_deals" in game.rules_type.__struct_fields__ else None
         short = {limit_key: CHECK_DEALS.get(n, 3)} if limit_key and limit_key not in options else {}
-        rules = build_rules(game, preset, {**options, **short})
-        label = f"{n}-seat game ({preset or game.default_preset})"
-        say(f"[{k}/{len(scenarios)}] {label} ...")
+        rules = build_rules(game, scenario.preset, {**options, **short})
+        bots = [replace(self.spec, name=f"{self.spec.name}@{i}") for i in range(n)]
+        return MatchConfig(game=game, rules=rules, bots=bots, games=1, seed=self.seed, time_control=self.clock,
+                           policy=FailurePolicy(mode="forfeit"), log_dir=log_dir, sandbox=self.sandbox)
+
+    async def play(self, step: str, scenario: CheckScenario) -> bool:
+        """Play one scenario's game; False if the bot did not start."""
+        label = f"{scenario.seats}-seat game ({scenario.preset or self.game.default_preset})"
+        self.say(f"{step} {label} ...")
         with tempfile.TemporaryDirectory() as tmp:
-            bots = [replace(spec, name=f"{spec.name}@{i}") for i in range(n)]
-            config = MatchConfig(game=game, rules=rules, bots=bots, games=1, seed=seed, time_control=time_control,
-                                 policy=FailurePolicy(mode="forfeit"), log_dir=Path(tmp), sandbox=sandbox)
+            config = self._config(scenario, Path(tmp))
             record = await _one_game(config)
             startup = [f for f in record.failures if f.reason == "startup_failure"]
             if startup:
                 evidence = _evidence(record, startup[0].seat)
-                report.problems.append(f"handshake failed: {startup[0].message}")
-                report.details.append(Problem("startup_failure", startup[0].message, "handshake", evidence))
-                say(f"[{k}/{len(scenarios)}] {label}: the bot did not start; stopping here")
-                return report
-            _count_decisions(Path(record.log_path or ""), config, offered, chosen, report.slowest, label)
-            for f in record.failures:
-                seen = problems.get(f.reason)
-                if seen is not None:
-                    seen.count += 1
-                    continue
-                problems[f.reason] = Problem(f.reason, f.message, f"{label}, seat {f.seat}", _evidence(record, f.seat))
-            if record.failures:
-                reasons = ", ".join(sorted({f.reason for f in record.failures}))
-                say(f"[{k}/{len(scenarios)}] {label}: {record.decisions} decisions, failed ({reasons})")
-            else:
-                report.passed.append(f"{label}: {record.decisions} decisions, no failures")
-                say(f"[{k}/{len(scenarios)}] {label}: {record.decisions} decisions, ok")
-            slow = sum(record.think_ms) / max(1, record.decisions)  # ms per decision, over every seat
-            if slow > time_control.decision_ms * 0.5:
-                report.notes.append(f"{label}: slow: about {slow:.0f} ms per decision "
-                                    f"(the limit is {time_control.decision_ms} ms)")
-    report.passed.insert(0, "handshake: answered hello with a valid reply")
-    slow = report.slowest
-    if slow.kind:
-        share = slow.ms / time_control.decision_ms
-        report.passed.append(f"slowest decision: {slow.ms:.0f} of {time_control.decision_ms} ms ({share:.0%}), "
-                             f"'{slow.kind}' in the {slow.where}")
+                self.report.problems.append(f"handshake failed: {startup[0].message}")
+                self.report.details.append(Problem("startup_failure", startup[0].message, "handshake", evidence))
+                self.say(f"{step} {label}: the bot did not start; stopping here")
+                return False
+            _count_decisions(Path(record.log_path or ""), config, self.offered, self.chosen, self.report.slowest,
+                             label)
+            self._note_failures(record, label)
+        if record.failures:
+            reasons = ", ".join(sorted({f.reason for f in record.failures}))
+            self.say(f"{step} {label}: {record.decisions} decisions, failed ({reasons})")
+        else:
+            self.report.passed.append(f"{label}: {record.decisions} decisions, no failures")
+            self.say(f"{step} {label}: {record.decisions} decisions, ok")
+        slow = sum(record.think_ms) / max(1, record.decisions)  # ms per decision, over every seat
+        if slow > self.clock.decision_ms * 0.5:
+            self.report.notes.append(f"{label}: slow: about {slow:.0f} ms per decision "
+                                     f"(the limit is {self.clock.decision_ms} ms)")
+        return True
+
+    def _note_failures(self, record: GameRecord, label: str) -> None:
+        """Each distinct reason once, with its first evidence; repeats counted."""
+        for f in record.failures:
+            seen = self.problems.get(f.reason)
+            if seen is not None:
+                seen.count += 1
+                continue
+            self.problems[f.reason] = Problem(f.reason, f.message, f"{label}, seat {f.seat}",
+                                              _evidence(record, f.seat))
+
+    def finish(self) -> CheckReport:
+        report = self.report
+        report.passed.insert(0, "handshake: answered hello with a valid reply")
+        self._slowest_lines()
+        for p in self.problems.values():
+            times = f" ({p.count} times)" if p.count > 1 else ""
+            report.problems.append(f"{p.reason}{times}: {p.message} [first in the {p.where}]")
+            report.details.append(p)
+        self._decision_lines()
+        return report
+
+    def _slowest_lines(self) -> None:
+        slow, limit = self.report.slowest, self.clock.decision_ms
+        if not slow.kind:
+            return
+        share = slow.ms / limit
+        self.report.passed.append(f"slowest decision: {slow.ms:.0f} of {limit} ms ({share:.0%}), "
+                                  f"'{slow.kind}' in the {slow.where}")
         if share > 0.5:
-            report.warnings.append(
-                f"the slowest decision took more than half the clock ({slow.ms:.0f} of {time_control.decision_ms} ms): "
+            self.report.warnings.append(
+                f"the slowest decision took more than half the clock ({slow.ms:.0f} of {limit} ms): "
                 "on a busy machine, or in a longer game, it may run out of time; think less or ask for a longer clock")
-    for p in problems.values():
-        times = f" ({p.count} times)" if p.count > 1 else ""
-        report.problems.append(f"{p.reason}{times}: {p.message} [first in the {p.where}]")
-        report.details.append(p)
-    for kind in game.decision_kinds:
-        if chosen[kind]:
-            report.passed.append(f"decision '{kind}': answered {chosen[kind]} times")
-        elif offered[kind]:
-            report.notes.append(f"decision '{kind}': offered {offered[kind]} times, never chosen")
-        elif not problems:
-            usual = ", ".join(f"'{a}'" for a, _ in chosen.most_common(2)) or "nothing"
-            report.problems.append(
-                f"decision '{kind}' never came up: the bot always chose the same way before it ({usual}), "
-                f"so its '{kind}' decisions were never tested; a bot must be able to make every decision")
-    return report
+
+    def _decision_lines(self) -> None:
+        """Every decision kind must have come up and been answered."""
+        chosen, offered = self.chosen, self.offered
+        for kind in self.game.decision_kinds:
+            if chosen[kind]:
+                self.report.passed.append(f"decision '{kind}': answered {chosen[kind]} times")
+            elif offered[kind]:
+                self.report.notes.append(f"decision '{kind}': offered {offered[kind]} times, never chosen")
+            elif not self.problems:
+                usual = ", ".join(f"'{a}'" for a, _ in chosen.most_common(2)) or "nothing"
+                self.report.problems.append(
+                    f"decision '{kind}' never came up: the bot always chose the same way before it ({usual}), "
+                    f"so its '{kind}' decisions were never tested; a bot must be able to make every decision")
 
 
 async def _one_game(config: MatchConfig) -> GameRecord:

@@ -58,36 +58,14 @@ class MatchResult:
 
 
 def summarize(config: MatchConfig, records: list[GameRecord]) -> MatchResult:
+    """Per-bot totals, and the statistics between the bots."""
     names = [b.name for b in config.bots]
     bots = [BotSummary(name=b.name, command=list(b.argv)) for b in config.bots]
     for rec in records:
-        for seat, name in enumerate(rec.seat_names):
-            b = bots[names.index(name)]
-            b.games += 1
-            b.wins += rec.winner == seat
-            b.score_sum += rec.scores[seat]
-            b.deals += rec.deals
-            b.place_sum += rec.placements[seat]
-            if seat < len(rec.asked):
-                b.asked += rec.asked[seat]
-                b.think_ms += rec.think_ms[seat]
-                cpu = rec.cpu_ms[seat]
-                if cpu is not None:
-                    b.cpu_ms = (b.cpu_ms or 0.0) + cpu
-        for f in rec.failures:
-            bots[names.index(rec.seat_names[f.seat])].failures[f.reason] += 1
+        _tally(rec, bots, names)
     result = MatchResult(config=config, records=records, bots=bots)
-    sets: dict[int, list[GameRecord]] = {}
-    for rec in records:
-        sets.setdefault(rec.deal_set or 0, []).append(rec)
-    complete = [v for v in sets.values() if len(v) == config.set_size]
-    if len(names) == 2 and complete:
-        set_scores = [sum(_score_for(r, names[0]) for r in v) / len(v) for v in complete]
-        result.stats = set_stats(set_scores, games_per_set=2)
-        result.pentanomial = set_counts(set_scores, games_per_set=2)
-        if config.sprt is not None:
-            e0, e1, a, b = config.sprt
-            result.sprt = sprt(e0, e1, a, b, result.pentanomial)
+    if len(names) == 2:
+        _pair_statistics(result, names)
     elif len(names) > 2 and records:
         comps = []
         for rec in records:
@@ -95,6 +73,42 @@ def summarize(config: MatchConfig, records: list[GameRecord]) -> MatchResult:
             comps.extend(comparisons_from_scores(table, cluster=rec.deal_set))
         result.ratings = fit_ratings(comps, names, prior=2.0)
     return result
+
+
+def _tally(rec: GameRecord, bots: list[BotSummary], names: list[str]) -> None:
+    """One game's wins, points, places, thinking time and failures."""
+    for seat, name in enumerate(rec.seat_names):
+        b = bots[names.index(name)]
+        b.games += 1
+        b.wins += rec.winner == seat
+        b.score_sum += rec.scores[seat]
+        b.deals += rec.deals
+        b.place_sum += rec.placements[seat]
+        if seat < len(rec.asked):
+            b.asked += rec.asked[seat]
+            b.think_ms += rec.think_ms[seat]
+            cpu = rec.cpu_ms[seat]
+            if cpu is not None:
+                b.cpu_ms = (b.cpu_ms or 0.0) + cpu
+    for f in rec.failures:
+        bots[names.index(rec.seat_names[f.seat])].failures[f.reason] += 1
+
+
+def _pair_statistics(result: MatchResult, names: list[str]) -> None:
+    """Two bots: Elo and LOS over complete deal sets, the pentanomial, the SPRT."""
+    config = result.config
+    sets: dict[int, list[GameRecord]] = {}
+    for rec in result.records:
+        sets.setdefault(rec.deal_set or 0, []).append(rec)
+    complete = [v for v in sets.values() if len(v) == config.set_size]
+    if not complete:
+        return
+    set_scores = [sum(_score_for(r, names[0]) for r in v) / len(v) for v in complete]
+    result.stats = set_stats(set_scores, games_per_set=2)
+    result.pentanomial = set_counts(set_scores, games_per_set=2)
+    if config.sprt is not None:
+        e0, e1, a, b = config.sprt
+        result.sprt = sprt(e0, e1, a, b, result.pentanomial)
 
 
 def _score_for(rec: GameRecord, name: str) -> float:
