@@ -43,6 +43,7 @@ from referee.play.match import MatchConfig, run_match, summarize, unique_names
 from referee.seats.isolation import require_isolation
 from referee.play.game_spec import FailurePolicy
 from referee.play.start import read_start, start_file
+from referee.play.summary import MatchResult
 from referee.seats.bot_command import check_runnable, resolve_command
 from referee.seats.clock import DEFAULT_TIME_CONTROL, format_time_control, parse_time_control
 from referee.seats.sandbox import SandboxLimits, parse_limits
@@ -108,18 +109,12 @@ def match(
     game, rules_obj = rules_for(game_name, preset, rule)
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
-    if failure_policy not in ("forfeit", "substitute"):
-        raise typer.BadParameter("must be forfeit or substitute", param_hint="--failure-policy")
-    if max_strikes is not None and failure_policy != "substitute":
-        raise ConfigError("--max-strikes counts the defaults played for a bot under --failure-policy substitute; "
-                          "add --failure-policy substitute, or drop --max-strikes")
     specs = unique_names([resolve_command(b) for b in bots])
     for spec in specs:
         check_runnable(spec)
     config = MatchConfig(
         game=game, rules=rules_obj, bots=specs, games=games, seed=seed,
-        time_control=parse_time_control(time_control),
-        policy=FailurePolicy(mode=failure_policy, max_strikes=3 if max_strikes is None else max_strikes),  # type: ignore[arg-type]
+        time_control=parse_time_control(time_control), policy=_failure_policy(failure_policy, max_strikes),
         deals=load_deals(deals, game) if deals else (), log_dir=log_dir,
         sprt=parse_sprt(sprt_text) if sprt_text else None,
         sandbox=_sandbox_limits(sandbox, sandbox_limits, freeze_idle),
@@ -129,56 +124,80 @@ def match(
     )
     if sprt_text and len(specs) != 2:
         raise typer.BadParameter("SPRT needs exactly 2 bots", param_hint="--sprt")
-    total = config.n_sets * config.set_size
+    _announce(config, preset)
+    if serve:
+        result, interrupted = _play_served(config, log_dir, delay, host, port, no_open)
+    else:
+        result, interrupted = _run_with_progress(config, config.n_sets * config.set_size)
+    _print_result(result, as_json, log_dir)
+    if interrupted:
+        raise typer.Exit(EXIT_INTERRUPTED)
+
+
+def _failure_policy(mode: str, max_strikes: int | None) -> FailurePolicy:
+    if mode not in ("forfeit", "substitute"):
+        raise typer.BadParameter("must be forfeit or substitute", param_hint="--failure-policy")
+    if max_strikes is not None and mode != "substitute":
+        raise ConfigError("--max-strikes counts the defaults played for a bot under --failure-policy substitute; "
+                          "add --failure-policy substitute, or drop --max-strikes")
+    return FailurePolicy(mode=mode, max_strikes=3 if max_strikes is None else max_strikes)  # type: ignore[arg-type]
+
+
+def _announce(config: MatchConfig, preset: str | None) -> None:
+    """One line on what is about to be played, and the config's notes."""
+    specs, total = config.bots, config.n_sets * config.set_size
     say_phrases(err, [
-        f"{game.title} ({preset or game.default_preset}): {' vs '.join(s.name for s in specs)}",
-        f"{plural(total, 'game')} ({plural(config.n_sets, 'deal set')})", f"seed {seed}",
+        f"{config.game.title} ({preset or config.game.default_preset}): {' vs '.join(s.name for s in specs)}",
+        f"{plural(total, 'game')} ({plural(config.n_sets, 'deal set')})", f"seed {config.seed}",
         f"clock {format_time_control(config.time_control)}",
         *(["sandboxed"] if config.sandbox else []),
         *(["every game from the --start position"] if config.start else []),
-        *([f"concurrency {concurrency}"] if concurrency > 1 else []),
+        *([f"concurrency {config.concurrency}"] if config.concurrency > 1 else []),
     ])
     for note in config.notes:
         err.print(note, highlight=False, markup=False, soft_wrap=True)
-    if serve:
-        import tempfile
-        from dataclasses import replace
 
-        from referee.live.serve import DashboardPlan, match_source, match_writer
 
-        with tempfile.TemporaryDirectory(prefix="chicago-referee-live-") as scratch:
-            folder = log_dir if log_dir is not None else Path(scratch)  # the stream goes with the logs
-            live = match_writer(folder, name=" vs ".join(s.name for s in specs), game=game.name,
-                                bots=[s.name for s in specs], scheduled=total)
-            source, public, private = match_source(folder, log_dir, " vs ".join(s.name for s in specs), delay)
-            plan = DashboardPlan(source, public, private, host=host, port=port, open_browser=not no_open,
-                                 on_url=lambda url: err.print(f"live dashboard: {url}", highlight=False,
-                                                              markup=False, soft_wrap=True))
-            status = "aborted"
-            try:
-                result, interrupted = _run_with_progress(replace(config, watch_games=live.watch_games), total, plan)
-                status = "stopped" if interrupted else "completed"
-            finally:
-                live.close(status)
-    else:
-        result, interrupted = _run_with_progress(config, total)
+def _play_served(config: MatchConfig, log_dir: Path | None, delay: float | None, host: str, port: int,
+                 no_open: bool) -> tuple[MatchResult, bool]:
+    """The match with its live dashboard; the stream goes with the logs (or a
+    scratch folder, removed afterwards)."""
+    import tempfile
+    from dataclasses import replace
+
+    from referee.live.serve import DashboardPlan, match_source, match_writer
+
+    names = [s.name for s in config.bots]
+    total = config.n_sets * config.set_size
+    with tempfile.TemporaryDirectory(prefix="chicago-referee-live-") as scratch:
+        folder = log_dir if log_dir is not None else Path(scratch)
+        live = match_writer(folder, name=" vs ".join(names), game=config.game.name, bots=names, scheduled=total)
+        source, public, private = match_source(folder, log_dir, " vs ".join(names), delay)
+        plan = DashboardPlan(source, public, private, host=host, port=port, open_browser=not no_open,
+                             on_url=lambda url: err.print(f"live dashboard: {url}", highlight=False,
+                                                          markup=False, soft_wrap=True))
+        status = "aborted"
+        try:
+            result, interrupted = _run_with_progress(replace(config, watch_games=live.watch_games), total, plan)
+            status = "stopped" if interrupted else "completed"
+        finally:
+            live.close(status)
+    return result, interrupted
+
+
+def _print_result(result: MatchResult, as_json: bool, log_dir: Path | None) -> None:
     if as_json:
         from referee.cli.output import match_dict
 
         sys.stdout.write(json.dumps(match_dict(result), indent=2) + "\n")
-        if interrupted:
-            raise typer.Exit(EXIT_INTERRUPTED)
         return
     from referee.cli.output import elo_lines, failure_lines, match_table, time_lines
 
     out.print(match_table(result, out.width))
-    for line in [*time_lines(result), *failure_lines(result)]:
+    for line in [*time_lines(result), *failure_lines(result), *elo_lines(result)]:
         out.print(line, highlight=False, markup=False)
-    for line in elo_lines(result):
-        out.print(line, highlight=False, markup=False)
-    out.print(f"seed {seed}" + (f", logs in {log_dir}" if log_dir else ""), highlight=False, markup=False)
-    if interrupted:
-        raise typer.Exit(EXIT_INTERRUPTED)
+    out.print(f"seed {result.config.seed}" + (f", logs in {log_dir}" if log_dir else ""), highlight=False,
+              markup=False)
 
 
 def _sandbox_limits(sandbox: bool, limits: str | None, freeze_idle: bool = False) -> SandboxLimits | None:

@@ -13,6 +13,7 @@ import re
 import shlex
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -253,64 +254,21 @@ def tournament(
     delay = reveal_seconds(reveal_delay)
     if delay is not None and not serve:
         raise typer.BadParameter("needs --serve (or run `chicago-referee serve` with it)", param_hint="--reveal-delay")
-    if resume is False:
-        _fresh(db_path, logs)
-    elif resume is True and not db_path.exists():
-        raise RefereeError(f"nothing to resume: {db_path} does not exist (run without --resume to start)")
-    elif not db_path.exists():
-        _refuse_lost_results(db_path, logs, 0)
+    _check_results(db_path, logs, resume)
     if db is None:
         _ignore_results(db_path, config)
     asked = t.concurrency if concurrency is None else concurrency  # 0 is automatic, in the config and here
     conc = asked or placement.default_concurrency() or default_concurrency()
-    cmd = ["chicago-referee", "tournament", str(config)]
-    if db is not None:
-        cmd += ["--db", str(db)]
-    if log_dir is not None:
-        cmd += ["--log-dir", str(log_dir)]
-    if workers:
-        cmd += ["--workers", str(workers)]
-    if cluster:
-        cmd += ["--cluster", cluster]
     store = Store.open(db_path, create=True, lock=True)
     outcome: RunOutcome | None = None
     try:
         _refuse_lost_results(db_path, logs, store.finished_count())
         schedule = prepare_store(t, store)
-        sealed = store.commitment()
-        assert sealed is not None  # prepare_store committed
         keys = {g.key for g in schedule}
         rows = [r for r in store.games() if r.key in keys]
-        n_tables = len({g.table for g in schedule})
-        say_phrases(err, [
-            f"{t.name}: {t.game.title}", f"{t.format} of {len(t.bots)} bots at {t.table_size} seats:",
-            f"{n_tables} tables x {t.deal_sets} deal sets = {len(schedule)} games",
-            f"clock {format_time_control(t.time_control)}", f"failure policy {t.policy.mode}",
-            f"concurrency {conc}", *([placement.describe()] if workers or cluster else []),
-            "bots sandboxed" if t.sandbox is not None else "bots NOT sandboxed (sandbox = false)",
-        ])
-        err.print(f"results: {shown_path(db_path)}", highlight=False, markup=False, soft_wrap=True)
-        err.print(f"logs:    {shown_path(logs)}", highlight=False, markup=False, soft_wrap=True)
-        _print_seed(sealed)
-        if rows:
-            err.print(f"resuming: {len(rows)} of {len(schedule)} games already finished", highlight=False)
-        from referee.live.serve import DashboardPlan, tournament_source, tournament_writer
-
-        live = tournament_writer(db_path, name=t.name, game=t.game.name, bots=list(t.bot_names),
-                                 scheduled=len(schedule), finished=len(rows))
-        try:
-            with _Ui(err, t, rows, len(schedule)) as ui:
-                dashboard = None
-                if serve:  # the live stream beside the database, served from this process
-                    source, public, private = tournament_source(db_path, delay)
-                    dashboard = DashboardPlan(source, public, private, host=host, port=port,
-                                              open_browser=not no_open,
-                                              on_url=lambda url: ui.notify(f"live dashboard: {url}"))
-                outcome = trio.run(_run, t, store, schedule, logs, conc, ui, placement, live, dashboard)
-        finally:
-            live.close(outcome.status if outcome is not None else "aborted")
-        if live.broken != "closed":
-            err.print(f"warning: {live.broken}; the games were not affected", highlight=False, soft_wrap=True)
+        _announce(t, store, schedule, rows, conc, placement, logs)
+        served = _Served(serve, delay, host, port, no_open)
+        outcome = _play(t, store, schedule, rows, logs, conc, placement, served)
         from referee.tournament.standings import from_store
         from referee.tournament.standings_tables import all_tables
 
@@ -321,12 +279,97 @@ def tournament(
         err.print("interrupted", highlight=False)
     finally:
         store.close()
+    _say_outcome(outcome, _resume_command(config, db, log_dir, workers, cluster))
+
+
+def _check_results(db_path: Path, logs: Path, resume: bool | None) -> None:
+    """--fresh clears the results; --resume needs them; neither keeps what is there."""
+    if resume is False:
+        _fresh(db_path, logs)
+    elif resume is True and not db_path.exists():
+        raise RefereeError(f"nothing to resume: {db_path} does not exist (run without --resume to start)")
+    elif not db_path.exists():
+        _refuse_lost_results(db_path, logs, 0)
+
+
+def _resume_command(config: Path, db: Path | None, log_dir: Path | None, workers: int,
+                    cluster: str | None) -> list[str]:
+    """The command line that resumes this tournament where it stopped."""
+    cmd = ["chicago-referee", "tournament", str(config)]
+    if db is not None:
+        cmd += ["--db", str(db)]
+    if log_dir is not None:
+        cmd += ["--log-dir", str(log_dir)]
+    if workers:
+        cmd += ["--workers", str(workers)]
+    if cluster:
+        cmd += ["--cluster", cluster]
+    return cmd + ["--resume"]
+
+
+def _announce(t: Tournament, store: Store, schedule: list[ScheduledGame], rows: list[GameRow], conc: int,
+              placement: Placement, logs: Path) -> None:
+    """What will be played, where, where results go, the seed's commitment."""
+    sealed = store.commitment()
+    assert sealed is not None  # prepare_store committed
+    n_tables = len({g.table for g in schedule})
+    say_phrases(err, [
+        f"{t.name}: {t.game.title}", f"{t.format} of {len(t.bots)} bots at {t.table_size} seats:",
+        f"{n_tables} tables x {t.deal_sets} deal sets = {len(schedule)} games",
+        f"clock {format_time_control(t.time_control)}", f"failure policy {t.policy.mode}",
+        f"concurrency {conc}", *([placement.describe()] if placement.workers or placement.cluster else []),
+        "bots sandboxed" if t.sandbox is not None else "bots NOT sandboxed (sandbox = false)",
+    ])
+    err.print(f"results: {shown_path(store.path)}", highlight=False, markup=False, soft_wrap=True)
+    err.print(f"logs:    {shown_path(logs)}", highlight=False, markup=False, soft_wrap=True)
+    _print_seed(sealed)
+    if rows:
+        err.print(f"resuming: {len(rows)} of {len(schedule)} games already finished", highlight=False)
+
+
+@dataclass(frozen=True)
+class _Served:
+    """Whether and where the live dashboard is served."""
+
+    serve: bool
+    delay: float | None
+    host: str
+    port: int
+    no_open: bool
+
+
+def _play(t: Tournament, store: Store, schedule: list[ScheduledGame], rows: list[GameRow], logs: Path, conc: int,
+          placement: Placement, served: _Served) -> RunOutcome:
+    """The games, with progress on the terminal and the live stream (served, if asked)."""
+    from referee.live.serve import DashboardPlan, tournament_source, tournament_writer
+
+    live = tournament_writer(store.path, name=t.name, game=t.game.name, bots=list(t.bot_names),
+                             scheduled=len(schedule), finished=len(rows))
+    outcome: RunOutcome | None = None
+    try:
+        with _Ui(err, t, rows, len(schedule)) as ui:
+            dashboard = None
+            if served.serve:  # the live stream beside the database, served from this process
+                source, public, private = tournament_source(store.path, served.delay)
+                dashboard = DashboardPlan(source, public, private, host=served.host, port=served.port,
+                                          open_browser=not served.no_open,
+                                          on_url=lambda url: ui.notify(f"live dashboard: {url}"))
+            outcome = trio.run(_run, t, store, schedule, logs, conc, ui, placement, live, dashboard)
+    finally:
+        live.close(outcome.status if outcome is not None else "aborted")
+    if live.broken != "closed":
+        err.print(f"warning: {live.broken}; the games were not affected", highlight=False, soft_wrap=True)
+    return outcome
+
+
+def _say_outcome(outcome: RunOutcome | None, resume: list[str]) -> None:
+    """How it ended; if not completed, how to resume (exit code 130)."""
     if outcome is not None:
         err.print(f"{outcome.status}: {outcome.recorded} games played in {outcome.seconds:.1f} s; "
                   f"{outcome.finished}/{outcome.scheduled} finished", highlight=False)
     if outcome is None or outcome.status != "completed":
         left = f"{outcome.remaining} games left; " if outcome is not None else ""
-        err.print(f"{left}resume with:  {shlex.join(cmd + ['--resume'])}", highlight=False)
+        err.print(f"{left}resume with:  {shlex.join(resume)}", highlight=False)
         raise typer.Exit(130)
 
 @app.command()
