@@ -17,7 +17,8 @@ from pathlib import Path
 
 import trio
 
-from referee.live.app import DashboardApp, LiveSource
+from referee.live.app import DashboardApp
+from referee.live.source import LiveSource
 from referee.live.board import LiveBoard
 from referee.live.follow import DbStandings, follow
 from referee.live.stream import PRIVATE_SUFFIX, PUBLIC_SUFFIX, LiveWriter, stream_paths

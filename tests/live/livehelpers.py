@@ -204,7 +204,8 @@ async def drive_streams(lines: tuple[list[bytes], list[bytes]], delay: float | N
     stood at each of `moments` in turn (its clock at that moment), one beat
     apart on trio's clock (run it on the autojump clock): for each moment, the
     bytes each viewer was sent meanwhile. `source` goes to the `LiveSource`."""
-    from referee.live.app import MIN_GAP_S, DashboardApp, LiveSource
+    from referee.live.app import MIN_GAP_S, DashboardApp
+    from referee.live.source import LiveSource
     from referee.live.board import LiveBoard
 
     now = [moments[0]]
