@@ -70,7 +70,7 @@ class ChicagoRules(msgspec.Struct, frozen=True, kw_only=True, tag_field="game", 
 # ----------------------------------------------------------------- actions
 
 
-class Exchange(Inbound, tag="exchange"):
+class Exchange(Inbound, tag="exchange", frozen=True):
     """Discard these cards (0-5 of your hand; empty = pass) and draw as many.
 
     Two exchanges of the same cards are equal whatever their order, so
@@ -90,13 +90,13 @@ class Exchange(Inbound, tag="exchange"):
         return hash(tuple(sorted(self.discard)))
 
 
-class CallChicago(Inbound, tag="chicago"):
+class CallChicago(Inbound, tag="chicago", frozen=True):
     """Answer the Chicago question: `call: true` declares you will take all five tricks."""
 
     call: bool
 
 
-class TakeOpen(Inbound, tag="take_open"):
+class TakeOpen(Inbound, tag="take_open", frozen=True):
     """`one_open` variant: take the face-up card (true) or the next card face down (false)."""
 
     take: bool
@@ -169,14 +169,14 @@ class ChicagoView(msgspec.Struct, frozen=True, kw_only=True, tag_field="game", t
 # ------------------------------------------------------------------ events
 
 
-class FirstDealerCut(Outbound, tag="first_dealer_cut"):
+class FirstDealerCut(Outbound, tag="first_dealer_cut", frozen=True):
     """Public: the cards cut to choose the first dealer (one list per cut round)."""
 
     rounds: list[list[PlayedCard]]
     dealer: Seat
 
 
-class Exchanged(Outbound, tag="exchanged"):
+class Exchanged(Outbound, tag="exchanged", frozen=True):
     """Public: `seat` discarded `count` cards in exchange round `round`."""
 
     seat: Seat
@@ -184,32 +184,32 @@ class Exchanged(Outbound, tag="exchanged"):
     count: int
 
 
-class Drew(Outbound, tag="drew"):
+class Drew(Outbound, tag="drew", frozen=True):
     """Private: the cards `seat` drew from the stock."""
 
     seat: Seat
     cards: list[Card]
 
 
-class StockReshuffled(Outbound, tag="stock_reshuffled"):
+class StockReshuffled(Outbound, tag="stock_reshuffled", frozen=True):
     """Public: the discard pile became the new stock (rule CH-09)."""
 
     stock_size: int
 
 
-class OpenCard(Outbound, tag="open_card"):
+class OpenCard(Outbound, tag="open_card", frozen=True):
     """Public (`one_open`): the top stock card turned face up for `seat`."""
 
     seat: Seat
     card: Card
 
 
-class OpenCardDecision(Outbound, tag="open_card_decision"):
+class OpenCardDecision(Outbound, tag="open_card_decision", frozen=True):
     seat: Seat
     take: bool
 
 
-class HandRevealed(Outbound, tag="hand_revealed"):
+class HandRevealed(Outbound, tag="hand_revealed", frozen=True):
     """Public: five cards shown to everyone: `break_up` (CH-13), `scoring_hand`, `final_showdown`."""
 
     seat: Seat
@@ -217,7 +217,7 @@ class HandRevealed(Outbound, tag="hand_revealed"):
     reason: str
 
 
-class Showdown(Outbound, tag="showdown"):
+class Showdown(Outbound, tag="showdown", frozen=True):
     """Public: the outcome of a showdown; `round` 0 is the final showdown."""
 
     round: int
@@ -228,7 +228,7 @@ class Showdown(Outbound, tag="showdown"):
     tied: list[Seat]
 
 
-class ChicagoDecision(Outbound, tag="chicago_decision"):
+class ChicagoDecision(Outbound, tag="chicago_decision", frozen=True):
     seat: Seat
     call: bool
 

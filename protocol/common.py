@@ -32,7 +32,7 @@ class Inbound(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", forbi
     """Something a bot sends (reply or action)."""
 
 
-class PlayCard(Inbound, tag="play"):
+class PlayCard(Inbound, tag="play", frozen=True):
     """Play a card to the current trick (every trick-taking game)."""
 
     card: Card
@@ -43,7 +43,7 @@ class PlayedCard(msgspec.Struct, frozen=True, kw_only=True):
     card: Card
 
 
-class CardPlayed(Outbound, tag="card_played"):
+class CardPlayed(Outbound, tag="card_played", frozen=True):
     """Public: a seat played a card to trick number `trick` (1-based)."""
 
     seat: Seat
@@ -51,7 +51,7 @@ class CardPlayed(Outbound, tag="card_played"):
     trick: int
 
 
-class TrickWon(Outbound, tag="trick_won"):
+class TrickWon(Outbound, tag="trick_won", frozen=True):
     """Public: who took trick number `trick`, and with which card."""
 
     trick: int
@@ -59,7 +59,7 @@ class TrickWon(Outbound, tag="trick_won"):
     card: Card
 
 
-class ScoreChanged(Outbound, tag="score"):
+class ScoreChanged(Outbound, tag="score", frozen=True):
     """Public: a seat's score changed by `points` (after any floor) to `total`."""
 
     seat: Seat
@@ -68,7 +68,7 @@ class ScoreChanged(Outbound, tag="score"):
     reason: str
 
 
-class GameEnded(Outbound, tag="game_ended"):
+class GameEnded(Outbound, tag="game_ended", frozen=True):
     """Public: the game is over. `placements[s]` is seat s's place, 1 = first."""
 
     winner: Seat | None
@@ -77,7 +77,7 @@ class GameEnded(Outbound, tag="game_ended"):
     reason: str
 
 
-class DealStarted(Outbound, tag="deal_started"):
+class DealStarted(Outbound, tag="deal_started", frozen=True):
     """Public: a new deal (hand) begins. `active` seats play it (a tie-break may exclude some)."""
 
     deal: int
@@ -87,14 +87,14 @@ class DealStarted(Outbound, tag="deal_started"):
     stock_size: int | None = None
 
 
-class HandDealt(Outbound, tag="hand_dealt"):
+class HandDealt(Outbound, tag="hand_dealt", frozen=True):
     """Private: the cards dealt to `seat`."""
 
     seat: Seat
     cards: list[Card]
 
 
-class DealEnded(Outbound, tag="deal_ended"):
+class DealEnded(Outbound, tag="deal_ended", frozen=True):
     """Public: the deal is over; scores after it."""
 
     deal: int

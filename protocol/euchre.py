@@ -64,23 +64,23 @@ class EuchreRules(
 # ----------------------------------------------------------------- actions
 
 
-class Pass(Inbound, tag="pass"):
+class Pass(Inbound, tag="pass", frozen=True):
     """Bidding: decline to bid (allowed with or without a ghost swap first)."""
 
 
-class Bid(Inbound, tag="bid"):
+class Bid(Inbound, tag="bid", frozen=True):
     """Bidding: contract to take at least `bid` tricks, or "moon" for all six.
     Must be at least `min_bid` and higher than every earlier bid this hand."""
 
     bid: BidValue
 
 
-class SwapGhost(Inbound, tag="swap_ghost"):
+class SwapGhost(Inbound, tag="swap_ghost", frozen=True):
     """Bidding, at your turn before you bid: take the ghost hand unseen; your old
     hand becomes dead. One swap per hand in total; then you must pass or bid."""
 
 
-class NameTrump(Inbound, tag="name_trump"):
+class NameTrump(Inbound, tag="name_trump", frozen=True):
     """Declarer: name the trump suit (no no-trump). The declarer then leads."""
 
     suit: Suit
@@ -139,34 +139,34 @@ class EuchreView(msgspec.Struct, frozen=True, kw_only=True, tag_field="game", ta
 # ------------------------------------------------------------------ events
 
 
-class BidMade(Outbound, tag="bid_made"):
+class BidMade(Outbound, tag="bid_made", frozen=True):
     """Public: `seat` bid (`bid` null = passed)."""
 
     seat: Seat
     bid: BidValue | None
 
 
-class GhostSwapped(Outbound, tag="ghost_swapped"):
+class GhostSwapped(Outbound, tag="ghost_swapped", frozen=True):
     """Public: `seat` took the ghost hand; its old hand is dead and never shown."""
 
     seat: Seat
 
 
-class GhostHandTaken(Outbound, tag="ghost_hand_taken"):
+class GhostHandTaken(Outbound, tag="ghost_hand_taken", frozen=True):
     """Private to `seat`: the cards it now holds after swapping."""
 
     seat: Seat
     cards: list[Card]
 
 
-class AllPassed(Outbound, tag="all_passed"):
+class AllPassed(Outbound, tag="all_passed", frozen=True):
     """Public: everyone passed; no score; the deal passes left (GE-07)."""
 
     deal: int
     next_dealer: Seat
 
 
-class TrumpNamed(Outbound, tag="trump_named"):
+class TrumpNamed(Outbound, tag="trump_named", frozen=True):
     """Public: the declarer's contract and trump suit; the declarer leads trick 1."""
 
     seat: Seat
@@ -174,7 +174,7 @@ class TrumpNamed(Outbound, tag="trump_named"):
     suit: Suit
 
 
-class Reneged(Outbound, tag="renege"):
+class Reneged(Outbound, tag="renege", frozen=True):
     """Public, `renege_policy=penalize` only: `seat` failed to follow `led_suit`
     (effective suit) with `card` in trick `trick` although able to. Announced when
     the hand is scored (when play has revealed it anyway), with the penalty."""
@@ -186,7 +186,7 @@ class Reneged(Outbound, tag="renege"):
     penalty: int
 
 
-class HandScored(Outbound, tag="hand_scored"):
+class HandScored(Outbound, tag="hand_scored", frozen=True):
     """Public: the outcome of a played hand (GE-11). `points[s]` is seat s's change
     this hand, renege penalties included; `scores` are the totals after it."""
 

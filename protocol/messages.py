@@ -52,7 +52,7 @@ class SeatFailure(msgspec.Struct, frozen=True, kw_only=True):
 # ------------------------------------------------------- referee -> bot
 
 
-class Hello(Outbound, tag="hello"):
+class Hello(Outbound, tag="hello", frozen=True):
     """First line to every bot. Reply with a bot `hello` within `startup_ms`."""
 
     referee: str
@@ -60,7 +60,7 @@ class Hello(Outbound, tag="hello"):
     protocol: int = PROTOCOL_VERSION
 
 
-class GameStart(Outbound, tag="game_start"):
+class GameStart(Outbound, tag="game_start", frozen=True):
     """A game begins. One bot process may play many games in a row."""
 
     game_id: int
@@ -75,7 +75,7 @@ class GameStart(Outbound, tag="game_start"):
     seat (it reveals nothing about the cards): use it and a match replays exactly."""
 
 
-class Request(Outbound, tag="request"):
+class Request(Outbound, tag="request", frozen=True):
     """Your turn: reply with an `action` echoing `id`, chosen from `legal`.
 
     `events` is what happened since your previous request, as far as your
@@ -90,7 +90,7 @@ class Request(Outbound, tag="request"):
     clock: Clock
 
 
-class Warning(Outbound, tag="warning"):
+class Warning(Outbound, tag="warning", frozen=True):
     """Your reply to request `id` was not accepted; the referee acted for you."""
 
     id: int | None
@@ -99,7 +99,7 @@ class Warning(Outbound, tag="warning"):
     message: str
 
 
-class GameOver(Outbound, tag="game_over"):
+class GameOver(Outbound, tag="game_over", frozen=True):
     """The game ended. `events` are the last ones your seat had not yet seen."""
 
     game_id: int
@@ -111,7 +111,7 @@ class GameOver(Outbound, tag="game_over"):
     failures: list[SeatFailure]
 
 
-class Bye(Outbound, tag="bye"):
+class Bye(Outbound, tag="bye", frozen=True):
     """The match is over: exit now (stdin closes next)."""
 
 
@@ -121,7 +121,7 @@ RefereeMessage = Hello | GameStart | Request | Warning | GameOver | Bye
 # ------------------------------------------------------- bot -> referee
 
 
-class BotHello(Inbound, tag="hello"):
+class BotHello(Inbound, tag="hello", frozen=True):
     """The bot's answer to `hello`."""
 
     name: str
@@ -129,7 +129,7 @@ class BotHello(Inbound, tag="hello"):
     protocol: int = PROTOCOL_VERSION
 
 
-class ActionReply(Inbound, tag="action"):
+class ActionReply(Inbound, tag="action", frozen=True):
     """The bot's answer to a `request`."""
 
     id: int

@@ -77,7 +77,7 @@ class LogRecord(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
     """A record after the header. Fields a reader does not know are ignored."""
 
 
-class DealRecord(LogRecord, tag="deal"):
+class DealRecord(LogRecord, tag="deal", frozen=True):
     """A deal began: written before its events."""
 
     deal: int
@@ -85,7 +85,7 @@ class DealRecord(LogRecord, tag="deal"):
     deck: list[str]
 
 
-class EventRecord(LogRecord, tag="event"):
+class EventRecord(LogRecord, tag="event", frozen=True):
     """An engine event, as the seats it is for receive it."""
 
     to: int
@@ -94,7 +94,7 @@ class EventRecord(LogRecord, tag="event"):
     """The game's event as seats receive it (an object tagged by `type`; the game types it)."""
 
 
-class SendRecord(LogRecord, tag="send"):
+class SendRecord(LogRecord, tag="send", frozen=True):
     """A message to a seat, as sent (a request without its view and legal list)."""
 
     seat: int
@@ -106,7 +106,7 @@ class SendRecord(LogRecord, tag="send"):
     """The fields left out of `msg` because the game re-creates them (`view`, `legal`)."""
 
 
-class RecvRecord(LogRecord, tag="recv"):
+class RecvRecord(LogRecord, tag="recv", frozen=True):
     """A line a seat wrote."""
 
     seat: int
@@ -118,7 +118,7 @@ class RecvRecord(LogRecord, tag="recv"):
     """The line answered no open request (late, early or extra): dropped and counted."""
 
 
-class ActionRecord(LogRecord, tag="action"):
+class ActionRecord(LogRecord, tag="action", frozen=True):
     """An action applied to the game."""
 
     seat: int
@@ -134,7 +134,7 @@ class ActionRecord(LogRecord, tag="action"):
     """The CPU time the bot used meanwhile (timing; null where not measured)."""
 
 
-class FailureRecord(LogRecord, tag="failure"):
+class FailureRecord(LogRecord, tag="failure", frozen=True):
     """A seat's failure: its reason code, the message in words and the evidence."""
 
     seat: int
@@ -144,7 +144,7 @@ class FailureRecord(LogRecord, tag="failure"):
     """The offending text, or the bot's stderr tail."""
 
 
-class UnloggedRecord(LogRecord, tag="unlogged"):
+class UnloggedRecord(LogRecord, tag="unlogged", frozen=True):
     """Unsolicited lines of a seat past the log's budget: counted, not kept."""
 
     seat: int

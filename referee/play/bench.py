@@ -41,7 +41,7 @@ from referee.games.base import PUBLIC
 from referee.games.rules import build_rules
 from referee.play.match import MatchConfig, play_one
 from referee.play.handle import BotHandle
-from referee.play.game_spec import make_request
+from referee.play.game_spec import StartFailure, make_request
 from referee.play.seeding import derive_seed
 from referee.seats.bot_command import BotSpec
 from referee.seats.bot_process import BotProcess
@@ -202,11 +202,7 @@ async def run_bench(spec: BotSpec, game: str = "chicago", rounds: int = 12, game
         handles = [BotHandle(b, nursery) for b in config.seat_specs()]
         try:
             for h in handles:
-                err = await h.ensure(config.time_control, [gdef.name])
-                if err is not None:
-                    said = err[2].strip().splitlines()[-1:] if err[2] else []
-                    raise BotStartError(f"bot {h.spec.name!r} did not start: {err[1]}"
-                                        + "".join(f"; it said: {line}" for line in said))
+                _refuse_failed_start(h, await h.ensure(config.time_control, [gdef.name]))
             procs = [h.proc for h in handles if h.proc is not None]
             for r in range(rounds + 1):  # round 0 warms up and is not counted
                 games = [(r * games_per_round + g + 1, derive_seed(seed, "bench", r * games_per_round + g))
@@ -273,13 +269,19 @@ class SandboxBench:
 
 async def _start_ms(handle: BotHandle, config: MatchConfig) -> float:
     t0 = trio.current_time()
-    err = await handle.ensure(config.time_control, [config.game.name])
+    failure = await handle.ensure(config.time_control, [config.game.name])
     elapsed = (trio.current_time() - t0) * 1000
-    if err is not None:
-        said = err[2].strip().splitlines()[-1:] if err[2] else []
-        raise BotStartError(f"bot {handle.spec.name!r} did not start: {err[1]}"
-                            + "".join(f"; it said: {line}" for line in said))
+    _refuse_failed_start(handle, failure)
     return elapsed
+
+
+def _refuse_failed_start(handle: BotHandle, failure: StartFailure | None) -> None:
+    """A bench needs every bot running: one line on why one is not, with its last words."""
+    if failure is None:
+        return
+    said = failure.detail.strip().splitlines()[-1:]
+    raise BotStartError(f"bot {handle.spec.name!r} did not start: {failure.message}"
+                        + "".join(f"; it said: {line}" for line in said))
 
 
 def plain_twin(spec: BotSpec, home: Path) -> BotSpec:

@@ -144,3 +144,13 @@ def test_check_reports_a_broken_bot_in_plain_words(tmp_path: Path) -> None:
     res = runner.invoke(app, ["check", str(bot), "--time-control", "decision=200ms,startup=500ms"])
     assert res.exit_code == 1
     assert "handshake failed" in res.stdout and "no hello reply within the 500 ms startup limit" in " ".join(res.stdout.split())
+
+
+def test_bench_of_a_bot_that_does_not_start_says_why_in_one_line() -> None:
+    res = runner.invoke(app, ["bench", str(ROOT / "tests" / "bots" / "exit_at_once.py"), "--rounds", "1",
+                              "--games", "1"])
+    assert res.exit_code != 0
+    lines = [line for line in res.output.splitlines() if "did not start" in line]
+    assert len(lines) == 1, res.output
+    assert "exit code 3" in lines[0] and "it said: exit_at_once: giving up before hello" in lines[0]
+    assert "Traceback" not in res.output
