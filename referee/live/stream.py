@@ -31,7 +31,7 @@ import msgspec
 
 from referee.games.base import PUBLIC
 from referee.play.game_spec import GameRecord, GameSpec
-from referee.play.runner import GameRunner
+from referee.play.watch import WatchedGame
 
 STREAM_VERSION = 1
 PUBLIC_SUFFIX = ".live.ndjson"
@@ -76,6 +76,11 @@ class LiveWriter:
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, mode)
         os.fchmod(fd, mode)  # an older file keeps no wider permissions than these
         return fd
+
+    @property
+    def keeps_private(self) -> bool:
+        """Whether a private stream (every card, for the host) is written beside the public one."""
+        return self._private is not None
 
     def now(self) -> float:
         return round(self.clock(), 3)
@@ -143,9 +148,9 @@ class GameFeed:
         self.j += 1
         out.append(_encoder.encode(record) + b"\n")
 
-    def _events(self, runner: GameRunner, t: float, pub: list[bytes], priv: list[bytes]) -> None:
-        events = runner.state.events
-        keep_private = self.writer._private is not None
+    def _events(self, game: WatchedGame, t: float, pub: list[bytes], priv: list[bytes]) -> None:
+        events = game.state.events
+        keep_private = self.writer.keeps_private
         while self.cursor < len(events):
             audience, event = events[self.cursor]
             self.cursor += 1
@@ -155,42 +160,42 @@ class GameFeed:
                 self._private(priv, {"type": "event", "t": t, "game_id": self.game_id, "to": audience,
                                      "event": event})
 
-    def started(self, runner: GameRunner) -> None:
-        sp = runner.spec
+    def started(self, game: WatchedGame) -> None:
+        sp = game.spec
         t = self.writer.now()
         pub: list[bytes] = []
         priv: list[bytes] = []
         self._public(pub, {"type": "game_started", "t": t, "game_id": self.game_id, "game": sp.game.name,
                            "n_players": sp.n_players, "seats": self.names, "rules": sp.rules,
                            "deal_set": sp.deal_set})
-        self._events(runner, t, pub, priv)
+        self._events(game, t, pub, priv)
         self.writer.write(pub, priv)
 
-    def acted(self, runner: GameRunner, seat: int, source: str, action: Any, elapsed: float | None) -> None:
+    def acted(self, game: WatchedGame, seat: int, source: str, action: Any, elapsed: float | None) -> None:
         t = self.writer.now()
         pub: list[bytes] = []
         priv: list[bytes] = []
         ms = None if elapsed is None else round(elapsed * 1000, 1)
         self._public(pub, {"type": "decision", "t": t, "game_id": self.game_id, "seat": seat, "source": source,
                            "ms": ms})
-        if self.writer._private is not None:  # an action may name hidden cards (an exchange's discards)
+        if self.writer.keeps_private:  # an action may name hidden cards (an exchange's discards)
             self._private(priv, {"type": "action", "t": t, "game_id": self.game_id, "seat": seat,
                                  "source": source, "action": action})
-        self._events(runner, t, pub, priv)
+        self._events(game, t, pub, priv)
         self.writer.write(pub, priv)
 
-    def failed(self, runner: GameRunner, seat: int, reason: str, message: str) -> None:
+    def failed(self, game: WatchedGame, seat: int, reason: str, message: str) -> None:
         # The message may quote the seat's hand: the public stream gets the reason code only.
         pub: list[bytes] = []
         self._public(pub, {"type": "failure", "t": self.writer.now(), "game_id": self.game_id, "seat": seat,
                            "reason": reason})
         self.writer.write(pub)
 
-    def finished(self, runner: GameRunner, record: GameRecord) -> None:
+    def finished(self, game: WatchedGame, record: GameRecord) -> None:
         t = self.writer.now()
         pub: list[bytes] = []
         priv: list[bytes] = []
-        self._events(runner, t, pub, priv)
+        self._events(game, t, pub, priv)
         self._public(pub, {"type": "game_finished", "t": t, "game_id": self.game_id, "winner": record.winner,
                            "scores": record.scores, "placements": record.placements, "reason": record.reason,
                            "forfeited": sorted(record.forfeited), "decisions": record.decisions})

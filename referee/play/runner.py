@@ -172,8 +172,8 @@ class GameRunner:
             self.ended_early = True
 
     def _on_failure(self, seat: int, reason: str, message: str, detail: str, fatal: bool) -> None:
-        breach_of = getattr(self.seats[seat].bot, "limit_breach", None)  # seats without a sandbox lack it
-        breach = breach_of() if breach_of is not None and reason in ("crash", "timeout") else None
+        bot = self.seats[seat].bot
+        breach = bot.limit_breach() if bot is not None and reason in ("crash", "timeout") else None
         if breach is not None:  # a sandboxed bot that died or stalled at one of its limits: say which
             reason, message = breach[0], f"{breach[1]} ({message})"
         self._fail(seat, reason, message, detail)

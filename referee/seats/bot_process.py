@@ -114,6 +114,7 @@ class BotProcess:
     late_id: int = 0  # the last request that timed out unanswered: a reply to it is late, not wrong
     _unsent: bytearray = field(default_factory=bytearray)  # written when the pipe has room
     _cpu_tree: ProcessTreeCpu | None = None  # without a CPU-accounting cgroup: /proc
+    measures_cpu = True
 
     def cpu_seconds(self) -> float:
         """CPU time the bot (every process of it) has used so far: its sandbox's

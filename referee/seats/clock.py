@@ -12,6 +12,7 @@ import re
 
 from protocol.messages import Clock, TimeControl
 from referee.errors import ConfigError
+from referee.seats.seat import Seat
 
 DEFAULT_TIME_CONTROL = "decision=1s,startup=10s"
 """What `match`, `play`, `check` and a tournament config use unless told otherwise:
@@ -112,40 +113,40 @@ class SeatClock:
 class DecisionMeter:
     """One seat's CPU time per decision, and `freeze_idle`'s stop and start.
 
-    A seat that can tell its CPU time (`cpu_seconds`) and be frozen (`freeze`,
-    `thaw`: a bot process; a person cannot) is read when its request's clock
-    starts and when its reply arrives, and frozen in between its turns; the
-    thaw comes before the clock starts, so it is not the seat's time."""
+    A seat that tells its CPU time (`measures_cpu`: a bot process, not a
+    person) is read when its request's clock starts and when its reply
+    arrives, and every seat is frozen in between its turns (`freeze`, `thaw`:
+    a no-op for one that cannot be); the thaw comes before the clock starts,
+    so it is not the seat's time."""
 
-    def __init__(self, seat: object) -> None:
-        self._cpu = getattr(seat, "cpu_seconds", None)
-        self._freeze = getattr(seat, "freeze", None)
-        self._thaw = getattr(seat, "thaw", None)
+    def __init__(self, seat: Seat | None) -> None:
+        self._seat = seat
+        self._measured = seat is not None and seat.measures_cpu
         self.cpu_s = 0.0  # CPU seconds of its decisions so far
         self.asked = 0  # decisions it was asked
 
     def start(self) -> float:
         """Before the request's clock starts: thaw, and read the CPU time."""
         self.wake()
-        return self._cpu() if self._cpu is not None else 0.0
+        return self._seat.cpu_seconds() if self._seat is not None and self._measured else 0.0
 
     def stop(self, started_cpu: float) -> float | None:
         """The reply came (or the deadline passed): this decision's CPU seconds
         (None if not measured), then freeze."""
         self.asked += 1
-        used = None if self._cpu is None else max(0.0, self._cpu() - started_cpu)
+        used = max(0.0, self._seat.cpu_seconds() - started_cpu) if self._seat is not None and self._measured else None
         self.idle()
         if used is not None:
             self.cpu_s += used
         return used
 
     def idle(self) -> None:
-        if self._freeze is not None:
-            self._freeze()
+        if self._seat is not None:
+            self._seat.freeze()
 
     def wake(self) -> None:
-        if self._thaw is not None:
-            self._thaw()
+        if self._seat is not None:
+            self._seat.thaw()
 
     def cpu_ms(self) -> float | None:
-        return None if self._cpu is None else round(self.cpu_s * 1000, 3)
+        return round(self.cpu_s * 1000, 3) if self._measured else None

@@ -102,6 +102,21 @@ class HumanSeat:
     def pid(self) -> int:
         return os.getpid()
 
+    # A person's thinking is not measured, frozen or limited.
+    measures_cpu = False
+
+    def cpu_seconds(self) -> float:
+        return 0.0
+
+    def freeze(self) -> None:
+        pass
+
+    def thaw(self) -> None:
+        pass
+
+    def limit_breach(self) -> tuple[str, str] | None:
+        return None
+
     # ------------------------------------------------------------ lines in
 
     def send_nowait(self, data: bytes) -> bool:

@@ -16,6 +16,7 @@ class Seat(Protocol):
 
     dead: bool  # set by the runner when the seat cannot play on
     late_id: int  # the last request that timed out unanswered
+    measures_cpu: bool  # whether `cpu_seconds` tells anything (a bot process; not a person)
 
     @property
     def pid(self) -> int: ...
@@ -41,3 +42,17 @@ class Seat(Protocol):
     def stderr_text(self, limit: int = 2000) -> str: ...
 
     def exit_note(self) -> str: ...
+
+    def cpu_seconds(self) -> float:
+        """CPU time used so far (0.0 where it is not measured)."""
+        ...
+
+    def freeze(self) -> None:
+        """Stop it while it is not its turn (`freeze_idle`); a no-op where it cannot be."""
+        ...
+
+    def thaw(self) -> None: ...
+
+    def limit_breach(self) -> tuple[str, str] | None:
+        """(reason code, message) if it ran into a limit of its sandbox."""
+        ...

@@ -277,6 +277,20 @@ class FakeBot:
             self.dead = True
             raise
 
+    measures_cpu = False
+
+    def cpu_seconds(self) -> float:
+        return 0.0
+
+    def freeze(self) -> None:
+        pass
+
+    def thaw(self) -> None:
+        pass
+
+    def limit_breach(self) -> tuple[str, str] | None:
+        return None
+
     def stderr_text(self, limit: int = 2000) -> str:
         return "fake stderr tail"
 
