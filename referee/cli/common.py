@@ -122,7 +122,7 @@ def is_interrupt(exc: BaseException) -> bool:
 
 def describe_os_error(exc: OSError) -> str:
     where = f"{exc.filename}: " if exc.filename else ""
-    return f"{where}{_FILE_ERRORS.get(exc.errno, exc.strerror or str(exc))}"
+    return f"{where}{_FILE_ERRORS.get(exc.errno or 0, exc.strerror or str(exc))}"
 
 
 def expected_errors(fn: F) -> F:

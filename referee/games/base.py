@@ -150,7 +150,7 @@ class GameDef:
     name: str
     title: str
     seat_counts: tuple[int, ...]
-    rules_type: type
+    rules_type: type[msgspec.Struct]
     presets: dict[str, dict[str, Any]]
     default_preset: str
     action_type: Any

@@ -44,7 +44,7 @@ def public_keyed(rec: dict[str, Any]) -> tuple[Key, Record]:
     key = (rec["i"] if isinstance(rec.get("i"), int) else 0, 1, 0)
     if rec["type"] == "event":
         return key, EventRecord(to=PUBLIC, event=rec["event"])
-    seat = rec.get("seat") if isinstance(rec.get("seat"), int) else -1
+    seat = rec["seat"] if isinstance(rec.get("seat"), int) else -1
     reason = str(rec.get("reason"))
     return key, FailureRecord(seat=seat, reason=reason, message=reason)  # its reason code only
 

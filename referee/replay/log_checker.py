@@ -241,7 +241,7 @@ class LogChecker:
         rid = msg.get("id")
         if not same(self.request_id + 1, rid):
             raise self.fail(f"request id differs: expected {self.request_id + 1} found {show(rid)}")
-        self.request_id = rid
+        self.request_id += 1
         expected = self._seat_events(seat)
         found = msg.get("events")
         if not same(expected, found):
@@ -254,7 +254,7 @@ class LogChecker:
             legal = [msgspec.to_builtins(a) for a in state.legal_actions()]
             if not same(legal, msg["legal"]):
                 raise self.fail(differs(f"legal actions sent to seat {seat}", legal, msg["legal"]))
-        self.open_request = (seat, rid)
+        self.open_request = (seat, self.request_id)
         self.replies = []
 
     def _check_warning(self, seat: int, msg: dict[str, Any]) -> None:
@@ -278,7 +278,7 @@ class LogChecker:
         # another seat's failure message may quote its hand: a seat sees only the reason
         seen = [f if f.seat == seat else SeatFailure(seat=f.seat, reason=f.reason, message=f.reason)
                 for f in self.failures]
-        want = GameOver(game_id=self.log.header.game_id, events=msg.get("events"), winner=winner, scores=scores,
+        want = GameOver(game_id=self.log.header.game_id, events=msg["events"], winner=winner, scores=scores,
                         placements=placements, reason=reason, failures=seen)
         if not same(want, msg):
             raise self.fail(differs(f"game_over to seat {seat}", want, msg))

@@ -20,6 +20,7 @@ it draws anything of its own.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -208,7 +209,7 @@ class Renderer:
             if i < len(frame.evidence) and frame.evidence[i] and self.viewer.sees_hand(failure.seat):
                 self.emit("      ", "what the bot wrote: ", evidence_text(frame.evidence[i]), style="dim")
         for self.event_index, (audience, event) in enumerate(frame.events):
-            kind = type(event).__struct_config__.tag
+            kind = str(type(event).__struct_config__.tag)
             if not self.viewer.sees(audience):
                 self.on_hidden(audience, kind, event)
             elif kind in self.drawers:
@@ -333,7 +334,7 @@ class Renderer:
         """An event without a renderer: its type and fields, cards drawn as cards."""
         data = msgspec.to_builtins(ev)
         kind = data.pop("type", type(ev).__name__)
-        parts: list[str | Text] = ["  ", (kind.replace("_", " "), "italic")]
+        parts: list[Part | Text] = ["  ", (kind.replace("_", " "), "italic")]
         for key, value in data.items():
             parts.append(f" {key}=")
             parts.append(self.value_text(key, value))
@@ -414,14 +415,6 @@ _WRAP_CONSOLE = Console(width=10_000, color_system=None)
 
 def render_to_text(log: GameLog, viewer: Viewer | None = None, *, start_deal: int = 1, width: int = 100) -> str:
     """The replay as plain text (no colour), e.g. for tests and files."""
-    console = Console(width=width, color_system=None, force_terminal=False, record=True, file=_Null())
+    console = Console(width=width, color_system=None, force_terminal=False, record=True, file=io.StringIO())
     render_replay(log, console, viewer, start_deal=start_deal)
     return console.export_text(styles=False)
-
-
-class _Null:
-    def write(self, _: str) -> int:
-        return 0
-
-    def flush(self) -> None:
-        pass

@@ -167,15 +167,20 @@ class BotProcess:
         tail = bytes(self.stderr_tail[-STDERR_TAIL:]).decode("utf-8", "replace")
         return self.sandbox.limit_breach(self.proc.returncode, tail)
 
-    def send_nowait(self, data: bytes) -> bool:
+    def _stdin_fd(self) -> int:
+        """The bot's stdin, written directly (no trio round trip per line); -1
+        once closed, so a write fails rather than reach a reused descriptor."""
+        stdin = self.proc.stdin
+        assert isinstance(stdin, trio.lowlevel.FdStream)
+        return stdin.fileno()
+
+    def send_nowait(self, data: bytes | bytearray) -> bool:
         """Write `data` at once if the pipe has room (it nearly always has):
         True. Otherwise the rest is queued for `flush` (which also reports a
         broken pipe): False."""
         if not self._unsent:
-            stdin = self.proc.stdin
-            assert stdin is not None
             try:
-                n = os.write(stdin.fileno(), data)
+                n = os.write(self._stdin_fd(), data)
             except OSError:  # full, or broken: `flush` retries and says which
                 n = 0
             if n == len(data):
@@ -184,7 +189,7 @@ class BotProcess:
         self._unsent += data
         return False
 
-    async def send(self, data: bytes) -> None:
+    async def send(self, data: bytes | bytearray) -> None:
         """Write `data`: at once when the pipe has room, else as room appears."""
         if not self.send_nowait(data):
             await self.flush()
@@ -192,14 +197,12 @@ class BotProcess:
     async def flush(self) -> None:
         """Write what `send` could not yet. Cancelled while the pipe is full,
         the rest stays queued for the next `flush`: nothing is sent twice."""
-        stdin = self.proc.stdin
-        assert stdin is not None
         while self._unsent:
             try:
-                n = os.write(stdin.fileno(), self._unsent)
+                n = os.write(self._stdin_fd(), self._unsent)
             except BlockingIOError:
                 try:
-                    await trio.lowlevel.wait_writable(stdin.fileno())
+                    await trio.lowlevel.wait_writable(self._stdin_fd())
                 except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
                     await self._broken(exc)
                 continue

@@ -62,7 +62,7 @@ class CgroupHost:
 
 
 def _mounts() -> list[tuple[str, str, set[str]]]:
-    found = []
+    found: list[tuple[str, str, set[str]]] = []
     try:
         lines = Path("/proc/self/mounts").read_text().splitlines()
     except OSError:

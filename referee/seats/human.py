@@ -119,13 +119,13 @@ class HumanSeat:
 
     # ------------------------------------------------------------ lines in
 
-    def send_nowait(self, data: bytes) -> bool:
+    def send_nowait(self, data: bytes | bytearray) -> bool:
         for line in data.splitlines():
             if line.strip():
                 self._take(_decoder.decode(line))
         return True
 
-    async def send(self, data: bytes) -> None:
+    async def send(self, data: bytes | bytearray) -> None:
         self.send_nowait(data)
 
     async def flush(self) -> None:

@@ -47,7 +47,7 @@ class LineReader:
         self._buffered_lines = 0  # lines served from the buffer without yielding
         self._poll: select.poll | None = None  # made on first use by `ready_lines`
 
-    async def _receive_some(self) -> bytes:
+    async def _receive_some(self) -> bytes | bytearray:
         if self._fileno is None:
             return await self._stream.receive_some(READ_SIZE)
         if self._unyielded >= MAX_READS_WITHOUT_YIELD:  # stay fair to other tasks

@@ -148,10 +148,9 @@ class _Worker:
         if self.broken is not None or not self.closing:
             await _kill(self.process)  # a broken worker may still be writing logs: make sure it is not
         with trio.CancelScope(shield=True):
-            await self.process.wait()
+            code = await self.process.wait()
             with trio.move_on_after(1.0):  # its last stderr lines explain a death
                 await self.stderr_read.wait()
-        code = self.process.returncode
         if hung and not self.closing:
             self.lost = f"worker {self.name} sent nothing for {SILENCE_LIMIT:g} s (hung?) and was killed"
         elif self.broken is None and not self.closing:

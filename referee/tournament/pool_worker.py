@@ -74,9 +74,9 @@ class PoolWorker:
             self.scopes[message.id] = scope
             self.games.start_soon(self.play, message, scope, name=f"game {message.job.key}")
         elif isinstance(message, Cancel):
-            scope = self.scopes.get(message.id)
-            if scope is not None:
-                scope.cancel()
+            running = self.scopes.get(message.id)
+            if running is not None:
+                running.cancel()
 
     async def play(self, message: Play, scope: trio.CancelScope) -> None:
         """Play one game and answer `Done`, or `Failed` with one line; a

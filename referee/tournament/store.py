@@ -295,8 +295,8 @@ class Store:
         names = list(rec.seat_names)
         winner = names[rec.winner] if rec.winner is not None else None
         think = rec.think_ms or [0.0] * len(names)
-        cpu = rec.cpu_ms or [None] * len(names)
-        asked = rec.asked or [None] * len(names)
+        cpu = [None if c is None else round(c, 3) for c in rec.cpu_ms] or [None] * len(names)
+        asked: list[int | None] = list(rec.asked) or [None] * len(names)
         if not self._timing_columns:
             add_seat_timing_columns(self.conn)
             self._timing_columns = True
@@ -313,7 +313,7 @@ class Store:
                 "INSERT INTO game_seats (game_key, seat, bot, score, placement, forfeited, think_ms, cpu_ms, asked)"
                 " VALUES (?,?,?,?,?,?,?,?,?)",
                 [(game.key, s, names[s], rec.scores[s], rec.placements[s], int(s in rec.forfeited),
-                  round(think[s], 3), None if cpu[s] is None else round(cpu[s], 3), asked[s])
+                  round(think[s], 3), cpu[s], asked[s])
                  for s in range(len(names))])
             self.conn.executemany(
                 "INSERT INTO failures (game_key, seat, bot, reason, message) VALUES (?,?,?,?,?)",

@@ -226,13 +226,13 @@ class FakeBot:
         self._out, receive = trio.testing.memory_stream_one_way_pair()
         self.reader = LineReader(receive, max_len=max_len)
 
-    async def send(self, data: bytes) -> None:
+    async def send(self, data: bytes | bytearray) -> None:
         """Like BotProcess.send, resumable: what the bot writes back waits in
         `queued` until `flush` hands it over in one piece."""
         self.send_nowait(data)
         await self.flush()
 
-    def send_nowait(self, data: bytes) -> bool:
+    def send_nowait(self, data: bytes | bytearray) -> bool:
         """Reads the messages at once; its replies always wait for `flush`."""
         if self.hung:
             return False
