@@ -42,10 +42,6 @@ class BotCrashed(BotError):
     reason = "crash"
 
 
-class BotTimeout(BotError):
-    reason = "timeout"
-
-
 class Resigned(BotError):
     """A person at the table gave up the game; the seat forfeits under any policy."""
 

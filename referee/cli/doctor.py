@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from referee.bots import BUILTIN_BOTS, builtin_names
-from referee.cli.common import app, expected_errors, out
+from referee.cli.common import EXIT_FAILED, app, expected_errors, out
 from referee.seats.sandbox import host as sandbox_host
 from referee.seats.packages import install_hint
 from referee.seats.sandbox import HostReport, SandboxLimits
@@ -138,4 +138,4 @@ def doctor(
             out.print("[green]sandboxing is possible[/]: --sandbox and sandbox = true will isolate each bot",
                       highlight=False)
     if problems:
-        raise typer.Exit(1)
+        raise typer.Exit(EXIT_FAILED)

@@ -18,6 +18,7 @@ from rich.markup import escape
 
 from referee.bots import builtin_names
 from referee.cli.common import (
+    EXIT_FAILED,
     EXIT_INTERRUPTED,
     GameOpt,
     RuleOpt,
@@ -306,7 +307,7 @@ def check(
         verdict = "[green]passed[/]" if report.ok else "[red]failed[/]"
         out.print(f"{escape(spec.name)}: {verdict}", highlight=False)
     if not report.ok:
-        raise typer.Exit(1)
+        raise typer.Exit(EXIT_FAILED)
 
 
 def _check_setup(game_name: str, time_control: str | None, config: Path | None, sandbox: bool,

@@ -16,7 +16,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from referee.cli.common import TerminalConsole, app, err, expected_errors, out
+from referee.cli.common import EXIT_FAILED, TerminalConsole, app, err, expected_errors, out
 from referee.errors import ConfigError
 
 
@@ -144,7 +144,7 @@ def _verify_db(db: Path, as_json: bool) -> None:
                   f"difference{'s' if len(audit.differences) != 1 else ''}[/]; {seed}; {audit.actions} actions "
                   f"re-simulated in {seconds:.1f} s; results digest {audit.digest}", highlight=False, soft_wrap=True)
     if not audit.ok:
-        raise typer.Exit(1)
+        raise typer.Exit(EXIT_FAILED)
 
 
 def _say_if_cut_off(log: Any) -> None:

@@ -58,7 +58,6 @@ class LiveWriter:
     def __init__(self, public: Path, private: Path | None, *, source: str, name: str, game: str,
                  bots: list[str], scheduled: int, finished: int = 0, clock: Callable[[], float] = time.time) -> None:
         self.public_path = public
-        self.private_path = private
         self.clock = clock
         self.run = secrets.token_hex(4)
         self.broken: str | None = None

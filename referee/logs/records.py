@@ -172,5 +172,3 @@ class LogResult(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag
 
 Record = Union[DealRecord, EventRecord, SendRecord, RecvRecord, ActionRecord, FailureRecord, UnloggedRecord, LogResult]
 """Every line after the header."""
-RECORD_TYPES: tuple[type[msgspec.Struct], ...] = (DealRecord, EventRecord, SendRecord, RecvRecord, ActionRecord,
-                                                   FailureRecord, UnloggedRecord, LogResult)

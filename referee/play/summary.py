@@ -53,8 +53,6 @@ class MatchResult:
     sprt: SprtResult | None = None
     stopped: str = ""
 
-    def bot_index(self, name: str) -> int:
-        return [b.name for b in self.bots].index(name)
 
 
 def summarize(config: MatchConfig, records: list[GameRecord]) -> MatchResult:

@@ -107,7 +107,6 @@ class BotProcess:
     stderr_tail: bytearray = field(default_factory=bytearray)
     game_stderr: bytearray = field(default_factory=bytearray)  # since the last `take_game_stderr`
     stderr_file: str = ""  # where this game's stderr will be kept, named in failure reports
-    stderr_bytes: int = 0
     dead: bool = False
     closed: bool = False
     stderr_eof: trio.Event = field(default_factory=trio.Event)
@@ -290,7 +289,6 @@ async def _drain(stream: trio.abc.ReceiveStream, bot: BotProcess) -> None:
             chunk = await stream.receive_some(65536)
             if not chunk:
                 return
-            bot.stderr_bytes += len(chunk)
             bot.stderr_tail += chunk
             if len(bot.stderr_tail) > 2 * STDERR_TAIL:
                 del bot.stderr_tail[:-STDERR_TAIL]

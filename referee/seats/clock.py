@@ -17,7 +17,6 @@ from referee.seats.seat import Seat
 DEFAULT_TIME_CONTROL = "decision=1s,startup=10s"
 """What `match`, `play`, `check` and a tournament config use unless told otherwise:
 one clock, so a bot that passes `check` keeps to the clock of its first match."""
-TIME_CONTROL_FORMAT = "decision=1s,bank=60s,inc=100ms,startup=10s (a lone 1s sets the decision limit)"
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$")
 _KEYS = {"decision": "decision_ms", "bank": "bank_ms", "inc": "increment_ms",

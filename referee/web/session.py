@@ -51,7 +51,6 @@ class WebPlayer:
         self.version = 0
         self.changed = trio.Event()
         self._judge: Judge | None = None
-        self._answer: trio.MemoryReceiveChannel[Any] | None = None
         self._reply: trio.MemorySendChannel[Any] | None = None
         self._again: trio.MemorySendChannel[bool] | None = None
 
@@ -115,12 +114,12 @@ class WebPlayer:
         c = request.clock
         self.clock = None if c.decision_ms >= NO_LIMIT_MS else {"decision_ms": c.decision_ms, "bank_ms": c.bank_ms}
         send, receive = trio.open_memory_channel[Any](1)
-        self._reply, self._answer = send, receive
+        self._reply = send
         self._publish()
         try:
             answer = await receive.receive()
         finally:
-            self._reply = self._answer = None
+            self._reply = None
         if isinstance(answer, Resigned):
             raise answer
         self.request, self.legal = None, []
