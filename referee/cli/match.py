@@ -141,7 +141,8 @@ def _failure_policy(mode: str, max_strikes: int | None) -> FailurePolicy:
     if max_strikes is not None and mode != "substitute":
         raise ConfigError("--max-strikes counts the defaults played for a bot under --failure-policy substitute; "
                           "add --failure-policy substitute, or drop --max-strikes")
-    return FailurePolicy(mode=mode, max_strikes=3 if max_strikes is None else max_strikes)  # type: ignore[arg-type]
+    return FailurePolicy(mode="forfeit" if mode == "forfeit" else "substitute",
+                         max_strikes=3 if max_strikes is None else max_strikes)
 
 
 def _announce(config: MatchConfig, preset: str | None) -> None:

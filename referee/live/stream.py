@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -84,7 +84,7 @@ class LiveWriter:
     def now(self) -> float:
         return round(self.clock(), 3)
 
-    def write(self, public: list[bytes], private: list[bytes] = ()) -> None:  # type: ignore[assignment]
+    def write(self, public: list[bytes], private: Sequence[bytes] = ()) -> None:
         """Append whole lines, one `write` per file; an error stops the stream."""
         if self.broken is not None:
             return

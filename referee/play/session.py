@@ -49,7 +49,7 @@ async def play_game(spec: GameSpec, seats: Sequence[BotHandle | Seat], names: Se
             proc.stderr_file = stderr_path(stderr_at, seat).name if stderr_at is not None else ""
     players = [PlayerInfo(seat=i, name=names[i], argv=list(h.spec.argv)) if h is not None
                else PlayerInfo(seat=i, name=names[i], argv=[], human=True) for i, h in enumerate(handles)]
-    table: list[Seat | None] = [procs[i] if h is not None else seats[i] for i, h in enumerate(handles)]  # type: ignore[misc]
+    table: list[Seat | None] = [procs[i] if h is not None else _person(seats[i]) for i, h in enumerate(handles)]
     writer = GameLogWriter(log)
     runner = GameRunner(spec, table, list(names), writer, watch)
     if on_state is not None:
@@ -120,3 +120,9 @@ def save_stderr(log_path: Path, procs: Sequence[BotProcess | None]) -> None:
             proc.stderr_file = ""
             if data:
                 stderr_path(log_path, seat).write_bytes(data)
+
+
+def _person(seat: BotHandle | Seat) -> Seat:
+    """A seat that was there already (a person), not a bot to start."""
+    assert not isinstance(seat, BotHandle)
+    return seat

@@ -31,7 +31,6 @@ they are shown (`hand_revealed`, a taken open card); the rest are card backs.
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -180,19 +179,3 @@ def write_html(log_path: Path, out_path: Path) -> None:
     out = Path(out_path)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(render_html(data), encoding="utf-8")
-
-
-
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) != 2:
-        print("usage: python -m referee.replay.html LOG.jsonl OUT.html", file=sys.stderr)
-        return 2
-    write_html(Path(args[0]), Path(args[1]))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
