@@ -21,7 +21,7 @@ from referee.play.in_order import MAX_MATCH_GAMES
 from referee.play.start import check_start
 from referee.play.watch import WatchGames
 from referee.seats.bot_command import BotSpec
-from referee.seats.isolation import isolated, require_isolation
+from referee.seats.isolation import IsolatedBots
 from referee.seats.sandbox import SandboxLimits
 
 
@@ -39,7 +39,7 @@ def check_log_dir(log_dir: Path) -> None:
 
 
 @dataclass(frozen=True)
-class MatchConfig:
+class MatchConfig(IsolatedBots):
     game: GameDef
     rules: Any
     bots: list[BotSpec]
@@ -73,16 +73,7 @@ class MatchConfig:
             raise ConfigError(f"--concurrency must be at least 1, got {self.concurrency}")
         if self.log_dir is not None:
             check_log_dir(self.log_dir)
-        object.__setattr__(self, "notes", require_isolation(self.sandbox, self.bots, self.hidden_paths))
-
-    @property
-    def hidden_paths(self) -> tuple[Path, ...]:
-        """What no sandboxed bot may see: the deals and position files, the logs."""
-        return (*self.hidden, *([self.log_dir] if self.log_dir else []))
-
-    def seat_specs(self) -> list[BotSpec]:
-        """The bots as they are started: with this match's sandbox, if any."""
-        return isolated(self.bots, self.sandbox, self.hidden_paths)
+        object.__setattr__(self, "notes", self.isolation_notes())
 
     @property
     def set_size(self) -> int:

@@ -30,7 +30,7 @@ from referee.play.start import check_start
 from referee.play.summary import MatchResult, summarize
 from referee.seats.bot_command import BotSpec
 from referee.seats.human import HumanSeat, Player, engine_judge
-from referee.seats.isolation import isolated, require_isolation
+from referee.seats.isolation import IsolatedBots
 from referee.seats.sandbox import SandboxLimits, describe
 
 NO_LIMIT_MS = 30 * 24 * 3600 * 1000
@@ -40,7 +40,7 @@ NO_LIMIT = TimeControl(decision_ms=NO_LIMIT_MS)
 
 
 @dataclass(frozen=True)
-class TableConfig:
+class TableConfig(IsolatedBots):
     game: GameDef
     rules: Any
     bots: list[BotSpec]
@@ -71,16 +71,7 @@ class TableConfig:
             raise ConfigError("--games must be at least 1")
         if self.log_dir is not None:
             check_log_dir(self.log_dir)
-        object.__setattr__(self, "notes", require_isolation(self.sandbox, self.bots, self.hidden_paths))
-
-    @property
-    def hidden_paths(self) -> tuple[Path, ...]:
-        """What no sandboxed bot may see: the deals and position files, the logs."""
-        return (*self.hidden, *([self.log_dir] if self.log_dir else []))
-
-    def bot_specs(self) -> list[BotSpec]:
-        """The bots as they are started: with the table's sandbox, if any."""
-        return isolated(self.bots, self.sandbox, self.hidden_paths)
+        object.__setattr__(self, "notes", self.isolation_notes())
 
     @property
     def n_players(self) -> int:
@@ -109,7 +100,7 @@ async def play_table(
     counts every game as a match would."""
     records: list[GameRecord] = []
     async with trio.open_nursery() as nursery:
-        handles = [BotHandle(spec, nursery) for spec in config.bot_specs()]
+        handles = [BotHandle(spec, nursery) for spec in config.seat_specs()]
         human = HumanSeat(config.human_name, player, nursery)
         requests = 0
         try:

@@ -30,6 +30,7 @@ from protocol.messages import (
 )
 from referee.errors import BotCrashed, BotError, IllegalAction, Resigned
 from referee.games.base import GameState
+from referee.seats.seat import Unmetered
 
 Judge = Callable[[Any], "str | None"]
 """Why an action is illegal now (the engine's own words), or None if it is legal."""
@@ -76,7 +77,7 @@ def engine_judge(state: GameState) -> Callable[[Request], Judge]:
     return for_request
 
 
-class HumanSeat:
+class HumanSeat(Unmetered):
     """A `Seat` whose answers come from a `Player` (see the module doc)."""
 
     def __init__(self, name: str, player: Player, nursery: trio.Nursery) -> None:
@@ -101,21 +102,6 @@ class HumanSeat:
     @property
     def pid(self) -> int:
         return os.getpid()
-
-    # A person's thinking is not measured, frozen or limited.
-    measures_cpu = False
-
-    def cpu_seconds(self) -> float:
-        return 0.0
-
-    def freeze(self) -> None:
-        pass
-
-    def thaw(self) -> None:
-        pass
-
-    def limit_breach(self) -> tuple[str, str] | None:
-        return None
 
     # ------------------------------------------------------------ lines in
 

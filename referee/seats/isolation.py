@@ -39,3 +39,27 @@ def isolated(bots: Sequence[BotSpec], limits: SandboxLimits | None, hidden: Sequ
         return list(bots)
     paths = tuple(str(p) for p in hidden)
     return [replace(b, sandbox=limits, hidden=paths) for b in bots]
+
+
+class IsolatedBots:
+    """What a config that starts bots (a match's, a table's) offers about
+    their isolation; its `bots`, `sandbox`, `hidden` and `log_dir` are the
+    config's own fields."""
+
+    bots: list[BotSpec]
+    sandbox: SandboxLimits | None
+    hidden: tuple[Path, ...]
+    log_dir: Path | None
+
+    @property
+    def hidden_paths(self) -> tuple[Path, ...]:
+        """What no sandboxed bot may see: the deals and position files, the logs."""
+        return (*self.hidden, *([self.log_dir] if self.log_dir else []))
+
+    def isolation_notes(self) -> tuple[str, ...]:
+        """The isolation gate for these bots (see `require_isolation`)."""
+        return require_isolation(self.sandbox, self.bots, self.hidden_paths)
+
+    def seat_specs(self) -> list[BotSpec]:
+        """The bots as they are started: with the config's sandbox, if any."""
+        return isolated(self.bots, self.sandbox, self.hidden_paths)

@@ -56,3 +56,23 @@ class Seat(Protocol):
     def limit_breach(self) -> tuple[str, str] | None:
         """(reason code, message) if it ran into a limit of its sandbox."""
         ...
+
+
+class Unmetered:
+    """The part of `Seat` a seat without a process of its own offers (a
+    person, a test's scripted bot): its time is not measured, it is never
+    frozen, it has no sandbox limits to run into."""
+
+    measures_cpu = False
+
+    def cpu_seconds(self) -> float:
+        return 0.0
+
+    def freeze(self) -> None:
+        pass
+
+    def thaw(self) -> None:
+        pass
+
+    def limit_breach(self) -> tuple[str, str] | None:
+        return None

@@ -34,6 +34,7 @@ from referee.play.game_spec import FailurePolicy, GameRecord, GameSpec
 from referee.play.runner import GameRunner
 from referee.seats.bot_command import BotSpec
 from referee.seats.line_reader import LineReader
+from referee.seats.seat import Unmetered
 
 GAME = get_game("chicago")
 RULES = build_rules(GAME, None, {"target_score": 10})
@@ -208,7 +209,7 @@ def reply(rid: Any, action: Any, **extra: Any) -> bytes:
     return json.dumps({"type": "action", "id": rid, "action": action, **extra}).encode() + b"\n"
 
 
-class FakeBot:
+class FakeBot(Unmetered):
     """Quacks like BotProcess for GameRunner. Each request goes to `script`
     (n = 1-based request count of this bot), whose bytes become the bot's
     stdout, read back through a real LineReader."""
@@ -276,20 +277,6 @@ class FakeBot:
         except BotCrashed:
             self.dead = True
             raise
-
-    measures_cpu = False
-
-    def cpu_seconds(self) -> float:
-        return 0.0
-
-    def freeze(self) -> None:
-        pass
-
-    def thaw(self) -> None:
-        pass
-
-    def limit_breach(self) -> tuple[str, str] | None:
-        return None
 
     def stderr_text(self, limit: int = 2000) -> str:
         return "fake stderr tail"
