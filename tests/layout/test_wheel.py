@@ -94,6 +94,7 @@ def test_the_wheel_holds_the_built_in_bots_and_no_checkout_folders(installed: di
     names = zipfile.ZipFile(installed["wheel"]).namelist()
     for bot in BUILTIN_BOTS.values():
         assert bot.module.replace(".", "/") + ".py" in names, bot.module
+    assert {"referee/py.typed", "protocol/py.typed"} <= set(names)  # typed packages, for a bot writer's mypy
     assert not [n for n in names if n.startswith(("sample_bots/", "tests/", "docs/"))]
 
 
