@@ -1,5 +1,6 @@
 """Swedish Chicago as a pure state machine (docs/rules.md, CH-01..CH-25);
-what is legal, and why not, is `chicago_moves`.
+what is legal, and why not, is `chicago_moves`; showdowns, points and the
+end of the game are `chicago_scoring`.
 
 No I/O and no clock: a game is fully determined by its rules, seed, optional
 explicit deals and the actions applied. The engine emits events with an
@@ -22,33 +23,26 @@ from protocol.chicago import (
     Exchanged,
     ExchangeRecord,
     FirstDealerCut,
-    HandRevealed,
     OpenCard,
     OpenCardDecision,
     Reveal,
-    Showdown,
     ShowdownRecord,
     StockReshuffled,
     TrickRecord,
 )
 from protocol.common import (
     CardPlayed,
-    DealEnded,
     DealStarted,
-    GameEnded,
     HandDealt,
     PlayedCard,
-    ScoreChanged,
     TrickWon,
 )
 from referee.errors import ConfigError
-from referee.games.base import PUBLIC, TERMINAL, Deal, EngineState, shuffle
+from referee.games.base import PUBLIC, Deal, EngineState, shuffle
 from referee.games.cards import CARD_STR, card_names
 from referee.games.chicago_moves import HAND_SIZE, TRICKS, ChicagoMoves
-from referee.games.poker import ROYAL_VALUE, category_code, describe, evaluate
+from referee.games.chicago_scoring import ChicagoScoring
 
-# Suit order for the `suit_order` exact-tie policy: clubs < diamonds < hearts < spades.
-_SUIT_STRENGTH = (3, 2, 1, 0)
 # A view shows the hand by suit (s h d c), high rank first within a suit:
 # cards are sorted by their place in that order, then named.
 _VIEW_PLACE = tuple((c & 3) * 13 + 12 - (c >> 2) for c in range(52))
@@ -61,7 +55,7 @@ _CARD_PLAYED = tuple(
 )
 
 
-class ChicagoState(ChicagoMoves, EngineState):
+class ChicagoState(ChicagoMoves, ChicagoScoring, EngineState):
     """One game of Swedish Chicago for 2-4 seats."""
 
     def __init__(
@@ -334,103 +328,6 @@ class ChicagoState(ChicagoMoves, EngineState):
             return
         self._start_chicago_window()
 
-    # ------------------------------------------------------------ scoring
-
-    def _reveal(self, seat: int, cards: Sequence[int], reason: str) -> None:
-        shown = card_names(cards)
-        self._rec_reveals.append(Reveal(seat=seat, cards=shown, reason=reason))
-        self._emit(HandRevealed(seat=seat, cards=shown, reason=reason))
-
-    def _add(self, seat: int, points: int, reason: str) -> None:
-        before = self._scores[seat]
-        after = before + points
-        floor = self.rules.score_floor
-        if floor is not None:
-            after = max(floor, after)
-        self._scores[seat] = after
-        self._emit(ScoreChanged(seat=seat, points=after - before, total=after, reason=reason))
-
-    def _showdown(self, rnd: int, hands: dict[int, list[int]]) -> bool:
-        """CH-10..CH-12 on `hands`; returns True if the game ended."""
-        ace_low = self.rules.ace_low_straight
-        values = {s: evaluate(h, ace_low) for s, h in hands.items()}
-        best = max(values.values())
-        top = [s for s in self._order if values[s] == best]
-        cat = category_code(best)
-        points = 0 if cat == "HC" else self._points.get(cat, 0)
-        winners: list[int] = []
-        tied: list[int] = []
-        if cat != "HC":
-            if len(top) == 1:
-                winners = top
-            else:
-                tied = top
-                policy = self.rules.exact_tie_policy
-                if policy == "all_tied":
-                    winners = top
-                elif policy == "suit_order":
-                    winners = [max(top, key=lambda s: self._tie_suit(hands[s], best))]
-        record = ShowdownRecord(
-            round=rnd,
-            winners=winners,
-            category=cat,
-            # CH-10/CH-24: only scorer, category and points are public; the hand is
-            # named only when its cards are shown (final showdown, reveal_scoring_hand).
-            description=describe(best) if cat != "HC" and (rnd == 0 or self.rules.reveal_scoring_hand) else None,
-            points=0 if not winners or (cat == "4K" and self.rules.four_kind_reset) else points,
-            tied=tied,
-        )
-        self._rec_showdowns.append(record)
-        self._emit(Showdown(**msgspec.structs.asdict(record)))
-        if not winners:
-            return False
-        for s in winners:
-            self._scored_hands[s] = frozenset(hands[s])
-            if self.rules.reveal_scoring_hand and rnd != 0:
-                self._reveal(s, hands[s], "scoring_hand")
-        royal = best == ROYAL_VALUE
-        for s in winners:
-            if cat == "4K" and self.rules.four_kind_reset:
-                for o in self._active:
-                    if o != s and self._scores[o]:
-                        self._add(o, -self._scores[o], "four_kind_reset")
-            else:
-                self._add(s, points, "showdown")
-        if royal and self.rules.royal_instant_win:
-            return self._decide(winners, "royal_flush")
-        return self._immediate_check(winners)
-
-    def _tie_suit(self, hand: list[int], value: int) -> int:
-        """`suit_order` policy: the best suit among the cards of the top key rank."""
-        top_rank = (value >> 16) & 15
-        return max(_SUIT_STRENGTH[c & 3] for c in hand if c >> 2 == top_rank)
-
-    def _immediate_check(self, scorers: list[int]) -> bool:
-        if self.rules.win_check != "immediate" or self._tied is not None:
-            return False
-        reached = [s for s in scorers if self._scores[s] >= self.rules.target_score]
-        return self._decide(reached, "target") if reached else False
-
-    def _decide(self, candidates: list[int], reason: str) -> bool:
-        """End the game for the best candidate, or start a tie-break (CH-22)."""
-        best = max(self._scores[s] for s in candidates)
-        top = [s for s in candidates if self._scores[s] == best]
-        if len(top) == 1:
-            self._finish(top[0], reason)
-            return True
-        self._tied = sorted(top)
-        self._next_deal()
-        return True
-
-    def _finish(self, winner: int | None, reason: str) -> None:
-        self._close_deal()
-        self._winner = winner
-        self._end_reason = reason
-        self._over = True
-        self._to_act = TERMINAL
-        res = self.result()
-        self._emit(GameEnded(winner=winner, scores=res.scores, placements=res.placements, reason=reason))
-
     # ------------------------------------------------------------ chicago & tricks
 
     def _start_chicago_window(self) -> None:
@@ -510,32 +407,6 @@ class ChicagoState(ChicagoMoves, EngineState):
             if self._showdown(0, hands):
                 return
         self._end_deal()
-
-    def _end_deal(self) -> None:
-        self._close_deal()
-        r = self.rules
-        if self._tied is not None:
-            best = max(self._scores[s] for s in self._tied)
-            top = [s for s in self._tied if self._scores[s] == best]
-            if len(top) == 1:
-                self._finish(top[0], "tiebreak")
-                return
-            self._tied = top
-        elif r.win_check == "end_of_deal":
-            reached = [s for s in range(self.n_players) if self._scores[s] >= r.target_score]
-            if reached and self._decide(reached, "target"):
-                return
-        if self.deal_number >= r.max_deals:
-            best = max(self._scores)
-            top = [s for s in range(self.n_players) if self._scores[s] == best]
-            self._finish(top[0] if len(top) == 1 else None, "deal_limit")
-            return
-        self._next_deal()
-
-    def _close_deal(self) -> None:
-        if not self._deal_closed:
-            self._deal_closed = True
-            self._emit(DealEnded(deal=self.deal_number, scores=list(self._scores)))
 
     def _next_deal(self) -> None:
         """The deal passes clockwise (CH-04), among the tied seats in a tie-break."""

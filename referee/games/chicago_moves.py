@@ -158,6 +158,7 @@ class ChicagoMoves:
         return hand
 
     def _check(self, action: msgspec.Struct) -> list[int]:
+        """The action's cards if it is legal now (a card played, the cards discarded), else IllegalAction."""
         if self._over:
             raise IllegalAction("the game is over; no more actions")
         seat = self._to_act
@@ -171,43 +172,53 @@ class ChicagoMoves:
                 f"({phase.replace('_', ' ')}), not {got!r}"
             )
         if isinstance(action, PlayCard):
-            card = _action_card(action.card)
-            hand = self._hands[seat]
-            if card not in hand:
-                raise IllegalAction(f"cannot play {action.card}: not in hand {' '.join(card_names(hand))}")
-            if self._trick:
-                led = self._trick[0][1] & 3
-                if card & 3 != led:
-                    same = [c for c in hand if c & 3 == led]
-                    if same:
-                        raise IllegalAction(
-                            f"must follow suit (CH-15): {SUIT_NAMES[led]} led, hand holds "
-                            f"{' '.join(card_names(same))}"
-                        )
-            return [card]
+            return [self._check_play(seat, action)]
         if isinstance(action, Exchange):
-            cards = [_action_card(c) for c in action.discard]
-            if len(set(cards)) != len(cards):
-                raise IllegalAction(f"discard lists a card twice: {' '.join(action.discard)}")
-            missing = [CARD_STR[c] for c in cards if c not in self._hands[seat]]
-            if missing:
-                raise IllegalAction(
-                    f"cannot discard {' '.join(missing)}: not in hand {' '.join(card_names(self._hands[seat]))}"
-                )
-            if cards and self._kopstopp(seat):
-                raise IllegalAction(
-                    f"no exchange allowed (CH-08): score {self._scores[seat]} >= "
-                    f"threshold {self.rules.no_exchange_threshold}; you must pass"
-                )
-            return cards
+            return self._check_exchange(seat, action)
         if isinstance(action, CallChicago):
-            if action.call and not self._chicago_eligible(seat):
-                raise IllegalAction(
-                    f"Chicago not allowed (CH-14): needs score >= {self.rules.chicago_min_score}, "
-                    f"seat {seat} has {self._scores[seat]}"
-                )
-            return []
+            self._check_call(seat, action)
         return []
+
+    def _check_play(self, seat: int, action: PlayCard) -> int:
+        """A card of the hand, following the led suit if the hand can (CH-15)."""
+        card = _action_card(action.card)
+        hand = self._hands[seat]
+        if card not in hand:
+            raise IllegalAction(f"cannot play {action.card}: not in hand {' '.join(card_names(hand))}")
+        if self._trick:
+            led = self._trick[0][1] & 3
+            if card & 3 != led:
+                same = [c for c in hand if c & 3 == led]
+                if same:
+                    raise IllegalAction(
+                        f"must follow suit (CH-15): {SUIT_NAMES[led]} led, hand holds "
+                        f"{' '.join(card_names(same))}"
+                    )
+        return card
+
+    def _check_exchange(self, seat: int, action: Exchange) -> list[int]:
+        """Different cards of the hand, and none at a score that must stand pat (CH-08)."""
+        cards = [_action_card(c) for c in action.discard]
+        if len(set(cards)) != len(cards):
+            raise IllegalAction(f"discard lists a card twice: {' '.join(action.discard)}")
+        missing = [CARD_STR[c] for c in cards if c not in self._hands[seat]]
+        if missing:
+            raise IllegalAction(
+                f"cannot discard {' '.join(missing)}: not in hand {' '.join(card_names(self._hands[seat]))}"
+            )
+        if cards and self._kopstopp(seat):
+            raise IllegalAction(
+                f"no exchange allowed (CH-08): score {self._scores[seat]} >= "
+                f"threshold {self.rules.no_exchange_threshold}; you must pass"
+            )
+        return cards
+
+    def _check_call(self, seat: int, action: CallChicago) -> None:
+        if action.call and not self._chicago_eligible(seat):
+            raise IllegalAction(
+                f"Chicago not allowed (CH-14): needs score >= {self.rules.chicago_min_score}, "
+                f"seat {seat} has {self._scores[seat]}"
+            )
 
     def _chicago_eligible(self, seat: int) -> bool:
         r = self.rules

@@ -6,6 +6,7 @@ a position it started from, and what the HTML pages need. Pure: see show.py.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -38,33 +39,65 @@ _REVEALS = {"break_up": "broke up its scoring hand", "scoring_hand": "its scorin
 # ------------------------------------------------------------------ words at the table
 
 
+def _exchanged_words(ev: Any, who: Callable[[int], str], me: int) -> str:
+    n = ev.count
+    return f"{who(ev.seat)} exchanged {n} card{'s' if n != 1 else ''} (round {ev.round})"
+
+
+def _drew_words(ev: Any, who: Callable[[int], str], me: int) -> str:
+    return f"{who(ev.seat)} drew " + (" ".join(ev.cards) or "nothing")
+
+
+def _stock_reshuffled_words(ev: Any, who: Callable[[int], str], me: int) -> str:
+    return f"the discards were shuffled into a new stock of {ev.stock_size}"
+
+
+def _open_card_words(ev: Any, who: Callable[[int], str], me: int) -> str:
+    return f"open card for {who(ev.seat)}: {ev.card}"
+
+
+def _open_card_decision_words(ev: Any, who: Callable[[int], str], me: int) -> str:
+    return f"{who(ev.seat)} {'took the open card' if ev.take else 'drew face down'}"
+
+
+def _hand_revealed_words(ev: Any, who: Callable[[int], str], me: int) -> str:
+    return f"{who(ev.seat)} showed " + " ".join(ev.cards) + f" ({ev.reason.replace('_', ' ')})"
+
+
+def _showdown_words(ev: Any, who: Callable[[int], str], me: int) -> str:
+    label = "final showdown" if ev.round == 0 else f"showdown after round {ev.round}"
+    if not ev.winners:
+        return f"{label}: nobody scores" + (" (tied)" if ev.tied else "")
+    winners = ", ".join(who(s) for s in ev.winners)
+    points = f"{ev.points} point{'s' if ev.points != 1 else ''}"
+    return f"{label}: {winners} with {ev.description or HAND_NAMES.get(ev.category or '', ev.category)}, {points}"
+
+
+def _chicago_decision_words(ev: Any, who: Callable[[int], str], me: int) -> str:
+    return f"{who(ev.seat)} {'declared Chicago' if ev.call else 'declined Chicago'}"
+
+
+def _first_dealer_cut_words(ev: Any, who: Callable[[int], str], me: int) -> str:
+    return f"cut for the deal: {who(ev.dealer)} {verb(ev.dealer, me, 'deals', 'deal')} first"
+
+
+# Chicago's own events in words, by wire tag; the rest are every trick game's (`common_event_text`).
+_EVENT_WORDS: dict[str, Callable[[Any, Callable[[int], str], int], str]] = {
+    "exchanged": _exchanged_words,
+    "drew": _drew_words,
+    "stock_reshuffled": _stock_reshuffled_words,
+    "open_card": _open_card_words,
+    "open_card_decision": _open_card_decision_words,
+    "hand_revealed": _hand_revealed_words,
+    "showdown": _showdown_words,
+    "chicago_decision": _chicago_decision_words,
+    "first_dealer_cut": _first_dealer_cut_words,
+}
+
+
 def event_text(ev: Any, who: Callable[[int], str], me: int) -> str | None:
-    kind = type(ev).__struct_config__.tag
-    if kind == "exchanged":
-        n = ev.count
-        return f"{who(ev.seat)} exchanged {n} card{'s' if n != 1 else ''} (round {ev.round})"
-    if kind == "drew":
-        return f"{who(ev.seat)} drew " + (" ".join(ev.cards) or "nothing")
-    if kind == "stock_reshuffled":
-        return f"the discards were shuffled into a new stock of {ev.stock_size}"
-    if kind == "open_card":
-        return f"open card for {who(ev.seat)}: {ev.card}"
-    if kind == "open_card_decision":
-        return f"{who(ev.seat)} {'took the open card' if ev.take else 'drew face down'}"
-    if kind == "hand_revealed":
-        return f"{who(ev.seat)} showed " + " ".join(ev.cards) + f" ({ev.reason.replace('_', ' ')})"
-    if kind == "showdown":
-        label = "final showdown" if ev.round == 0 else f"showdown after round {ev.round}"
-        if not ev.winners:
-            return f"{label}: nobody scores" + (" (tied)" if ev.tied else "")
-        winners = ", ".join(who(s) for s in ev.winners)
-        points = f"{ev.points} point{'s' if ev.points != 1 else ''}"
-        return f"{label}: {winners} with {ev.description or HAND_NAMES.get(ev.category or '', ev.category)}, {points}"
-    if kind == "chicago_decision":
-        return f"{who(ev.seat)} {'declared Chicago' if ev.call else 'declined Chicago'}"
-    if kind == "first_dealer_cut":
-        return f"cut for the deal: {who(ev.dealer)} {verb(ev.dealer, me, 'deals', 'deal')} first"
-    return common_event_text(ev, who, me)
+    words = _EVENT_WORDS.get(type(ev).__struct_config__.tag)
+    return words(ev, who, me) if words is not None else common_event_text(ev, who, me)
 
 
 def action_text(action: Any) -> str:
@@ -136,31 +169,39 @@ def keep_strength(hand: Sequence[str], discard: Sequence[str]) -> tuple[Any, ...
     then four to a flush or a straight, then the highest card kept; of equals,
     the one that draws more cards."""
     kept = [c for c in hand if c not in discard]
-    counts: dict[int, int] = {}
-    for c in kept:
-        counts[RANKS.index(c[0])] = counts.get(RANKS.index(c[0]), 0) + 1
-    groups = sorted(((n, r) for r, n in counts.items()), reverse=True)
-    shape = [n for n, _ in groups]
-    ranks = sorted(counts)
+    counts = Counter(RANKS.index(c[0]) for c in kept)
+    groups = sorted(((n, r) for r, n in counts.items()), reverse=True)  # (how many, rank), pairs before singles
     suited = len(kept) >= 4 and len({c[1] for c in kept}) == 1
-    run = len(kept) >= 4 and len(ranks) == len(kept) and (
-        ranks[-1] - ranks[0] <= 4 or (ranks[-1] == 12 and ranks[-2] <= 3))  # A-2-3-4(-5)
-    if shape[:1] == [4]:
-        made = 7
-    elif shape[:2] == [3, 2]:
-        made = 6
-    elif suited and len(kept) == 5:
-        made = 5
-    elif run and len(kept) == 5:
-        made = 4
-    else:
-        made = {3: 3, 2: 2 if shape[1:2] == [2] else 1}.get(shape[0], 0) if shape else 0
+    run = len(kept) >= 4 and len(counts) == len(kept) and _in_a_row(sorted(counts))
+    made = _made_hand([n for n, _ in groups], suited, run, len(kept))
     draw = 2 if suited and made < 4 else 1 if run and made < 4 else 0
-    if made:  # what makes the hand; extra kickers only take the place of draws
-        core = [r for n, r in groups if n >= 2] if made < 4 else [r for _, r in groups]
-    else:  # a draw, or the highest card kept
-        core = [r for _, r in groups] if draw else [r for _, r in groups][:1]
-    return made, draw, core, -len(kept)
+    return made, draw, _core_ranks(groups, made, draw), -len(kept)
+
+
+def _in_a_row(ranks: list[int]) -> bool:
+    """Four or five different ranks within a straight's span, A-2-3-4(-5) too."""
+    return ranks[-1] - ranks[0] <= 4 or (ranks[-1] == 12 and ranks[-2] <= 3)
+
+
+def _made_hand(shape: list[int], suited: bool, run: bool, kept: int) -> int:
+    """7 quads, 6 full house, 5 flush, 4 straight, 3 trips, 2 two pair, 1 a pair, 0 nothing."""
+    if shape[:1] == [4]:
+        return 7
+    if shape[:2] == [3, 2]:
+        return 6
+    if suited and kept == 5:
+        return 5
+    if run and kept == 5:
+        return 4
+    return {3: 3, 2: 2 if shape[1:2] == [2] else 1}.get(shape[0], 0) if shape else 0
+
+
+def _core_ranks(groups: list[tuple[int, int]], made: int, draw: int) -> list[int]:
+    """The ranks that make the hand (extra kickers only take the place of draws),
+    or those of a draw, or the highest card kept."""
+    if made:
+        return [r for n, r in groups if n >= 2] if made < 4 else [r for _, r in groups]
+    return [r for _, r in groups] if draw else [r for _, r in groups][:1]
 
 
 def shortlist(view: Any, legal: Sequence[Any]) -> tuple[list[int], str] | None:

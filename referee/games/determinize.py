@@ -26,7 +26,8 @@ deal so far, which a search would pay for in every world and learn nothing from.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 from protocol.chicago import (
@@ -97,34 +98,54 @@ class SeatKnowledge:
         raise PositionError("no position fits what this seat has seen (the view and events contradict each other)")
 
     def _try(self, rng: random.Random) -> dict[int, list[int]] | None:
-        suit, voids = self._suit, self._voids
+        """One deal of the unseen cards, or None where it ran into a contradiction."""
         room = dict(self._places)
         contents: dict[int, list[int]] = {p: [] for p in room}
         loose = list(self._free)
+        if not self._place_groups(rng, room, contents, loose):
+            return None
+        self._place_bound(room, contents, loose)
+        if any(r < 0 for r in room.values()):
+            return None
+        rng.shuffle(loose)
+        if not self._fill_places(room, contents, loose):
+            return None
+        for cards in contents.values():
+            rng.shuffle(cards)
+        return contents
+
+    def _place_groups(self, rng: random.Random, room: dict[int, int], contents: dict[int, list[int]],
+                      loose: list[int]) -> bool:
+        """Keep lo..hi of each group's cards in its seat's hand; the rest go to
+        the bound place, or among the loose cards. False: a group cannot fit."""
+        suit, voids = self._suit, self._voids
         for seat, cards, lo, hi in self._groups:
             allowed = [c for c in cards if suit[c] not in voids.get(seat, ())]
             top = min(hi, len(allowed), room[seat])
             if lo > top:
-                return None
+                return False
             kept = rng.sample(allowed, rng.randint(lo, top))
-            x = len(kept)
             contents[seat] += kept
-            room[seat] -= x
+            room[seat] -= len(kept)
             left = [c for c in cards if c not in kept]
             if self._bound_place is None:
                 loose += left
             else:
                 contents[self._bound_place] += left
                 room[self._bound_place] -= len(left)
+        return True
+
+    def _place_bound(self, room: dict[int, int], contents: dict[int, list[int]], loose: list[int]) -> None:
         if self._bound_place is None:
             loose += self._bound
         else:
             contents[self._bound_place] += self._bound
             room[self._bound_place] -= len(self._bound)
-        if any(r < 0 for r in room.values()):
-            return None
-        rng.shuffle(loose)
-        # Seats with voids first, each from the cards it may hold; then the rest in order.
+
+    def _fill_places(self, room: dict[int, int], contents: dict[int, list[int]], loose: list[int]) -> bool:
+        """The shuffled loose cards into the room left: seats with voids first,
+        each from the cards it may hold; then the rest in order. False: a void cannot be kept."""
+        suit, voids = self._suit, self._voids
         for place in sorted(room, key=lambda p: -len(voids.get(p, ()))):
             need = room[place]
             if not need:
@@ -133,16 +154,14 @@ class SeatKnowledge:
             if void:
                 ok = [c for c in loose if suit[c] not in void]
                 if len(ok) < need:
-                    return None
+                    return False
                 take = ok[:need]
                 taken = set(take)
                 loose = [c for c in loose if c not in taken]
             else:
                 take, loose = loose[:need], loose[need:]
             contents[place] += take
-        for cards in contents.values():
-            rng.shuffle(cards)
-        return contents
+        return True
 
 
 def seat_knowledge(view: ChicagoView | EuchreView, events: Sequence[Any], rules: Any = None) -> SeatKnowledge:
@@ -169,92 +188,157 @@ def _trick_plays(view: Any) -> list[list[tuple[int, int]]]:
     return tricks + ([[(p.seat, CARD_INT[p.card]) for p in view.trick]] if view.trick else [])
 
 
+def _voids(plays: list[list[tuple[int, int]]], me: int, suit_of: Sequence[int]) -> dict[int, set[int]]:
+    """The suits each other seat has shown it does not hold, by not following them."""
+    voids: dict[int, set[int]] = {}
+    for trick in plays:
+        led = suit_of[trick[0][1]]
+        for seat, card in trick[1:]:
+            if suit_of[card] != led and seat != me:
+                voids.setdefault(seat, set()).add(led)
+    return voids
+
+
+def _played_counts(plays: list[list[tuple[int, int]]], seats: Sequence[int]) -> dict[int, int]:
+    played_by = {s: 0 for s in seats}
+    for t in plays:
+        for s, _ in t:
+            played_by[s] += 1
+    return played_by
+
+
+class _ChicagoMemory:
+    """What one seat has seen this deal, read event by event: the cards it
+    held, the cards bound to lie in the discards, and the shown cards still
+    partly in another seat's hand, as groups of [cards, lo, hi]."""
+
+    def __init__(self, me: int, events: list[Any]) -> None:
+        self.me = me
+        self.held: set[int] = set()
+        self.bound: set[int] = set()
+        self.groups: dict[int, list[list[Any]]] = {}  # seat -> [cards, lo, hi] still partly in its hand
+        self.open_card: int | None = None
+        self.open_seat: int | None = None
+        self.reshuffled = False
+        for e in events:
+            read = _CHICAGO_READERS.get(type(e))
+            if read is not None:
+                read(self, e)
+
+    def _dealt_or_drew(self, e: HandDealt | Drew) -> None:
+        if e.seat == self.me:
+            self.held |= set(_ints(e.cards))
+
+    def _revealed(self, e: HandRevealed) -> None:
+        if e.seat == self.me or e.reason not in ("break_up", "scoring_hand"):
+            return
+        shown = _ints(e.cards)
+        for other in self.groups.values():  # after a reshuffle a shown card may have changed hands
+            for g in other:
+                gone = [c for c in g[0] if c in shown]
+                g[0] = [c for c in g[0] if c not in shown]
+                g[1] = max(0, g[1] - len(gone))
+        self.groups[e.seat] = [[shown, len(shown), len(shown)]]
+
+    def _exchanged(self, e: Exchanged) -> None:
+        if e.seat == self.me:
+            return
+        for g in self.groups.get(e.seat, []):  # the discards may be any of the hand
+            g[1], g[2] = max(0, g[1] - e.count), min(g[2], 5 - e.count)
+
+    def _open_card_offered(self, e: OpenCard) -> None:
+        self.open_card, self.open_seat = CARD_INT[e.card], e.seat
+
+    def _open_card_decided(self, e: OpenCardDecision) -> None:
+        if self.open_card is None:
+            return
+        if e.take and e.seat == self.me:
+            self.held.add(self.open_card)
+        elif e.take:
+            self.groups.setdefault(e.seat, []).append([[self.open_card], 1, 1])
+        else:
+            self.bound.add(self.open_card)
+        self.open_card = None
+
+    def _stock_reshuffled(self, e: StockReshuffled) -> None:
+        self.reshuffled = True
+
+
+_CHICAGO_READERS: dict[type, Callable[[_ChicagoMemory, Any], None]] = {
+    HandDealt: _ChicagoMemory._dealt_or_drew,
+    Drew: _ChicagoMemory._dealt_or_drew,
+    HandRevealed: _ChicagoMemory._revealed,
+    Exchanged: _ChicagoMemory._exchanged,
+    OpenCard: _ChicagoMemory._open_card_offered,
+    OpenCardDecision: _ChicagoMemory._open_card_decided,
+    StockReshuffled: _ChicagoMemory._stock_reshuffled,
+}
+
+
 def _chicago(view: ChicagoView, events: list[Any], rules: ChicagoRules) -> SeatKnowledge:
-    me, n, active = view.seat, view.n_players, list(view.active)
+    me, active = view.seat, list(view.active)
     if me not in active:
         raise PositionError(f"seat {me} sits out this deal and has nothing to determinize")
     hand = _ints(view.hand)
     plays = _trick_plays(view)
     played = [c for t in plays for _, c in t]
-    voids: dict[int, set[int]] = {}
-    for trick in plays:
-        led = trick[0][1] & 3
-        for seat, card in trick[1:]:
-            if card & 3 != led and seat != me:
-                voids.setdefault(seat, set()).add(led)
-    held = set()
-    bound: set[int] = set()
-    groups: dict[int, list[list[Any]]] = {}  # seat -> [cards, lo, hi] still partly in its hand
-    open_card, open_seat, reshuffled = None, None, False
-    for e in events:
-        if isinstance(e, HandDealt) and e.seat == me:
-            held |= set(_ints(e.cards))
-        elif isinstance(e, Drew) and e.seat == me:
-            held |= set(_ints(e.cards))
-        elif isinstance(e, HandRevealed) and e.seat != me and e.reason in ("break_up", "scoring_hand"):
-            shown = _ints(e.cards)
-            for other in groups.values():  # after a reshuffle a shown card may have changed hands
-                for g in other:
-                    gone = [c for c in g[0] if c in shown]
-                    g[0] = [c for c in g[0] if c not in shown]
-                    g[1] = max(0, g[1] - len(gone))
-            groups[e.seat] = [[shown, len(shown), len(shown)]]
-        elif isinstance(e, Exchanged) and e.seat != me:
-            for g in groups.get(e.seat, []):  # the discards may be any of the hand
-                g[1], g[2] = max(0, g[1] - e.count), min(g[2], 5 - e.count)
-        elif isinstance(e, OpenCard):
-            open_card, open_seat = CARD_INT[e.card], e.seat
-        elif isinstance(e, OpenCardDecision) and open_card is not None:
-            if e.take and e.seat == me:
-                held.add(open_card)
-            elif e.take:
-                groups.setdefault(e.seat, []).append([[open_card], 1, 1])
-            else:
-                bound.add(open_card)
-            open_card = None
-        elif isinstance(e, StockReshuffled):
-            reshuffled = True
+    suit_of = [c & 3 for c in range(52)]
+    voids = _voids(plays, me, suit_of)
+    memory = _ChicagoMemory(me, events)
     open_now = CARD_INT[view.open_card] if view.open_card is not None else None
     mine = set(hand)
-    bound |= held - mine - set(played)
+    bound = memory.bound | (memory.held - mine - set(played))
     bound.discard(open_now)  # type: ignore[arg-type]
     seen = mine | set(played) | ({open_now} if open_now is not None else set())
+    places = _chicago_places(view, plays, memory.open_seat)
+    groups = _chicago_groups(memory.groups, plays, seen)
+    in_groups = {c for _, cards, _, _ in groups for c in cards}
+    bound -= in_groups
+    free = [c for c in range(52) if c not in seen and c not in bound and c not in in_groups]
+    make = partial(_chicago_position, view, events, rules, hand, _scorers(view))
+    return SeatKnowledge(make, free, places, voids, suit_of, sorted(bound), groups,
+                         None if memory.reshuffled else DISCARDS)
+
+
+def _chicago_places(view: ChicagoView, plays: list[list[tuple[int, int]]], open_seat: int | None) -> dict[int, int]:
+    """How many unseen cards the stock, the discards and each other hand hold."""
     places = {STOCK: view.stock_size, DISCARDS: view.discard_size}
-    played_by = {s: 0 for s in active}
-    for t in plays:
-        for s, _ in t:
-            played_by[s] += 1
-    for s in active:
-        if s != me:
+    played_by = _played_counts(plays, view.active)
+    for s in view.active:
+        if s != view.seat:
             places[s] = 5 - played_by[s] - (1 if view.phase == "take_open" and s == open_seat else 0)
+    return places
+
+
+def _chicago_groups(groups: dict[int, list[list[Any]]], plays: list[list[tuple[int, int]]],
+                    seen: set[int]) -> list[tuple[int, list[int], int, int]]:
+    """The groups as (seat, unseen cards, lo, hi): a card of the group its seat
+    has played left its hand, one fewer in it."""
     flat_groups = []
     for s, gs in groups.items():
         own_plays = {c for t in plays for seat, c in t if seat == s}
-        for cards, lo, hi in gs:  # a card of the group it has played left its hand: one fewer in it
+        for cards, lo, hi in gs:
             gone = sum(1 for c in cards if c in own_plays)
             flat_groups.append((s, [c for c in cards if c not in seen], max(0, lo - gone), max(0, hi - gone)))
-    in_groups = {c for _, cards, _, _ in flat_groups for c in cards}
-    bound -= in_groups
-    free = [c for c in range(52) if c not in seen and c not in bound and c not in in_groups]
-    suit_of = [c & 3 for c in range(52)]
-    last_scorers = _scorers(view)
+    return flat_groups
 
-    def make(rng: random.Random, contents: dict[int, list[int]]) -> ChicagoPosition:
-        hands = tuple(card_strs(hand) if s == me else card_strs(contents[s]) if s in contents else () for s in range(n))
-        scored = tuple(hands[s] if s in last_scorers and len(hands[s]) == 5 else () for s in range(n))
-        return ChicagoPosition(
-            n_players=n, dealer=view.dealer, hands=hands, stock=card_strs(contents[STOCK]),
-            scores=tuple(view.scores), deal=view.deal, seed=rng.getrandbits(32),
-            tied=tuple(active) if view.tiebreak else None, discards=card_strs(contents[DISCARDS]),
-            phase=view.phase, to_act=_chicago_caller(view, events, rules),
-            exchanged=tuple(r.count for r in view.exchanges), open_card=view.open_card,
-            showdowns=tuple(view.showdowns), revealed=tuple(view.revealed), scored_hands=scored,
-            declarer=view.chicago_declarer, tricks=tuple(tuple(p.card for p in t.cards) for t in view.tricks),
-            trick=tuple(p.card for p in view.trick),
-        )
 
-    return SeatKnowledge(make, free, places, voids, suit_of, sorted(bound), flat_groups,
-                         None if reshuffled else DISCARDS)
+def _chicago_position(view: ChicagoView, events: list[Any], rules: ChicagoRules, hand: list[int],
+                      last_scorers: set[int], rng: random.Random, contents: dict[int, list[int]]) -> ChicagoPosition:
+    """The position of one sample: the seat's own hand, the sampled others, the rest from the view."""
+    me, n = view.seat, view.n_players
+    hands = tuple(card_strs(hand) if s == me else card_strs(contents[s]) if s in contents else () for s in range(n))
+    scored = tuple(hands[s] if s in last_scorers and len(hands[s]) == 5 else () for s in range(n))
+    return ChicagoPosition(
+        n_players=n, dealer=view.dealer, hands=hands, stock=card_strs(contents[STOCK]),
+        scores=tuple(view.scores), deal=view.deal, seed=rng.getrandbits(32),
+        tied=tuple(view.active) if view.tiebreak else None, discards=card_strs(contents[DISCARDS]),
+        phase=view.phase, to_act=_chicago_caller(view, events, rules),
+        exchanged=tuple(r.count for r in view.exchanges), open_card=view.open_card,
+        showdowns=tuple(view.showdowns), revealed=tuple(view.revealed), scored_hands=scored,
+        declarer=view.chicago_declarer, tricks=tuple(tuple(p.card for p in t.cards) for t in view.tricks),
+        trick=tuple(p.card for p in view.trick),
+    )
 
 
 def _scorers(view: ChicagoView) -> set[int]:
@@ -285,42 +369,44 @@ def _euchre(view: EuchreView, events: list[Any], rules: EuchreRules) -> SeatKnow
     played = [c for t in plays for _, c in t]
     trump = SUITS.index(view.trump) if view.trump is not None else None
     suit_of = [effective_suit(c, trump) if trump is not None else c & 3 for c in range(52)]
-    voids: dict[int, set[int]] = {}
-    if rules.renege_policy == "reject" and trump is not None:
-        for trick in plays:
-            led = suit_of[trick[0][1]]
-            for seat, card in trick[1:]:
-                if suit_of[card] != led and seat != me:
-                    voids.setdefault(seat, set()).add(led)
-    dealt: list[int] = []
-    for e in events:
-        if isinstance(e, HandDealt) and e.seat == me:
-            dealt = _ints(e.cards)
-    i_swapped = view.swapped_by == me
-    if i_swapped and len(dealt) != 6:
-        raise PositionError("a seat that swapped knows its dead hand: give the events of this hand from its start")
-    dead_known = dealt if i_swapped else []
+    voids = _voids(plays, me, suit_of) if rules.renege_policy == "reject" and trump is not None else {}
+    dead_known = _dead_hand(view, events)
     seen = set(hand) | set(played) | set(dead_known)
     free = [c for c in EUCHRE_DECK if c not in seen]
-    played_by = {s: 0 for s in range(3)}
-    for t in plays:
-        for s, _ in t:
-            played_by[s] += 1
+    played_by = _played_counts(plays, range(3))
     places = {s: 6 - played_by[s] for s in range(3) if s != me}
-    if not i_swapped:
+    if view.swapped_by != me:
         places[GHOST] = 6  # the ghost hand, or the dead hand of the seat that swapped
-
-    def make(rng: random.Random, contents: dict[int, list[int]]) -> EuchrePosition:
-        hands = tuple(card_strs(hand) if s == me else card_strs(contents[s]) for s in range(3))
-        other = card_strs(contents.get(GHOST, []))
-        swapped = view.swapped_by is not None
-        return EuchrePosition(
-            dealer=view.dealer, hands=hands, scores=tuple(view.scores), deal=view.deal, seed=rng.getrandbits(32),
-            stream=(), tiebreak=view.tiebreak, ghost=() if swapped else other,
-            dead=card_strs(dead_known) if i_swapped else other if swapped else (), swapped_by=view.swapped_by,
-            phase=view.phase, bids=tuple(b.bid for b in view.bids), trump=view.trump,
-            tricks=tuple(tuple(p.card for p in t.cards) for t in view.tricks),
-            trick=tuple(p.card for p in view.trick),
-        )
-
+    make = partial(_euchre_position, view, hand, dead_known)
     return SeatKnowledge(make, free, places, voids, suit_of, [], [], None)
+
+
+def _dead_hand(view: EuchreView, events: list[Any]) -> list[int]:
+    """The hand this seat gave up for the ghost (the one it was dealt), if it swapped."""
+    dealt: list[int] = []
+    for e in events:
+        if isinstance(e, HandDealt) and e.seat == view.seat:
+            dealt = _ints(e.cards)
+    if view.swapped_by != view.seat:
+        return []
+    if len(dealt) != 6:
+        raise PositionError("a seat that swapped knows its dead hand: give the events of this hand from its start")
+    return dealt
+
+
+def _euchre_position(view: EuchreView, hand: list[int], dead_known: list[int], rng: random.Random,
+                     contents: dict[int, list[int]]) -> EuchrePosition:
+    """The position of one sample: the seat's own hand (and dead hand), the sampled others, the rest from the view."""
+    me = view.seat
+    i_swapped = view.swapped_by == me
+    hands = tuple(card_strs(hand) if s == me else card_strs(contents[s]) for s in range(3))
+    other = card_strs(contents.get(GHOST, []))
+    swapped = view.swapped_by is not None
+    return EuchrePosition(
+        dealer=view.dealer, hands=hands, scores=tuple(view.scores), deal=view.deal, seed=rng.getrandbits(32),
+        stream=(), tiebreak=view.tiebreak, ghost=() if swapped else other,
+        dead=card_strs(dead_known) if i_swapped else other if swapped else (), swapped_by=view.swapped_by,
+        phase=view.phase, bids=tuple(b.bid for b in view.bids), trump=view.trump,
+        tricks=tuple(tuple(p.card for p in t.cards) for t in view.tricks),
+        trick=tuple(p.card for p in view.trick),
+    )

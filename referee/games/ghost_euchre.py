@@ -1,4 +1,5 @@
-"""Ghost Hand Euchre for 3 players as a pure state machine (docs/rules.md, GE-01..GE-14).
+"""Ghost Hand Euchre for 3 players as a pure state machine (docs/rules.md, GE-01..GE-14);
+what is legal, and why not, is `euchre_moves`.
 
 Same shape as `chicago.py`: no I/O and no clock; a game is fully determined by
 its rules, seed, optional explicit deals and the actions applied. Information
@@ -23,7 +24,6 @@ from protocol.common import (
     DealStarted,
     GameEnded,
     HandDealt,
-    PlayCard,
     PlayedCard,
     ScoreChanged,
     TrickWon,
@@ -33,7 +33,6 @@ from protocol.euchre import (
     Bid,
     BidMade,
     BidRecord,
-    EuchreAction,
     EuchreRules,
     EuchreTrickRecord,
     EuchreView,
@@ -46,65 +45,33 @@ from protocol.euchre import (
     SwapGhost,
     TrumpNamed,
 )
-from referee.errors import ConfigError, IllegalAction
+from referee.errors import ConfigError
 from referee.games.base import PUBLIC, TERMINAL, Deal, EngineState, shuffle
-from referee.games.cards import (
-    CARD_STR,
-    SUIT_NAMES,
-    SUITS,
-    CardError,
-    card_names,
-    parse_card,
-    sort_hand,
+from referee.games.cards import CARD_STR, SUITS, card_names, sort_hand
+from referee.games.euchre_moves import (
+    EUCHRE_DECK,
+    HAND_SIZE,
+    JACK,
+    MOON,
+    N_PLAYERS,
+    TRICKS,
+    EuchreMoves,
+    effective_suit,
+    same_colour,
+    trick_power,
+    trick_winner,
+    wire_bid,
 )
 
-N_PLAYERS = 3
-HAND_SIZE = 6
-TRICKS = 6
-MOON = 6  # a moon contracts all six tricks and outranks every numeric bid
-JACK = 9  # rank index of the jack (2 = 0 ... A = 12)
-NINE = 7
-EUCHRE_DECK: tuple[int, ...] = tuple(range(NINE * 4, 52))  # 9c..As: 24 cards
-
-Contract = int | str  # wire form: 1..5 or "moon"
+# The pack and the rules of the cards live in `euchre_moves`; positions, the
+# search bots and tests import them from here, with the engine.
+__all__ = [
+    "EUCHRE_DECK", "HAND_SIZE", "JACK", "MOON", "N_PLAYERS", "TRICKS", "GhostEuchreState",
+    "effective_suit", "new_state", "same_colour", "trick_power", "trick_winner",
+]
 
 
-def _wire_bid(value: int) -> Contract:
-    return "moon" if value == MOON else value
-
-
-def same_colour(suit: int) -> int:
-    """The other suit of the same colour (s<->c, h<->d): the left bower's printed suit."""
-    return 3 - suit
-
-
-def effective_suit(card: int, trump: int) -> int:
-    """GE-03: the left bower (jack of the same colour) belongs to trump for all purposes."""
-    if card >> 2 == JACK and card & 3 == same_colour(trump):
-        return trump
-    return card & 3
-
-
-def trick_power(card: int, trump: int, led: int) -> int:
-    """Higher wins the trick: right bower > left bower > other trumps > led suit > rest (-1)."""
-    if card >> 2 == JACK:
-        if card & 3 == trump:
-            return 100
-        if card & 3 == same_colour(trump):
-            return 99
-    suit = card & 3
-    if suit == trump:
-        return 50 + (card >> 2)
-    return card >> 2 if suit == led else -1
-
-
-def trick_winner(cards: Sequence[tuple[int, int]], trump: int) -> tuple[int, int]:
-    """(seat, card) taking a trick of (seat, card) plays, led by the first (GE-09)."""
-    led = effective_suit(cards[0][1], trump)
-    return max(cards, key=lambda x: trick_power(x[1], trump, led))
-
-
-class GhostEuchreState(EngineState):
+class GhostEuchreState(EuchreMoves, EngineState):
     """One game of Ghost Hand Euchre for exactly 3 seats."""
 
     def __init__(self, rules: EuchreRules, n_players: int, seed: int, deals: Sequence[Deal] = ()) -> None:
@@ -147,36 +114,6 @@ class GhostEuchreState(EngineState):
 
     # ------------------------------------------------------------ public API
 
-    def legal_actions(self) -> list[msgspec.Struct]:
-        """Ready-made legal actions; the first is always the cautious default.
-
-        Bidding: pass, the bids that beat the high bid, then the swap if still
-        available. Trump: suits by how many trumps they would give the hand.
-        Play: cards that follow (lowest first); under `renege_policy=penalize`
-        the reneging cards follow them, since they are accepted (at a cost).
-        """
-        if self._over:
-            return []
-        seat = self._to_act
-        if self._phase == "bidding":
-            acts: list[msgspec.Struct] = [Pass()]
-            acts += [Bid(bid=_wire_bid(b)) for b in self._open_bids()]
-            if self._swapped_by is None:
-                acts.append(SwapGhost())
-            return acts
-        if self._phase == "name_trump":
-            hand = self._hands[seat]
-            order = sorted(range(4), key=lambda t: -sum(effective_suit(c, t) == t for c in hand))
-            return [NameTrump(suit=SUITS[t]) for t in order]  # type: ignore[arg-type]
-        follow, rest = self._playable(seat)
-        if self.rules.renege_policy == "penalize":
-            follow = follow + rest
-        return [PlayCard(card=CARD_STR[c]) for c in follow]
-
-    def verify_action(self, action: msgspec.Struct) -> None:
-        """Raise IllegalAction saying why `action` is not legal now."""
-        self._check(action)
-
     def apply_action(self, action: msgspec.Struct) -> None:
         value = self._check(action)
         seat = self._to_act
@@ -207,10 +144,10 @@ class GhostEuchreState(EngineState):
             scores=list(self._scores),
             hand=card_names(sort_hand(self._hands[seat])) if seat != PUBLIC else [],
             bids=list(self._bids),
-            high_bid=_wire_bid(self._high) if self._high else None,
+            high_bid=wire_bid(self._high) if self._high else None,
             swapped_by=self._swapped_by,
             declarer=self._declarer,
-            contract=_wire_bid(self._high) if self._declarer is not None else None,
+            contract=wire_bid(self._high) if self._declarer is not None else None,
             trump=SUITS[trump] if trump is not None else None,  # type: ignore[arg-type]
             trick_number=self._trick_no if in_tricks else 0,
             leader=self._leader if in_tricks else None,
@@ -219,132 +156,6 @@ class GhostEuchreState(EngineState):
             tricks=list(self._rec_tricks),
             tricks_won=list(self._tricks_won),
         )
-
-    # ------------------------------------------------------------ for playout policies
-    # What a playout policy reads of the state to act: the view holds the
-    # same, as names, but building one per step costs more than the step.
-
-    def phase(self) -> str:
-        """`bidding`, `name_trump` or `trick` (`game_over` at the end), as the view says."""
-        return "game_over" if self._over else self._phase
-
-    def trump(self) -> int | None:
-        """The trump suit (0-3: s h d c), None before it is named."""
-        return self._trump
-
-    def open_bids(self) -> list[int]:
-        """The contracts a bid may name now, lowest first (6 is the moon)."""
-        return self._open_bids()
-
-    def playable_cards(self, seat: int) -> list[int]:
-        """The card ints `seat` may play to the trick now: those that follow
-        the effective led suit, or every card when leading or void; weakest first."""
-        return self._playable(seat)[0]
-
-    def trick(self) -> list[tuple[int, int]]:
-        """(seat, card int) of the cards on the table in the trick now, in the order played."""
-        return list(self._trick)
-
-    # ------------------------------------------------------------ checks
-
-    def _open_bids(self) -> list[int]:
-        """GE-05: from `min_bid` to 5, then moon, each above the current high bid."""
-        low = max(self.rules.min_bid, self._high + 1)
-        return list(range(low, MOON + 1))
-
-    def _playable(self, seat: int) -> tuple[list[int], list[int]]:
-        """(cards that follow the effective led suit, the others), weakest first.
-
-        Leading, or void in the led suit: every card is in the first list."""
-        trump = self._trump
-        assert trump is not None
-        led = effective_suit(self._trick[0][1], trump) if self._trick else -2  # -2: leading
-        hand = sorted(self._hands[seat], key=lambda c: (trick_power(c, trump, led), c & 3))
-        follow = [c for c in hand if effective_suit(c, trump) == led]
-        if not follow:
-            return hand, []
-        return follow, [c for c in hand if c not in follow]
-
-    def _check(self, action: msgspec.Struct) -> int:
-        """Validate `action` for the seat to act; return its decoded value."""
-        if self._over:
-            raise IllegalAction("the game is over; no more actions")
-        seat = self._to_act
-        phase = self._phase
-        kinds: dict[str, tuple[type, ...]] = {
-            "bidding": (Pass, Bid, SwapGhost),
-            "name_trump": (NameTrump,),
-            "trick": (PlayCard,),
-        }
-        if not isinstance(action, kinds[phase]):
-            kind = getattr(type(action), "__struct_config__", None)
-            got = kind.tag if kind is not None else type(action).__name__
-            want = " or ".join(repr(k.__struct_config__.tag) for k in kinds[phase])
-            raise IllegalAction(f"seat {seat} must send a {want} action now ({phase.replace('_', ' ')}), not {got!r}")
-        if isinstance(action, SwapGhost):
-            if self._swapped_by == seat:
-                raise IllegalAction(f"seat {seat} already swapped this hand and must now pass or bid (GE-06)")
-            if self._swapped_by is not None:
-                raise IllegalAction(
-                    f"only one ghost swap per hand (GE-06): seat {self._swapped_by} already swapped"
-                )
-            return -1
-        if isinstance(action, Pass):
-            return 0
-        if isinstance(action, Bid):
-            return self._check_bid(action.bid)
-        if isinstance(action, NameTrump):
-            if not isinstance(action.suit, str) or action.suit not in SUITS or len(action.suit) != 1:
-                raise IllegalAction(f"bad trump suit {action.suit!r}: name one of s h d c (GE-08)")
-            return SUITS.index(action.suit)
-        return self._check_play(seat, action)
-
-    def _check_bid(self, raw: object) -> int:
-        r = self.rules
-        if raw == "moon":
-            value = MOON
-        elif isinstance(raw, int) and not isinstance(raw, bool) and 1 <= raw <= 5:
-            value = raw
-        else:
-            raise IllegalAction(f"bad bid {raw!r}: bid {r.min_bid}..5 tricks or \"moon\", or pass (GE-05)")
-        if value < r.min_bid:
-            raise IllegalAction(f"bid {raw} is below the minimum bid {r.min_bid} (GE-05)")
-        if value <= self._high:
-            raise IllegalAction(
-                f"bid {raw} must exceed the high bid {_wire_bid(self._high)} of seat {self._high_seat} (GE-05)"
-            )
-        return value
-
-    def _check_play(self, seat: int, action: PlayCard) -> int:
-        try:
-            card = parse_card(action.card)
-        except CardError as exc:
-            raise IllegalAction(str(exc)) from None
-        hand = self._hands[seat]
-        if card not in hand:
-            raise IllegalAction(f"cannot play {CARD_STR[card]}: not in hand {' '.join(card_names(sort_hand(hand)))}")
-        if self._trick and self.rules.renege_policy == "reject":
-            trump = self._trump
-            assert trump is not None
-            led = effective_suit(self._trick[0][1], trump)
-            follow = [c for c in hand if effective_suit(c, trump) == led]
-            if follow and effective_suit(card, trump) != led:
-                raise IllegalAction(
-                    f"must follow suit (GE-09): {SUIT_NAMES[led]} led with {SUIT_NAMES[trump]} trump"
-                    f"{self._bower_note(card, led, trump)}, hand holds {' '.join(card_names(follow))}"
-                )
-        return card
-
-    @staticmethod
-    def _bower_note(card: int, led: int, trump: int) -> str:
-        """Explain the left bower where it is the likely cause of the renege (GE-03)."""
-        left = JACK * 4 + same_colour(trump)
-        trump_name = SUIT_NAMES[trump][:-1]
-        if card == left:
-            return f" ({CARD_STR[left]} is the left bower, a {trump_name})"
-        if led in (trump, same_colour(trump)):
-            return f" ({CARD_STR[left]} counts as a {trump_name})"
-        return ""
 
     # ------------------------------------------------------------ deals
 
@@ -414,7 +225,7 @@ class GhostEuchreState(EngineState):
         self._emit(GhostHandTaken(seat=seat, cards=card_names(self._hands[seat])), seat)
 
     def _do_bid(self, seat: int, value: int) -> None:
-        wire = _wire_bid(value) if value else None
+        wire = wire_bid(value) if value else None
         self._bids.append(BidRecord(seat=seat, bid=wire))
         self._emit(BidMade(seat=seat, bid=wire))
         if value:
@@ -434,7 +245,7 @@ class GhostEuchreState(EngineState):
     def _do_trump(self, seat: int, suit: int) -> None:
         """GE-08: the declarer names trump and leads trick 1."""
         self._trump = suit
-        self._emit(TrumpNamed(seat=seat, contract=_wire_bid(self._high), suit=SUITS[suit]))  # type: ignore[arg-type]
+        self._emit(TrumpNamed(seat=seat, contract=wire_bid(self._high), suit=SUITS[suit]))  # type: ignore[arg-type]
         self._phase = "trick"
         self._trick_no = 1
         self._leader = seat
@@ -514,7 +325,7 @@ class GhostEuchreState(EngineState):
             HandScored(
                 deal=self.deal_number,
                 declarer=declarer,
-                contract=_wire_bid(bid),
+                contract=wire_bid(bid),
                 trump=SUITS[trump],  # type: ignore[arg-type]
                 tricks_won=list(won),
                 made=made,
