@@ -120,8 +120,16 @@ def phase_help(view: Any) -> list[str]:
     return list(_PHASE_HELP.get(view.phase, ["No decision in this phase."]))
 
 
+def table_lines(view: Any, who: Callable[[int], str]) -> list[str]:
+    if not view.trump:
+        return []
+    declarer = "" if view.declarer is None else f", declarer {who(view.declarer)}"
+    return [f"trump: {SUIT_NAMES[view.trump]} (contract {view.contract}{declarer})"]
+
+
 WORDS = GameWords(event_text=event_text, action_text=action_text, parse_words=parse_words,
-                  parse_cards=parse_cards_typed, phase_help=phase_help, parse_number=parse_number)
+                  parse_cards=parse_cards_typed, phase_help=phase_help, parse_number=parse_number,
+                  table_lines=table_lines)
 
 
 # ------------------------------------------------------------------ the terminal replay

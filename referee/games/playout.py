@@ -55,8 +55,9 @@ def new_game(
     return gdef.new_state(rules, n_players, seed, deals)
 
 
-def play_game(state: GameState, policies: Sequence[Policy], *, check: bool = True) -> GameResult:
-    """Run `state` to the end; `check=False` skips re-validating the actions."""
+def play_game(state: GameState, policies: Sequence[Policy]) -> GameResult:
+    """Run `state` to the end, each seat's action chosen by its policy (and
+    checked by the engine: an illegal one raises IllegalAction)."""
     if len(policies) != state.n_players:
         raise ValueError(f"need {state.n_players} policies, got {len(policies)}")
     while not state.is_terminal():

@@ -134,6 +134,9 @@ class GameWords:
     """A typed number that is no choice number but means an action (a bid of 4), or None."""
     shortlist: Callable[[Any, Sequence[Any]], tuple[list[int], str] | None] = lambda _view, _legal: None
     """Too many choices for a screen: (the indexes to show, how to type the others), or None to show all."""
+    table_lines: Callable[[Any, Callable[[int], str]], list[str]] = lambda _view, _who: []
+    """(view, who) -> what else a player must see of the table, besides the scores, the trick and the
+    hand (Ghost Hand Euchre: trump, contract and declarer)."""
 
 
 @dataclass(frozen=True)

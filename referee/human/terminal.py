@@ -27,7 +27,7 @@ from referee.play.table import NO_LIMIT_MS
 from referee.replay.text import card_text
 from referee.games import get_game
 from referee.games.base import GameDef
-from referee.games.show import SUIT_NAMES, seat_name, sort_cards
+from referee.games.show import seat_name, sort_cards
 from referee.seats.choices import ChoiceError, action_text, event_text, parse_choice, phase_rules
 from referee.seats.human import Judge
 from referee.visible import visible
@@ -128,10 +128,8 @@ class TerminalPlayer:
                     trick.append(", ")
                 trick.append(f"{seat_name(pc.seat, self.names, self.seat)} ").append_text(card_text(pc.card))
             c.print(trick)
-        extra = getattr(view, "trump", None)
-        if extra:
-            c.print(f"trump: {SUIT_NAMES[extra]} (contract {view.contract}, declarer {escape(seat_name(view.declarer, self.names, self.seat))})",
-                    highlight=False)
+        for line in self.game.words.table_lines(view, lambda seat: seat_name(seat, self.names, self.seat)):
+            c.print(Text(line))
         self._show_hand(view)
         if request.clock.decision_ms < NO_LIMIT_MS:
             bank = "" if request.clock.bank_ms is None else f", bank {request.clock.bank_ms / 1000:.1f}s"

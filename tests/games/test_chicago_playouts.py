@@ -536,3 +536,11 @@ def test_no_leak_detector_catches_a_planted_leak(monkeypatch):
         for seed in range(40):
             leak_case(3, "gamerules", seed, 0, suit_preserving=False,
                       options={"showdown_after": [False, False, False]})
+
+
+def test_play_game_refuses_a_policys_illegal_action_with_the_reason() -> None:
+    from referee.games import new_game, play_game
+
+    state = new_game("chicago", 2, seed=1)
+    with pytest.raises(IllegalAction, match="must send a 'exchange' action now"):
+        play_game(state, [lambda d: PlayCard(card="As")] * 2)

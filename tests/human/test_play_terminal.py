@@ -210,3 +210,20 @@ def test_two_games_end_with_the_match_table_and_a_used_log_dir_is_refused(tmp_pa
     assert "first_legal_bot" in run.stdout.split("play again?")[-1]  # the match table names both seats
     again = subprocess.run(args, cwd=REPO, input="", capture_output=True, text=True, timeout=60)
     assert again.returncode == 2 and "already holds 2 game logs" in again.stderr and "Traceback" not in again.stderr
+
+
+def test_a_euchre_table_shows_trump_contract_and_declarer_once_named(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    cmd = " ".join([*CLI, "play", "random", "random", "--game", "ghost-euchre", "--seed", "4", "--rule", "max_hands=1",
+                    "--log-dir", str(logs)])
+    run = subprocess.run(["bash", "-c", f"yes 1 | {cmd}"], cwd=REPO, capture_output=True, text=True, timeout=180)
+    assert run.returncode == 0, run.stderr
+    _header, records = read_json_log(logs / "game-00001.jsonl")
+    named = next(r["event"] for _, r in records if r["type"] == "event" and r["event"]["type"] == "trump_named")
+    suit = {"s": "spades", "h": "hearts", "d": "diamonds", "c": "clubs"}[named["suit"]]
+    names = ["you", "random (seat 1)", "random#2 (seat 2)"]
+    want = f"trump: {suit} (contract {named['contract']}, declarer {names[named['seat']]})"
+    shown = [line for line in run.stdout.splitlines() if line.startswith("trump: ")]
+    assert shown and set(shown) == {want}, (want, shown[:3])
+    before = run.stdout.split(want, 1)[0]
+    assert "trump: " not in before  # not before it was named
