@@ -32,9 +32,9 @@ class Deal:
     deck: tuple[int, ...]
 
     def __post_init__(self) -> None:
-        deck = self.deck
+        deck: Any = self.deck  # as given: numbers, strings, or one string
         if isinstance(deck, str) or any(isinstance(c, str) for c in deck):
-            deck = parse_cards(deck)  # type: ignore[arg-type]
+            deck = parse_cards(deck)
         elif any(not isinstance(c, int) or isinstance(c, bool) or not 0 <= c < 52 for c in deck):
             raise CardError("a deck holds card numbers 0-51 (rank * 4 + suit) or card strings such as 'As'")
         if not isinstance(deck, tuple):
@@ -181,8 +181,8 @@ def placements_from(scores: Sequence[int], winner: int | None) -> list[int]:
     order = sorted(range(len(scores)), key=lambda s: (s != winner, -scores[s]))
     places = [0] * len(scores)
     for i, s in enumerate(order):
-        prev = order[i - 1] if i else None
-        same = prev is not None and prev != winner and s != winner and scores[prev] == scores[s]
+        prev = order[i - 1] if i else -1
+        same = prev >= 0 and prev != winner and s != winner and scores[prev] == scores[s]
         places[s] = places[prev] if same else i + 1
     return places
 

@@ -58,6 +58,8 @@ _CARD_PLAYED = tuple(
 class ChicagoState(ChicagoMoves, ChicagoScoring, EngineState):
     """One game of Swedish Chicago for 2-4 seats."""
 
+    _position_stream: tuple[int, ...] = ()  # built from a position: its deal's random stream so far
+
     def __init__(
         self,
         rules: ChicagoRules,
@@ -354,8 +356,8 @@ class ChicagoState(ChicagoMoves, ChicagoScoring, EngineState):
         self._start_hands = [list(h) for h in self._hands]
         self._phase = "trick"
         self._trick_no = 1
-        lead_declarer = self._declarer is not None and self.rules.chicago_leader == "declarer"
-        self._leader = self._declarer if lead_declarer else self._order[0]
+        declarer = self._declarer
+        self._leader = declarer if declarer is not None and self.rules.chicago_leader == "declarer" else self._order[0]
         self._to_act = self._leader
 
     def _do_play(self, seat: int, card: int) -> None:

@@ -70,7 +70,7 @@ class ExchangeOptions(Sequence[Exchange]):
     def __len__(self) -> int:
         return len(_SUBSETS)
 
-    def __getitem__(self, i):  # type: ignore[no-untyped-def, override]
+    def __getitem__(self, i):  # type: ignore[no-untyped-def]
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(len(_SUBSETS)))]
         cards = self._cards

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 
 from referee.games.base import Deal
 from referee.games.cards import CARD_INT, CARD_STR
-from referee.games.chicago import HAND_SIZE as CHICAGO_HAND
+from referee.games.chicago_moves import HAND_SIZE as CHICAGO_HAND
 from referee.games.ghost_euchre import EUCHRE_DECK, N_PLAYERS
 from referee.games.ghost_euchre import HAND_SIZE as EUCHRE_HAND
 from referee.games.position import PositionError, norm_cards
@@ -83,6 +83,7 @@ def euchre_deck(dealer: int, hands: Hands, *, ghost: Sequence[str] | str | None 
     rest = _fill(EUCHRE_DECK, taken, seed)
     eldest = (dealer + 1) % N_PLAYERS
     piles = [eldest, (eldest + 1) % N_PLAYERS, "ghost", dealer]  # deck[i] goes to piles[i % 4]
-    dealt = {p: (ghost_cards if p == "ghost" else chosen.get(p)) or [rest.pop() for _ in range(EUCHRE_HAND)]
+    dealt = {p: (ghost_cards if p == "ghost" else chosen.get(p) if isinstance(p, int) else None)
+             or [rest.pop() for _ in range(EUCHRE_HAND)]
              for p in piles}
     return Deal(dealer, tuple(dealt[piles[i % 4]][i // 4] for i in range(4 * EUCHRE_HAND)))

@@ -288,7 +288,7 @@ def _chicago(view: ChicagoView, events: list[Any], rules: ChicagoRules) -> SeatK
     open_now = CARD_INT[view.open_card] if view.open_card is not None else None
     mine = set(hand)
     bound = memory.bound | (memory.held - mine - set(played))
-    bound.discard(open_now)  # type: ignore[arg-type]
+    bound.discard(open_now)
     seen = mine | set(played) | ({open_now} if open_now is not None else set())
     places = _chicago_places(view, plays, memory.open_seat)
     groups = _chicago_groups(memory.groups, plays, seen)

@@ -11,11 +11,12 @@ re-exports them for the positions and bots that import them from there.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 import msgspec
 
 from protocol.common import PlayCard
-from protocol.euchre import Bid, EuchreRules, NameTrump, Pass, SwapGhost
+from protocol.euchre import Bid, EuchreRules, NameTrump, Pass, Suit, SwapGhost
 from referee.errors import IllegalAction
 from referee.games.cards import (
     CARD_STR,
@@ -35,7 +36,10 @@ JACK = 9  # rank index of the jack (2 = 0 ... A = 12)
 NINE = 7
 EUCHRE_DECK: tuple[int, ...] = tuple(range(NINE * 4, 52))  # 9c..As: 24 cards
 
-Contract = int | str  # wire form: 1..5 or "moon"
+Contract = int | Literal["moon"]  # wire form: 1..5 or "moon" (BidValue without its range)
+
+
+WIRE_SUITS: tuple[Suit, ...] = ("s", "h", "d", "c")  # suit numbers 0-3 as the wire names them
 
 
 def wire_bid(value: int) -> Contract:
@@ -111,7 +115,7 @@ class EuchreMoves:
         if self._phase == "name_trump":
             hand = self._hands[seat]
             order = sorted(range(4), key=lambda t: -sum(effective_suit(c, t) == t for c in hand))
-            return [NameTrump(suit=SUITS[t]) for t in order]  # type: ignore[arg-type]
+            return [NameTrump(suit=WIRE_SUITS[t]) for t in order]
         follow, rest = self._playable(seat)
         if self.rules.renege_policy == "penalize":
             follow = follow + rest
@@ -170,7 +174,7 @@ class EuchreMoves:
             raise IllegalAction("the game is over; no more actions")
         seat = self._to_act
         phase = self._phase
-        kinds: dict[str, tuple[type, ...]] = {
+        kinds: dict[str, tuple[type[msgspec.Struct], ...]] = {
             "bidding": (Pass, Bid, SwapGhost),
             "name_trump": (NameTrump,),
             "trick": (PlayCard,),
@@ -196,6 +200,7 @@ class EuchreMoves:
             if not isinstance(action.suit, str) or action.suit not in SUITS or len(action.suit) != 1:
                 raise IllegalAction(f"bad trump suit {action.suit!r}: name one of s h d c (GE-08)")
             return SUITS.index(action.suit)
+        assert isinstance(action, PlayCard)  # the trick phase's one kind
         return self._check_play(seat, action)
 
     def _check_bid(self, raw: object) -> int:

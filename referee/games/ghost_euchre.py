@@ -47,7 +47,7 @@ from protocol.euchre import (
 )
 from referee.errors import ConfigError
 from referee.games.base import PUBLIC, TERMINAL, Deal, EngineState, shuffle
-from referee.games.cards import CARD_STR, SUITS, card_names, sort_hand
+from referee.games.cards import CARD_STR, card_names, sort_hand
 from referee.games.euchre_moves import (
     EUCHRE_DECK,
     HAND_SIZE,
@@ -55,6 +55,7 @@ from referee.games.euchre_moves import (
     MOON,
     N_PLAYERS,
     TRICKS,
+    WIRE_SUITS,
     EuchreMoves,
     effective_suit,
     same_colour,
@@ -148,10 +149,10 @@ class GhostEuchreState(EuchreMoves, EngineState):
             swapped_by=self._swapped_by,
             declarer=self._declarer,
             contract=wire_bid(self._high) if self._declarer is not None else None,
-            trump=SUITS[trump] if trump is not None else None,  # type: ignore[arg-type]
+            trump=WIRE_SUITS[trump] if trump is not None else None,
             trick_number=self._trick_no if in_tricks else 0,
             leader=self._leader if in_tricks else None,
-            led_suit=SUITS[led] if led is not None else None,  # type: ignore[arg-type]
+            led_suit=WIRE_SUITS[led] if led is not None else None,
             trick=[PlayedCard(seat=s, card=CARD_STR[c]) for s, c in self._trick],
             tricks=list(self._rec_tricks),
             tricks_won=list(self._tricks_won),
@@ -245,7 +246,7 @@ class GhostEuchreState(EuchreMoves, EngineState):
     def _do_trump(self, seat: int, suit: int) -> None:
         """GE-08: the declarer names trump and leads trick 1."""
         self._trump = suit
-        self._emit(TrumpNamed(seat=seat, contract=wire_bid(self._high), suit=SUITS[suit]))  # type: ignore[arg-type]
+        self._emit(TrumpNamed(seat=seat, contract=wire_bid(self._high), suit=WIRE_SUITS[suit]))
         self._phase = "trick"
         self._trick_no = 1
         self._leader = seat
@@ -318,7 +319,7 @@ class GhostEuchreState(EuchreMoves, EngineState):
                 self._add(seat, -bid, "set")
         for seat, trick, card, led in self._reneges:
             self._emit(
-                Reneged(seat=seat, trick=trick, card=CARD_STR[card], led_suit=SUITS[led], penalty=r.renege_penalty)  # type: ignore[arg-type]
+                Reneged(seat=seat, trick=trick, card=CARD_STR[card], led_suit=WIRE_SUITS[led], penalty=r.renege_penalty)
             )
             self._add(seat, -r.renege_penalty, "renege")
         self._emit(
@@ -326,7 +327,7 @@ class GhostEuchreState(EuchreMoves, EngineState):
                 deal=self.deal_number,
                 declarer=declarer,
                 contract=wire_bid(bid),
-                trump=SUITS[trump],  # type: ignore[arg-type]
+                trump=WIRE_SUITS[trump],
                 tricks_won=list(won),
                 made=made,
                 points=[a - b for a, b in zip(self._scores, before)],

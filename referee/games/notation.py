@@ -211,6 +211,7 @@ def parse_position(text: str) -> Position:
         raise NotationError("empty position string: it starts with the game, e.g. 'chicago/3' or 'ghost_euchre'")
     head = tokens[0]
     kwargs: dict[str, Any] = {}
+    cls: type[ChicagoPosition] | type[EuchrePosition]
     if head.startswith("chicago/"):
         cls, fields = ChicagoPosition, CHICAGO_FIELDS
         kwargs["n_players"] = _int("chicago/N", head.split("/", 1)[1])

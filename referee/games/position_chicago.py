@@ -16,7 +16,8 @@ from protocol.chicago import ChicagoRules, ExchangeRecord, StockReshuffled, Tric
 from protocol.common import DealStarted, PlayedCard
 from referee.games.base import Deal
 from referee.games.cards import CARD_INT, CARD_STR, SUIT_NAMES, card_strs
-from referee.games.chicago import HAND_SIZE, TRICKS, ChicagoState
+from referee.games.chicago import ChicagoState
+from referee.games.chicago_moves import HAND_SIZE, TRICKS
 from referee.games.position import ChicagoPosition, PositionError, chicago_stream
 
 PHASES = ("exchange", "take_open", "chicago_call", "trick")

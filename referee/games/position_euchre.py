@@ -13,6 +13,7 @@ from protocol.common import PlayedCard
 from protocol.euchre import BidRecord, EuchreRules, EuchreTrickRecord
 from referee.games.base import Deal
 from referee.games.cards import CARD_INT, CARD_STR, SUIT_NAMES, SUITS, card_strs
+from referee.games.euchre_moves import wire_bid
 from referee.games.ghost_euchre import (
     EUCHRE_DECK,
     HAND_SIZE,
@@ -176,17 +177,17 @@ def _read_bids(p: EuchrePosition, rules: EuchreRules, order: list[int]) -> _Bids
     """This hand's bids in turn order, each a bid or a pass, each bid above the last (GE-05)."""
     if len(p.bids) > N_PLAYERS:
         raise PositionError(f"bids: each seat bids once a hand; {len(p.bids)} bids is too many")
-    high, high_seat = 0, None
+    high, high_seat, high_bid = 0, None, None
     records = []
     for i, bid in enumerate(p.bids):
         value = _bid_value(bid, f"bids[{i}]")
         if value and value < rules.min_bid:
             raise PositionError(f"bids[{i}]: {bid} is below the minimum bid {rules.min_bid}")
         if value and value <= high:
-            raise PositionError(f"bids[{i}]: {bid} does not beat the high bid {p.bids[order.index(high_seat)]}")
+            raise PositionError(f"bids[{i}]: {bid} does not beat the high bid {high_bid}")
         if value:
-            high, high_seat = value, order[i]
-        records.append(BidRecord(seat=order[i], bid=bid))
+            high, high_seat, high_bid = value, order[i], bid
+        records.append(BidRecord(seat=order[i], bid=wire_bid(value) if value else None))
     return _Bids(high, high_seat, records)
 
 

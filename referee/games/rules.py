@@ -102,7 +102,9 @@ def plain_words(game: GameDef, merged: dict[str, Any], exc: msgspec.ValidationEr
     if where is None:  # a check across options (e.g. showdown_after vs exchanges)
         return text
     key = where.group(1)
-    fields = {f.name: f.type for f in mi.type_info(game.rules_type).fields}
+    info = mi.type_info(game.rules_type)
+    assert isinstance(info, mi.StructType)
+    fields = {f.name: f.type for f in info.fields}
     ftype = fields.get(key)
     value = merged.get(key)
     if ftype is None:

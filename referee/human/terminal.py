@@ -23,14 +23,21 @@ from rich.text import Text
 
 from protocol.messages import GameOver, GameStart, Request, Warning
 from referee.errors import Resigned
-from referee.play.table import NO_LIMIT_MS
-from referee.replay.text import card_text
 from referee.games import get_game
 from referee.games.base import GameDef
 from referee.games.show import seat_name, sort_cards
-from referee.seats.choices import ChoiceError, action_text, event_text, parse_choice, phase_rules
+from referee.play.table import NO_LIMIT_MS
+from referee.replay.cardtext import card_text
+from referee.seats.choices import (
+    ChoiceError,
+    action_text,
+    event_text,
+    parse_choice,
+    phase_rules,
+)
 from referee.seats.human import Judge
 from referee.visible import visible
+
 
 class LineSource:
     """Lines typed on a text stream, read in a worker thread so the game's

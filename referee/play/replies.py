@@ -71,7 +71,7 @@ def action_reply_type(action_type: Any) -> Any:
 
 @functools.cache
 def _message_decoder(action_type: Any) -> Any:
-    return msgspec.json.Decoder(BotHello | action_reply_type(action_type)).decode  # type: ignore[operator]
+    return msgspec.json.Decoder(BotHello | action_reply_type(action_type)).decode
 
 
 def _decode_message(line: bytes | str) -> Any:
