@@ -20,7 +20,7 @@ from referee.bots import BUILTIN_BOTS
 from referee.cli import app
 from referee.seats.bot_process import check_runnable, resolve_command
 from referee.seats.sandbox import probe_host
-from referee.seats.sandbox_files import stage
+from referee.seats.sandbox.files import stage
 
 PROBLEMS = probe_host().problems()
 needs_sandbox = pytest.mark.skipif(bool(PROBLEMS), reason="cannot sandbox here: " + "; ".join(PROBLEMS))
