@@ -8,9 +8,8 @@ import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from paths import ROOT
 
 
 def check(*args: str) -> subprocess.CompletedProcess[str]:

@@ -12,10 +12,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from paths import RANDOM_BOT, ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 GREEDY = "greedy"  # the built-in bot
-RANDOM = str(ROOT / "sample_bots/python/random_bot.py")
+RANDOM = str(RANDOM_BOT)
 ILLEGAL = str(ROOT / "tests/bots/illegal.py")
 
 

@@ -11,9 +11,9 @@ import time
 from pathlib import Path
 
 import pytest
+from paths import RANDOM_BOT, ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
-RANDOM = str(ROOT / "sample_bots/python/random_bot.py")
+RANDOM = str(RANDOM_BOT)
 GREEDY = "greedy"  # the built-in bot
 ENV = {**os.environ, "COLUMNS": "300", "NO_COLOR": "1", "TERM": "dumb"}
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from paths import FIRST_LEGAL_BOT, RANDOM_BOT, ROOT, TEST_BOTS
 
 from protocol.chicago import FirstDealerCut, PlayedCard
 from referee.games import get_game
@@ -21,11 +22,9 @@ from referee.seats.choices import event_text
 from referee.seats.clock import DEFAULT_TIME_CONTROL, format_time_control, parse_time_control
 from referee.seats.sandbox import SandboxLimits, parse_limits
 
-ROOT = Path(__file__).resolve().parents[2]
-BOTS = ROOT / "tests" / "bots"
 GREEDY = "greedy"  # the built-in bot
-RANDOM = str(ROOT / "sample_bots/python/random_bot.py")
-FIRST = str(ROOT / "sample_bots/python/first_legal_bot.py")
+RANDOM = str(RANDOM_BOT)
+FIRST = str(FIRST_LEGAL_BOT)
 
 
 def cli(*args: str, columns: int = 80, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
@@ -41,7 +40,7 @@ def flat(text: str) -> str:
 
 def sleeper(seconds: float) -> str:
     """A bot that thinks `seconds` over its first decision of each game (each check game starts it afresh)."""
-    return f"{sys.executable} -u {BOTS / 'sleeper.py'} newcomer sleep={seconds} on=1"
+    return f"{sys.executable} -u {TEST_BOTS / 'sleeper.py'} newcomer sleep={seconds} on=1"
 
 
 # ------------------------------------------------------------------ check predicts a match

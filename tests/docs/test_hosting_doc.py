@@ -11,16 +11,15 @@ import subprocess
 import sys
 import tomllib
 from functools import cache
-from pathlib import Path
 
 import pytest
+from paths import DOCS, ROOT
 
 from referee.errors import ConfigError
 from referee.seats.sandbox import SandboxLimits, limits_from_table
 
-ROOT = Path(__file__).resolve().parents[2]
-GUIDE = (ROOT / "docs" / "hosting.md").read_text(encoding="utf-8")
-PROTOCOL = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
+GUIDE = (DOCS / "hosting.md").read_text(encoding="utf-8")
+PROTOCOL = (DOCS / "protocol.md").read_text(encoding="utf-8")
 
 
 FENCE = re.compile(r"^[ \t]*```[a-z]*\n(.*?)^[ \t]*```", re.DOTALL | re.MULTILINE)

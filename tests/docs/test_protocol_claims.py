@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 import uuid
-from pathlib import Path
 
 import trio
+from paths import RANDOM_BOT, TEST_BOTS
 
 from protocol.messages import TimeControl
 from referee.games import get_game
@@ -20,9 +20,7 @@ from referee.games.rules import build_rules
 from referee.play.match import MatchConfig, run_match
 from referee.seats.bot_process import resolve_command
 
-ROOT = Path(__file__).resolve().parents[2]
-SLOW_START = ROOT / "tests" / "bots" / "slow_start.py"
-RANDOM_BOT = ROOT / "sample_bots" / "python" / "random_bot.py"
+SLOW_START = TEST_BOTS / "slow_start.py"
 GAME = get_game("chicago")
 TC = TimeControl(decision_ms=1000, startup_ms=5000)
 WORK_S = 2.5

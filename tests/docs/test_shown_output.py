@@ -35,11 +35,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from paths import DOCS, ROOT
 
 from referee.bots import BUILTIN_BOTS
 
-ROOT = Path(__file__).resolve().parents[2]
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "tournaments" / "README.md",
+PAGES = [ROOT / "README.md", *sorted((DOCS).glob("*.md")), ROOT / "tournaments" / "README.md",
          ROOT / "sample_bots" / "README.md", ROOT / "protocol" / "README.md"]
 TAP = ROOT / "tests" / "docs" / "tap_bot.py"
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)

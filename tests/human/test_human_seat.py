@@ -16,12 +16,12 @@ from referee.errors import Resigned
 from referee.games import get_game
 from referee.games.rules import build_rules
 from logfiles import read_json_log
+from needs import needs_sandbox
+from paths import FIRST_LEGAL_BOT
 from referee.play.table import TableConfig, play_table
 from referee.seats.bot_process import resolve_command
 from referee.seats.human import Judge
-from referee.seats.sandbox import SandboxLimits, probe_host
-
-BOTS = Path(__file__).resolve().parents[2] / "sample_bots" / "python"
+from referee.seats.sandbox import SandboxLimits
 
 
 class ScriptedPlayer:
@@ -58,7 +58,7 @@ async def _no_more(records: list[Any]) -> bool:
 def _config(tmp_path: Path, **kw: Any) -> TableConfig:
     game = get_game("chicago")
     return TableConfig(game=game, rules=build_rules(game, None, {"target_score": 8}),
-                       bots=[resolve_command(str(BOTS / "first_legal_bot.py"))], seed=4, log_dir=tmp_path, **kw)
+                       bots=[resolve_command(str(FIRST_LEGAL_BOT))], seed=4, log_dir=tmp_path, **kw)
 
 
 async def test_slow_person_is_asked_once_per_request(tmp_path: Path) -> None:
@@ -103,7 +103,7 @@ async def test_resignation_forfeits_and_the_person_hears_the_end(tmp_path: Path)
     assert isinstance(over, GameOver) and over.winner == 1
 
 
-@pytest.mark.skipif(bool(probe_host().problems()), reason="cannot sandbox here: " + "; ".join(probe_host().problems()))
+@needs_sandbox
 async def test_sandboxed_bots_at_a_table(tmp_path: Path) -> None:
     """`play --sandbox`: the bots run in the sandbox, the log says so, the person needs none."""
     player = ScriptedPlayer()

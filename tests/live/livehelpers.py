@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import trio
+from paths import RANDOM_BOT, ROOT, SAMPLE_BOTS, TEST_BOTS
 
 from protocol.messages import TimeControl
 from referee.games import get_game
@@ -26,20 +27,17 @@ from referee.play.match import MatchConfig, run_match
 from referee.play.game_spec import GameRecord
 from referee.seats.bot_process import BotSpec, resolve_command
 
-ROOT = Path(__file__).resolve().parents[2]
-BOTS = ROOT / "tests" / "bots"
-SAMPLE = ROOT / "sample_bots" / "python"
 GAME = get_game("chicago")
 RULES = build_rules(GAME, None, {"target_score": 15})
 CARD_RANKS, CARD_SUITS = "23456789TJQKA", "shdc"
 
 
 def sample_bot(name: str) -> BotSpec:
-    return resolve_command([str(SAMPLE / f"{name}.py")], name=name.replace("_bot", ""))
+    return resolve_command([str(SAMPLE_BOTS / f"{name}.py")], name=name.replace("_bot", ""))
 
 
 def misbehaving_bot(name: str, *options: str) -> BotSpec:
-    return resolve_command([str(BOTS / f"{name}.py"), f"live-{name}", *options], name=name)
+    return resolve_command([str(TEST_BOTS / f"{name}.py"), f"live-{name}", *options], name=name)
 
 
 def play_streamed_match(folder: Path, bots: list[BotSpec], games: int = 2, seed: int = 5) -> list[GameRecord]:
@@ -148,7 +146,7 @@ def stop(proc: subprocess.Popen[str], limit_s: float = 30) -> int:
 def slow_tournament(folder: Path, delay_s: float = 0.04, deal_sets: int = 1, concurrency: int = 2) -> Path:
     """A small round robin of three unsandboxed bots, two of them slowed to `delay_s`
     a decision, to 15 points: games last a few seconds, so there is time to watch one."""
-    slow = BOTS / "reader_delay.py"
+    slow = TEST_BOTS / "reader_delay.py"
     text = f"""name = "live-test"
 game = "chicago"
 seed = 41
@@ -169,7 +167,7 @@ name = "slow-second"
 command = {json.dumps(f"{slow} live-slow-b delay={delay_s} requests=1000000")}
 [[bots]]
 name = "random"
-command = {json.dumps(str(SAMPLE / "random_bot.py"))}
+command = {json.dumps(str(RANDOM_BOT))}
 """
     path = folder / "live-test.toml"
     path.write_text(text)

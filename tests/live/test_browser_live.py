@@ -11,22 +11,16 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from browser import artifacts_dir, chromium
+from needs import needs_proc
+from browser import artifacts_dir
 from livehelpers import cli, slow_tournament, stop, wait_for_url
 
-pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")
+pytestmark = needs_proc
 LIMIT_S = 120
-
-
-@pytest.fixture(scope="module")
-def driver() -> Iterator[Any]:
-    with chromium("live-web-") as drv:
-        yield drv
 
 
 def _until(what: str, check: Any, limit_s: float = LIMIT_S, every: float = 0.1) -> Any:

@@ -12,15 +12,15 @@ import json
 import urllib.request
 from pathlib import Path
 
-import pytest
 import trio
 from livehelpers import get, play_streamed_match, sample_bot, sse_events
+from needs import needs_proc
 
 from referee.live.serve import open_dashboard, stream_source
 from referee.live.tables import DATA_MARK
 from referee.seats.bot_process import resolve_command
 
-pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")
+pytestmark = needs_proc
 
 
 def _first_bytes(url: str, n: int) -> bytes:

@@ -12,9 +12,10 @@ import time
 from pathlib import Path
 
 import pytest
+from needs import needs_proc
 from livehelpers import ROOT, cli, get, get_json, stop, wait_for_url
 
-pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")
+pytestmark = needs_proc
 LIMIT_S = 240
 
 

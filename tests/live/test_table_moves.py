@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from needs import needs_proc
 from livehelpers import ROOT, drive_streams, play_streamed_match, sample_bot, sse_events, stamp
 
 import referee.live.tables as tables
@@ -23,7 +24,7 @@ from referee.live.stream import stream_paths
 from referee.live.tables import table_data
 from referee.seats.bot_process import resolve_command
 
-pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")
+pytestmark = needs_proc
 
 
 @pytest.fixture(scope="module")

@@ -15,26 +15,24 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import trio
-from browser import artifacts_dir, chromium
+from browser import artifacts_dir
 
 from referee.errors import ConfigError, CorruptLog
 from referee.games import get_game
 from referee.games.rules import build_rules
 from logfiles import read_json_log
+from paths import FIRST_LEGAL_BOT, RANDOM_BOT
 from referee.logs.gamelog import GameLogWriter
 from referee.logs.records import ActionRecord, EventRecord, LogHeader, LogResult, PlayerInfo
 from referee.play.match import MatchConfig, run_match
 from referee.replay.html import build_replay_data, write_html
 from referee.seats.bot_process import BotSpec
 
-REPO = Path(__file__).resolve().parents[2]
-BOTS = REPO / "sample_bots" / "python"
 DATA_RE = re.compile(r'<script type="application/json" id="replay-data">(.*?)</script>', re.S)
 
 
@@ -44,8 +42,8 @@ def game_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
     log_dir = tmp_path_factory.mktemp("html_replay_logs")
     game = get_game("chicago")
     bots = [
-        BotSpec(name="first_legal_bot", argv=(sys.executable, "-u", str(BOTS / "first_legal_bot.py"))),
-        BotSpec(name="random_bot", argv=(sys.executable, "-u", str(BOTS / "random_bot.py"))),
+        BotSpec(name="first_legal_bot", argv=(sys.executable, "-u", str(FIRST_LEGAL_BOT))),
+        BotSpec(name="random_bot", argv=(sys.executable, "-u", str(RANDOM_BOT))),
     ]
     config = MatchConfig(
         game=game, rules=build_rules(game, None, {"target_score": 20}), bots=bots, games=1, seed=11,
@@ -210,12 +208,6 @@ snap();
 while (!next.disabled && guard++ < 100000) { next.click(); snap(); }
 return out;
 """
-
-
-@pytest.fixture(scope="module")
-def driver() -> Iterator[Any]:
-    with chromium("html-replay-") as drv:
-        yield drv
 
 
 @pytest.mark.browser

@@ -7,13 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+from paths import RANDOM_BOT
 from rich.cells import cell_len
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_replay_width_is_honoured(tmp_path: Path) -> None:
-    bots = ["greedy", str(ROOT / "sample_bots/python/random_bot.py")]
+    bots = ["greedy", str(RANDOM_BOT)]
     env = {**os.environ, "NO_COLOR": "1", "TERM": "dumb"}
     subprocess.run([sys.executable, "-m", "referee.cli", "match", *bots, "--games", "2", "--seed", "3",
                     "--log-dir", str(tmp_path)], check=True, capture_output=True, env=env, timeout=300)

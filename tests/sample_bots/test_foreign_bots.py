@@ -19,6 +19,7 @@ from typing import Any
 
 import msgspec
 import pytest
+from paths import ROOT
 
 from protocol.messages import (
     ActionReply,
@@ -34,7 +35,6 @@ from protocol.messages import (
 )
 from referee.games.playout import new_game
 
-ROOT = Path(__file__).resolve().parents[2]
 JS_BOT = ROOT / "sample_bots" / "js" / "chicago_bot.js"
 C_SOURCE = ROOT / "sample_bots" / "c" / "chicago_bot.c"
 

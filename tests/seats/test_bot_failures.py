@@ -26,22 +26,21 @@ from typing import Any
 
 import pytest
 import trio
+from logfiles import read_json_log
+from needs import needs_proc
+from paths import RANDOM_BOT, ROOT, TEST_BOTS
 from proctools import alive, proc_state, procs_with
 
 from protocol.messages import TimeControl
 from referee.games import get_game
 from referee.games.rules import build_rules
-from logfiles import read_json_log
 from referee.play.match import MatchConfig, MatchResult, run_match
 from referee.play.game_spec import FailurePolicy, GameRecord
 from referee.seats.bot_process import BotSpec, resolve_command, start_bot
 from referee.seats.guardian import GUARDIAN
 
-pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")
+pytestmark = needs_proc
 
-ROOT = Path(__file__).resolve().parents[2]
-BOTS = ROOT / "tests" / "bots"
-RANDOM_BOT = ROOT / "sample_bots" / "python" / "random_bot.py"
 GAME = get_game("chicago")
 TARGET = 10
 RULES = build_rules(GAME, None, {"target_score": TARGET})
@@ -97,7 +96,7 @@ def read_pids(path: Path) -> list[int]:
 
 
 def bot(name: str, marker: str, *options: str) -> BotSpec:
-    return resolve_command([str(BOTS / f"{name}.py"), marker, *options], name=name)
+    return resolve_command([str(TEST_BOTS / f"{name}.py"), marker, *options], name=name)
 
 
 def random_bot(marker: str, name: str = "random") -> BotSpec:
@@ -499,7 +498,7 @@ async def test_guardian_kills_bots_when_the_referee_is_sigkilled(kind: str, tmp_
     # the escapers' children left their process groups. Only the guardian can
     # clean up once the referee dies without a chance to.
     m = new_marker()
-    bot_cmd = str(BOTS / kind.format(m=m))
+    bot_cmd = str(TEST_BOTS / kind.format(m=m))
     referee = subprocess.Popen(
         [sys.executable, "-m", "referee.cli", "match", bot_cmd, bot_cmd, "--games", "500",
          "--rule", "target_score=52", "-t", "decision=2s,startup=10s", "--seed", "1"],

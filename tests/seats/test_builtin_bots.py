@@ -13,17 +13,15 @@ import sys
 from pathlib import Path
 
 import pytest
+from needs import needs_sandbox
 from typer.testing import CliRunner
 
 from logfiles import read_json_log
 from referee.bots import BUILTIN_BOTS
 from referee.cli import app
 from referee.seats.bot_process import check_runnable, resolve_command
-from referee.seats.sandbox import probe_host
 from referee.seats.sandbox.files import stage
 
-PROBLEMS = probe_host().problems()
-needs_sandbox = pytest.mark.skipif(bool(PROBLEMS), reason="cannot sandbox here: " + "; ".join(PROBLEMS))
 HELLO = b'{"type":"hello","referee":"test","games":["chicago","ghost_euchre"],"protocol":1}\n'
 runner = CliRunner()
 

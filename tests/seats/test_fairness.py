@@ -25,6 +25,8 @@ from typing import Any
 
 import pytest
 import trio
+from needs import needs_sandbox
+from paths import TEST_BOTS
 
 from protocol.messages import TimeControl
 from referee.errors import SandboxUnavailable
@@ -40,20 +42,16 @@ from referee.seats.cputime import ProcessTreeCpu
 from referee.seats.sandbox import SandboxLimits, limits_from_table, probe_host
 from referee.tournament.config import TOURNAMENT_SANDBOX
 
-ROOT = Path(__file__).resolve().parents[2]
-BOTS = ROOT / "tests" / "bots"
 GAME = get_game("chicago")
 RULES = build_rules(GAME, None, {"target_score": 10})
 TC = TimeControl(decision_ms=3000, startup_ms=10000)
 LIMITS = SandboxLimits(memory_mb=256, processes=32, cpu_s=60, file_size_mb=1, open_files=64, scratch_mb=8)
-PROBLEMS = probe_host().problems() if Path("/proc/self/ns/pid").exists() else ["needs Linux /proc"]
-needs_sandbox = pytest.mark.skipif(bool(PROBLEMS), reason="cannot sandbox here: " + "; ".join(PROBLEMS))
 needs_freezer = pytest.mark.skipif("freezer" not in probe_host().cgroups.usable,
                                    reason="no cgroup freezer the referee can use (needs root and cgroups)")
 
 
 def bot(name: str, *options: str, label: str | None = None) -> Any:
-    return resolve_command([str(BOTS / f"{name}.py"), f"refmark-{uuid.uuid4().hex}", *options], name=label or name)
+    return resolve_command([str(TEST_BOTS / f"{name}.py"), f"refmark-{uuid.uuid4().hex}", *options], name=label or name)
 
 
 async def play(tmp_path: Path, bots: list[Any], sandbox: SandboxLimits | None = None, games: int = 1) -> MatchResult:
@@ -282,7 +280,7 @@ async def test_a_tournament_stores_cpu_time_beside_think_time(tmp_path: Path) ->
     from referee.tournament.schedule import schedule_for
     from referee.tournament.store import Store
 
-    burner, sleeper = BOTS / "cpu_user.py", BOTS / "cpu_user.py"
+    burner, sleeper = TEST_BOTS / "cpu_user.py", TEST_BOTS / "cpu_user.py"
     config = (f'seed = 3\nsandbox = false\ndeal_sets = 1\ntime_control = "decision=3s,startup=10s"\n'
               f'[rules]\noptions = {{ target_score = 10 }}\n'
               f'[[bots]]\nname = "burner"\ncommand = "{burner} m how=burn ms=30"\n'

@@ -13,14 +13,14 @@ import uuid
 from pathlib import Path
 
 import pytest
+from needs import needs_proc
+from paths import ROOT, TEST_BOTS
 from proctools import alive, procs_with
 
 from referee.seats.guardian import Guardian
 
-pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")
+pytestmark = needs_proc
 
-ROOT = Path(__file__).resolve().parents[2]
-BOTS = ROOT / "tests" / "bots"
 SLEEPER = "import time\nwhile True: time.sleep(60)"
 
 
@@ -115,8 +115,8 @@ def test_a_bot_cannot_make_the_guardian_kill_an_unrelated_group(tmp_path: Path) 
     marker = f"guardtest-{uuid.uuid4().hex}"
     victim = unrelated_group(marker)
     report = tmp_path / "report.txt"
-    steerer = f"{BOTS / 'guardian_steerer.py'} {marker} target={victim.pid} report={report}"
-    honest = f"{BOTS / 'immortal.py'} {marker}"
+    steerer = f"{TEST_BOTS / 'guardian_steerer.py'} {marker} target={victim.pid} report={report}"
+    honest = f"{TEST_BOTS / 'immortal.py'} {marker}"
     err = tmp_path.joinpath("err").open("wb")
     referee = subprocess.Popen(
         [sys.executable, "-m", "referee.cli", "match", steerer, honest, "--games", "500",

@@ -24,26 +24,23 @@ from protocol.messages import TimeControl
 from referee.games import get_game
 from referee.games.rules import build_rules
 from logfiles import read_json_log
+from needs import needs_proc, needs_sandbox
+from paths import RANDOM_BOT, TEST_BOTS
 from referee.play.match import MatchConfig, run_match
 from referee.play.replies import LOGGED_UNSOLICITED_BYTES, MAX_UNSOLICITED
 from referee.play.game_spec import GameRecord
 from referee.replay.verify import verify_file
 from referee.seats.bot_process import BotSpec, resolve_command
-from referee.seats.sandbox import SandboxLimits, probe_host
+from referee.seats.sandbox import SandboxLimits
 
-pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")
+pytestmark = needs_proc
 
-ROOT = Path(__file__).resolve().parents[2]
-BOTS = ROOT / "tests" / "bots"
-RANDOM_BOT = ROOT / "sample_bots" / "python" / "random_bot.py"
 GAME = get_game("chicago")
 TARGET = 10
 RULES = build_rules(GAME, None, {"target_score": TARGET})
 TC = TimeControl(decision_ms=1000, startup_ms=5000)
 MATCH_BOUND_S = 40.0
 SANDBOX = SandboxLimits(memory_mb=256, processes=16, cpu_s=60, file_size_mb=1, open_files=64, scratch_mb=8)
-SANDBOX_PROBLEMS = probe_host().problems() if Path("/proc/self/ns/pid").exists() else ["needs Linux /proc"]
-needs_sandbox = pytest.mark.skipif(bool(SANDBOX_PROBLEMS), reason="cannot sandbox here: " + "; ".join(SANDBOX_PROBLEMS))
 LOG_BOUND = 2 * 1024 * 1024  # a short game logs ~50 KiB; a flood must not add more than its budget
 
 
@@ -52,7 +49,7 @@ def marker() -> str:
 
 
 def bot(name: str, mark: str, *options: str) -> BotSpec:
-    return resolve_command([str(BOTS / f"{name}.py"), mark, *options], name=name)
+    return resolve_command([str(TEST_BOTS / f"{name}.py"), mark, *options], name=name)
 
 
 def random_bot(mark: str) -> BotSpec:

@@ -24,6 +24,8 @@ from typing import Any
 
 import pytest
 import trio
+from needs import needs_sandbox
+from paths import ROOT, TEST_BOTS
 from proctools import alive, proc_state, procs_with, wait_no_procs
 from tournament_runs import check_games, header_worker, play, standings, write_config
 from typer.testing import CliRunner
@@ -41,8 +43,6 @@ from referee.tournament.run import TournamentRunner, prepare_store
 from referee.tournament.schedule import schedule_for
 from referee.tournament.store import Store
 
-ROOT = Path(__file__).resolve().parents[2]
-BOTS = ROOT / "tests" / "bots"
 FAKE_WORKER = Path(__file__).with_name("fake_pool_worker.py")
 cli = CliRunner()
 
@@ -146,8 +146,8 @@ async def test_a_game_that_kills_three_workers_is_given_up(tmp_path: Path) -> No
     config.write_text("\n".join([
         'name = "killer"', "seed = 5", "deal_sets = 1", "table_size = 2", "sandbox = false",
         'time_control = "decision=5s,startup=20s"', "[rules]", "options = { target_score = 20 }",
-        "[[bots]]", 'name = "killer"', f'command = "{BOTS / "worker_killer.py"} {marker}"',
-        "[[bots]]", 'name = "det"', f'command = "{BOTS / "det_bot.py"} {marker} salt=d"']) + "\n")
+        "[[bots]]", 'name = "killer"', f'command = "{TEST_BOTS / "worker_killer.py"} {marker}"',
+        "[[bots]]", 'name = "det"', f'command = "{TEST_BOTS / "det_bot.py"} {marker} salt=d"']) + "\n")
     t = load_config(config)
     message = await _given_up(t, tmp_path / "k.db", 2)
     assert message.count("killed by signal 9") == 3
@@ -159,7 +159,7 @@ async def test_a_game_that_kills_three_workers_is_given_up(tmp_path: Path) -> No
     assert wait_no_procs(marker, within=10.0) == []
 
 
-@pytest.mark.skipif(bool(probe_host().problems()), reason="the coordinator cannot sandbox here")
+@needs_sandbox
 def test_a_worker_that_cannot_sandbox_refuses_a_sandboxed_tournament(tmp_path: Path,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     marker = f"poolmark-{uuid.uuid4().hex}"

@@ -40,6 +40,8 @@ from protocol.messages import SeatFailure
 from referee.cli import app
 from referee.errors import ConfigError, RefereeError
 from logfiles import read_json_log
+from needs import needs_proc
+from paths import ROOT, TEST_BOTS
 from referee.play.game_spec import GameRecord
 from referee.tournament.config import Tournament, load_config, parse_config
 from referee.tournament.run import (
@@ -63,13 +65,12 @@ from referee.tournament.standings import compute, from_store
 from referee.tournament.standings_export import CSV_COLUMNS
 from referee.tournament.store import Store
 
-pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")
+pytestmark = needs_proc
 
-ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample_bots"
 GREEDY = "greedy"  # the built-in bot
 FIRST = SAMPLE / "python" / "first_legal_bot.py"
-ILLEGAL = ROOT / "tests" / "bots" / "illegal.py"
+ILLEGAL = TEST_BOTS / "illegal.py"
 cli = CliRunner()
 
 DET_BOT = '''\

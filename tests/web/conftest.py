@@ -17,9 +17,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from paths import ROOT
 
-REPO = Path(__file__).resolve().parents[2]
-BOTS = REPO / "sample_bots" / "python"
 URL_RE = re.compile(r"http://127\.0\.0\.1:(\d+)(/[A-Za-z0-9_-]+/)")
 LIMIT_S = 240  # a whole served game; far more than it needs
 
@@ -59,7 +58,7 @@ def start_web_table(tmp_path: Path, *args: str) -> WebTable:
     log_dir = tmp_path / "logs"
     cmd = [sys.executable, "-m", "referee.cli", "play", "--web", "--port", "0", "--no-open",
            "--log-dir", str(log_dir), *args]
-    proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             stdin=subprocess.DEVNULL)
     lines: list[str] = []
     deadline = time.monotonic() + 60
