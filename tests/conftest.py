@@ -17,8 +17,13 @@ from typing import Any
 import pytest
 from browser import chromium
 from paths import ROOT
+from timing import SCALE, SCALE_VARIABLE
 
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+
+
+def pytest_report_header() -> list[str]:
+    return [f"time scale: {SCALE:g} ({SCALE_VARIABLE}; safety bounds on wall time are multiplied by it)"]
 
 
 @pytest.fixture(scope="module")

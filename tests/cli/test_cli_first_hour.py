@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from paths import RANDOM_BOT, ROOT
+from timing import scaled
 
 GREEDY = "greedy"  # the built-in bot
 RANDOM = str(RANDOM_BOT)
@@ -22,7 +23,7 @@ ILLEGAL = str(ROOT / "tests/bots/illegal.py")
 def cli(*args: str, columns: int = 80) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "COLUMNS": str(columns), "TERM": "dumb", "NO_COLOR": "1"}
     return subprocess.run([sys.executable, "-m", "referee.cli", *args], capture_output=True, text=True,
-                          env=env, timeout=300, cwd=ROOT)
+                          env=env, timeout=scaled(300), cwd=ROOT)
 
 
 @pytest.mark.parametrize("command", ["match", "check", "replay", "tournament", "rules", "bench", "verify"])

@@ -15,6 +15,7 @@ from pathlib import Path
 import msgspec
 import pytest
 from paths import FIRST_LEGAL_BOT, RANDOM_BOT, ROOT, TEST_BOTS
+from timing import scaled
 
 from protocol.chicago import FirstDealerCut, PlayedCard
 from referee.games import get_game
@@ -30,7 +31,7 @@ FIRST = str(FIRST_LEGAL_BOT)
 def cli(*args: str, columns: int = 80, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "COLUMNS": str(columns), "TERM": "dumb", "NO_COLOR": "1"}
     return subprocess.run([sys.executable, "-m", "referee.cli", *args], capture_output=True, text=True,
-                          env=env, timeout=600, cwd=cwd)
+                          env=env, timeout=scaled(600), cwd=cwd)
 
 
 def flat(text: str) -> str:
@@ -194,8 +195,8 @@ def test_first_lines_break_between_phrases_at_80_columns(tmp_path: Path) -> None
     _phrases_whole(res.stderr.splitlines()[0] + "\n" + res.stderr.splitlines()[1],
                    ["checking first_legal_bot on Swedish Chicago", "clock decision=1s,startup=10s"])
     res = subprocess.run([sys.executable, "-m", "referee.cli", "play", FIRST, "--seed", "1", "--rule",
-                          "target_score=5"], input="1\n" * 300, capture_output=True, text=True, timeout=300, cwd=ROOT,
-                         env={**os.environ, "COLUMNS": "80"})
+                          "target_score=5"], input="1\n" * 300, capture_output=True, text=True, timeout=scaled(300),
+                         cwd=ROOT, env={**os.environ, "COLUMNS": "80"})
     head = "\n".join(res.stderr.splitlines()[:2])
     _phrases_whole(head, ["you (human, seat 0, no time limit)", "against first_legal_bot", "seed 1",
                           "bots' clock decision=1s,startup=10s"])

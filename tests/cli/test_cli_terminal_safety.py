@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from paths import RANDOM_BOT, ROOT, TEST_BOTS
+from timing import scaled
 from typer.testing import CliRunner
 
 from referee.cli import app
@@ -99,7 +100,7 @@ def test_replay_of_a_hostile_bots_game_writes_no_control_byte(hostile_logs: Path
     logs = hostile_logs
     for args in ([], ["--seat", "0"], ["--all"]):
         shown = subprocess.run([*CLI, "replay", str(logs / "game-00001.jsonl"), *args], cwd=ROOT,
-                               capture_output=True, timeout=120)
+                               capture_output=True, timeout=scaled(120))
         assert shown.returncode == 0, shown.stderr
         raw = shown.stdout
         assert not any(b < 0x20 and b != 0x0A for b in raw), raw  # no byte below 0x20 but newline
@@ -138,7 +139,7 @@ def test_the_html_replay_shows_the_same_text_escaped(hostile_logs: Path, tmp_pat
 def test_play_against_a_hostile_bot_shows_its_text_escaped(tmp_path: Path) -> None:
     bot = hostile_bot(tmp_path)
     run = subprocess.run([*CLI, "play", str(bot), "--seed", "2", "--rule", "target_score=10"], cwd=ROOT,
-                         input="1\n" * 400, capture_output=True, text=True, timeout=180)
+                         input="1\n" * 400, capture_output=True, text=True, timeout=scaled(180))
     assert run.returncode == 0, run.stderr
     assert steering(run.stdout + run.stderr) == []
     assert visible(HOSTILE_NAME) in run.stdout

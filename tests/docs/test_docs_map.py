@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from paths import DOCS, ROOT
+from timing import scaled
 
 README = ROOT / "README.md"
 MAP = DOCS / "README.md"
@@ -84,7 +85,7 @@ def test_the_readme_bot_passes_check(tmp_path: Path) -> None:
     bot = tmp_path / "my_bot.py"
     bot.write_text(code)
     done = subprocess.run([sys.executable, "-m", "referee.cli", "check", "my_bot.py"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=scaled(300))
     assert done.returncode == 0, done.stdout + done.stderr
     assert "my_bot: passed" in done.stdout
 
@@ -93,7 +94,7 @@ def test_the_readme_bot_passes_check(tmp_path: Path) -> None:
                                                re.M))
 def test_every_command_in_the_readme_table_exists(command: str) -> None:
     done = subprocess.run([sys.executable, "-m", "referee.cli", command, "--help"], capture_output=True, text=True,
-                          timeout=60)
+                          timeout=scaled(60))
     assert done.returncode == 0, done.stderr
 
 

@@ -13,6 +13,7 @@ import uuid
 
 import trio
 from paths import RANDOM_BOT, TEST_BOTS
+from timing import scaled
 
 from protocol.messages import TimeControl
 from referee.games import get_game
@@ -34,7 +35,7 @@ async def play_against_random(at: str):
     ]
     cfg = MatchConfig(game=GAME, rules=build_rules(GAME, None, {"target_score": 5}), bots=bots,
                       games=2, seed=11, time_control=TC)
-    with trio.fail_after(60):
+    with trio.fail_after(scaled(60)):
         result = await run_match(cfg)
     return result.records
 

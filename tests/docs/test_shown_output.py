@@ -36,6 +36,7 @@ from pathlib import Path
 
 import pytest
 from paths import DOCS, ROOT
+from timing import scaled
 
 from referee.bots import BUILTIN_BOTS
 
@@ -121,7 +122,7 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def run(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
     env = {**os.environ, "COLUMNS": "80", "TERM": "dumb", "NO_COLOR": "1", **(env or {})}
     done = subprocess.run([sys.executable, "-m", "referee.cli", *args], cwd=cwd, env=env, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True, timeout=600)
+                          stderr=subprocess.STDOUT, text=True, timeout=scaled(600))
     return done.stdout.replace(str(cwd) + os.sep, "")
 
 

@@ -18,6 +18,7 @@ from referee.games.rules import build_rules
 from logfiles import read_json_log
 from needs import needs_sandbox
 from paths import FIRST_LEGAL_BOT
+from timing import scaled
 from referee.play.table import TableConfig, play_table
 from referee.seats.bot_process import resolve_command
 from referee.seats.human import Judge
@@ -65,7 +66,7 @@ async def test_slow_person_is_asked_once_per_request(tmp_path: Path) -> None:
     # The bots' 150 ms limit sets the game scope's early deadlines; the person takes 0.5 s.
     player = ScriptedPlayer(think=0.5)
     cfg = _config(tmp_path, time_control=TimeControl(decision_ms=150, startup_ms=10_000))
-    with trio.fail_after(120):
+    with trio.fail_after(scaled(120)):
         result = await play_table(cfg, player, _no_more)
     rec = result.records[0]
     assert rec.failures == [] and rec.reason != "forfeit"
@@ -81,7 +82,7 @@ async def test_slow_person_is_asked_once_per_request(tmp_path: Path) -> None:
 async def test_person_out_of_time_forfeits_and_hears_the_end(tmp_path: Path) -> None:
     player = ScriptedPlayer(stall=True)
     cfg = _config(tmp_path, human_time=TimeControl(decision_ms=300))
-    with trio.fail_after(60):
+    with trio.fail_after(scaled(60)):
         result = await play_table(cfg, player, _no_more)
     rec = result.records[0]
     assert [(f.seat, f.reason) for f in rec.failures] == [(0, "timeout")]
@@ -94,7 +95,7 @@ async def test_person_out_of_time_forfeits_and_hears_the_end(tmp_path: Path) -> 
 
 async def test_resignation_forfeits_and_the_person_hears_the_end(tmp_path: Path) -> None:
     player = ScriptedPlayer(resign_at=3)
-    with trio.fail_after(60):
+    with trio.fail_after(scaled(60)):
         result = await play_table(_config(tmp_path), player, _no_more)
     rec = result.records[0]
     assert [(f.seat, f.reason) for f in rec.failures] == [(0, "resigned")]
@@ -108,7 +109,7 @@ async def test_sandboxed_bots_at_a_table(tmp_path: Path) -> None:
     """`play --sandbox`: the bots run in the sandbox, the log says so, the person needs none."""
     player = ScriptedPlayer()
     cfg = _config(tmp_path, sandbox=SandboxLimits())
-    with trio.fail_after(120):
+    with trio.fail_after(scaled(120)):
         result = await play_table(cfg, player, _no_more)
     assert result.records[0].failures == []
     header, _ = read_json_log(tmp_path / "game-00001.jsonl")

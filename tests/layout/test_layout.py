@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from paths import DOCS, ROOT
+from timing import scaled
 
 PACKAGES = ("referee", "protocol")
 
@@ -179,7 +180,7 @@ def test_the_architecture_map_names_every_wing() -> None:
 def test_the_documented_public_names_import_in_a_fresh_interpreter() -> None:
     names = "new_game, play_game, random_policy, Deal, parse_cards, hand_value, GAMES, get_game"
     done = subprocess.run([sys.executable, "-c", f"from referee.games import {names}; print(hand_value('As Ks Qs Js Ts').describe())"],
-                          capture_output=True, text=True, cwd=DOCS, timeout=60)
+                          capture_output=True, text=True, cwd=DOCS, timeout=scaled(60))
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "royal flush"
 
@@ -188,6 +189,6 @@ def test_the_library_example_runs() -> None:
     readme = (DOCS / "library.md").read_text()
     block = next(b.split("\n", 1)[1] for b in readme.split("```python")[1:] if "from referee.games import" in b)
     code = block.split("```", 1)[0]
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=DOCS, timeout=60)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=DOCS, timeout=scaled(60))
     assert done.returncode == 0, done.stderr
     assert "two pair, kings and fours" in done.stdout

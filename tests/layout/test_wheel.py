@@ -28,11 +28,12 @@ from pathlib import Path
 import pytest
 from needs import needs_sandbox
 from paths import ROOT
+from timing import scaled
 
 from referee.bots import BUILTIN_BOTS
 
 SOURCES = ("pyproject.toml", "README.md", "referee", "protocol")
-STEP_LIMIT_S = 300  # each command; the whole test takes well under a minute on an idle machine
+STEP_LIMIT_S = scaled(300)  # each command; the whole test takes well under a minute on an idle machine
 pytestmark = pytest.mark.slow
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import trio
 from paths import RANDOM_BOT, ROOT, SAMPLE_BOTS, TEST_BOTS
+from timing import scaled
 
 from protocol.messages import TimeControl
 from referee.games import get_game
@@ -49,7 +50,7 @@ def play_streamed_match(folder: Path, bots: list[BotSpec], games: int = 2, seed:
     records: list[GameRecord] = []
 
     async def bounded() -> None:
-        with trio.fail_after(120):
+        with trio.fail_after(scaled(120)):
             await run_match(config, records.append)
 
     try:
@@ -110,16 +111,16 @@ def wait_for_url(proc: subprocess.Popen[str], limit_s: float = 60, seen: list[st
 
     for stream in (proc.stdout, proc.stderr):
         threading.Thread(target=read, args=(stream,), daemon=True).start()
-    deadline = time.monotonic() + limit_s
+    deadline = time.monotonic() + scaled(limit_s)
     while not found and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.05)
-    assert found, f"no dashboard URL within {limit_s} s; output: {''.join(seen)[-2000:]}"
+    assert found, f"no dashboard URL within {scaled(limit_s)} s; output: {''.join(seen)[-2000:]}"
     return found[0]
 
 
 def get(url: str, timeout: float = 30) -> tuple[int, bytes]:
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as resp:
+        with urllib.request.urlopen(url, timeout=scaled(timeout)) as resp:
             return resp.status, resp.read()
     except urllib.error.HTTPError as exc:
         return exc.code, exc.read()
@@ -136,10 +137,10 @@ def stop(proc: subprocess.Popen[str], limit_s: float = 30) -> int:
     if proc.poll() is None:
         proc.send_signal(signal.SIGINT)
         try:
-            proc.wait(limit_s)
+            proc.wait(scaled(limit_s))
         except subprocess.TimeoutExpired:
             proc.kill()
-            proc.wait(limit_s)
+            proc.wait(scaled(limit_s))
     return proc.returncode
 
 

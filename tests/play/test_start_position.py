@@ -32,6 +32,7 @@ from referee.games.rules import build_rules
 from logfiles import read_json_log
 from needs import needs_sandbox
 from paths import FIRST_LEGAL_BOT, RANDOM_BOT, SAMPLE_BOTS, TEST_BOTS
+from timing import scaled
 from referee.play.match import MatchConfig, MatchResult, run_match
 from referee.play.start import read_start
 from referee.replay.cardtext import cards_text
@@ -63,7 +64,7 @@ def met_in_play(game: str, n: int, seed: int, phase: str, *, min_deal: int = 2, 
 
 def _play(config: MatchConfig) -> MatchResult:
     async def main() -> MatchResult:
-        with trio.fail_after(240):
+        with trio.fail_after(scaled(240)):
             return await run_match(config)
     return trio.run(main)
 
@@ -357,7 +358,7 @@ def test_play_table_starts_from_the_position(chicago_start: Position, tmp_path: 
     person = FirstLegal()
 
     async def main() -> Any:
-        with trio.fail_after(120):
+        with trio.fail_after(scaled(120)):
             return await play_table(config, person, no_more)
 
     result = trio.run(main)

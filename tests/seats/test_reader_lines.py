@@ -11,6 +11,7 @@ import pytest
 import trio
 import trio.testing
 from paths import DOCS
+from timing import scaled
 
 from protocol.common import MAX_NESTING, nests_deeper_than
 from protocol.messages import BotHello
@@ -99,7 +100,7 @@ async def test_ready_lines_takes_what_was_written_without_waiting() -> None:
         assert reader.ready_lines(65536, 1) == [b'{"early":1}']  # at most max_lines taken
         assert reader.ready_lines(65536, 10) == [b'{"early":2}']
         os.write(w, b"ial\n")
-        with trio.fail_after(5):
+        with trio.fail_after(scaled(5)):
             assert await reader.receive_line() == b"partial"  # the unfinished line was kept
     finally:
         os.close(w)

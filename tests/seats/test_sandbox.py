@@ -32,6 +32,7 @@ import trio
 from needs import needs_sandbox
 from paths import RANDOM_BOT, ROOT, TEST_BOTS
 from proctools import procs_with
+from timing import await_until, scaled
 
 import referee
 from protocol.messages import TimeControl
@@ -57,7 +58,7 @@ GAME = get_game("chicago")
 RULES = build_rules(GAME, None, {"target_score": 10})
 TC = TimeControl(decision_ms=1000, startup_ms=10000)
 LIMITS = SandboxLimits(memory_mb=128, processes=16, cpu_s=3, file_size_mb=1, open_files=64, scratch_mb=8)
-MATCH_BOUND_S = 90.0
+MATCH_BOUND_S = scaled(90.0)
 
 
 # ------------------------------------------------------------------ helpers
@@ -67,6 +68,14 @@ def pid_namespace(pid: int) -> str | None:
     try:
         return os.readlink(f"/proc/{pid}/ns/pid")
     except OSError:
+        return None
+
+
+def session_of(pid: int) -> int | None:
+    """The session a process is in (a daemon has one of its own), or None once it is gone."""
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[3])
+    except (OSError, IndexError, ValueError):
         return None
 
 
@@ -101,9 +110,7 @@ def seat_uid_procs() -> list[int]:
 
 
 async def wait_empty(fn: Any, within: float = 5.0) -> list[int]:
-    with trio.move_on_after(within):
-        while fn():
-            await trio.sleep(0.05)
+    await await_until(lambda: not fn(), within)
     return fn()
 
 
@@ -424,16 +431,22 @@ async def test_nothing_survives_a_referee_killed_mid_match(tmp_path: Path) -> No
     proc = subprocess.Popen([sys.executable, str(script), str(TEST_BOTS / "hostile_escapes.py"), str(RANDOM_BOT),
                              marker], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=str(ROOT))
     seen: set[str] = set()
+
+    def sandboxes_up() -> bool:
+        for pid in procs_with(marker):
+            ns = pid_namespace(pid)
+            if ns is not None and ns != pid_namespace(os.getpid()):
+                seen.add(ns)
+        return len(seen) == 2
+
+    def daemon_out() -> bool:
+        # Sessions of the marked processes: the referee's (the test's), each
+        # sandbox's own, and the daemon's, which it made for itself.
+        return len({session_of(pid) for pid in procs_with(marker)} - {None}) >= 4
+
     try:
-        with trio.move_on_after(30):
-            while len(seen) < 2:  # both bots' sandboxes are up
-                for pid in procs_with(marker):
-                    ns = pid_namespace(pid)
-                    if ns is not None and ns != pid_namespace(os.getpid()):
-                        seen.add(ns)
-                await trio.sleep(0.05)
-        assert len(seen) == 2, "the sandboxed bots never started"
-        await trio.sleep(0.5)  # the daemon is out on its own by now
+        assert await await_until(sandboxes_up, 30), "the sandboxed bots never started"
+        assert await await_until(daemon_out, 30), "the hostile bot's daemon never left its session"
     finally:
         proc.kill()  # SIGKILL: the referee cannot clean up; its guardian must
         proc.wait()

@@ -16,7 +16,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 import uuid
 from pathlib import Path
 
@@ -25,6 +24,7 @@ import trio
 from needs import SANDBOX_PROBLEMS, needs_sandbox
 from paths import FIRST_LEGAL_BOT, ROOT, TEST_BOTS
 from proctools import procs_with, wait_no_procs
+from timing import scaled, wait_until
 
 from protocol.messages import TimeControl
 from referee.errors import SandboxUnavailable
@@ -44,7 +44,7 @@ LIMITS = SandboxLimits(memory_mb=256, processes=16, cpu_s=60, file_size_mb=1, op
 needs_root_sandbox = pytest.mark.skipif(
     bool(SANDBOX_PROBLEMS) or os.geteuid() != 0,
     reason="needs a sandbox as root (a uid per seat): " + ("; ".join(SANDBOX_PROBLEMS) or "not root"))
-BOUND_S = 120.0
+BOUND_S = scaled(120.0)
 
 
 def private_bot(tmp_path: Path) -> Path:
@@ -112,10 +112,8 @@ def test_a_private_bot_plays_from_the_command_line_and_its_copy_goes_with_the_re
     proc = subprocess.Popen([*base, "--games", "400"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             cwd=ROOT)
     try:
-        deadline = time.monotonic() + BOUND_S
-        while not (copies_of(proc.pid) and procs_with(marker)) and proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert copies_of(proc.pid) and procs_with(marker), "the bot never ran from its copy"
+        running = wait_until(lambda: proc.poll() is not None or (copies_of(proc.pid) and procs_with(marker)), 120)
+        assert running and proc.poll() is None, "the bot never ran from its copy"
         proc.send_signal(signal.SIGINT)  # Ctrl-C
         _, err = proc.communicate(timeout=BOUND_S)
     finally:

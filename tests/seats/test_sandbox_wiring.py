@@ -12,6 +12,7 @@ import pytest
 import trio
 from needs import needs_sandbox
 from paths import FIRST_LEGAL_BOT, RANDOM_BOT, ROOT, TEST_BOTS
+from timing import scaled
 from typer.testing import CliRunner
 
 from protocol.messages import TimeControl
@@ -151,7 +152,7 @@ async def test_a_tournament_sandboxes_by_default_and_keeps_stderr(tmp_path: Path
     t = parse_config(text, tmp_path)
     store = Store.open(tmp_path / "t.db", create=True, lock=True)
     prepare_store(t, store, schedule_for(t))
-    with trio.fail_after(90):
+    with trio.fail_after(scaled(90)):
         outcome = await TournamentRunner(t, store, log_dir=tmp_path / "logs", concurrency=1).run()
     assert outcome.status == "completed"
     logs = sorted((tmp_path / "logs").glob("*.jsonl"))
@@ -176,7 +177,7 @@ async def test_each_games_stderr_is_kept_beside_its_log_and_bounded(tmp_path: Pa
     config = MatchConfig(game=game, rules=build_rules(game, None, {"target_score": 10}), bots=[flood, first],
                          games=2, seed=2, time_control=TimeControl(decision_ms=2000, startup_ms=10000),
                          log_dir=tmp_path)
-    with trio.fail_after(90):
+    with trio.fail_after(scaled(90)):
         result = await run_match(config)
     for rec in result.records:
         seat = rec.seat_names.index("flood")
@@ -195,7 +196,7 @@ async def test_a_failure_report_names_the_file_that_keeps_the_bots_stderr(tmp_pa
     config = MatchConfig(game=game, rules=build_rules(game, None, {"target_score": 10}), bots=[crasher, first],
                          games=2, seed=2, time_control=TimeControl(decision_ms=2000, startup_ms=10000),
                          log_dir=tmp_path)
-    with trio.fail_after(90):
+    with trio.fail_after(scaled(90)):
         result = await run_match(config)
     rec = result.records[0]
     seat = rec.seat_names.index("crasher")

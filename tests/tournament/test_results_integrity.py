@@ -21,6 +21,7 @@ import pytest
 from needs import needs_proc
 from paths import FIRST_LEGAL_BOT, ROOT, TEST_BOTS
 from proctools import wait_no_procs
+from timing import scaled
 from typer.testing import CliRunner
 
 from referee.cli import app
@@ -35,7 +36,7 @@ from referee.tournament.store import Store
 pytestmark = needs_proc
 
 GREEDY = "greedy"  # the built-in bot
-RUN_BOUND_S = 240  # a generous outer bound for one small tournament on a busy machine
+RUN_BOUND_S = scaled(240)  # a generous outer bound for one small tournament on a busy machine
 cli = CliRunner()
 
 
@@ -305,7 +306,7 @@ def test_a_damaged_database_is_one_line_in_every_command(damage: str, needle: st
         _sql(db, "UPDATE tournament SET definition = '{\"game\": '")
     for args in (["standings", str(db)], ["verify", "--db", str(db)]):
         res = subprocess.run([sys.executable, "-m", "referee.cli", *args], cwd=ROOT, capture_output=True, text=True,
-                             timeout=60)
+                             timeout=scaled(60))
         assert res.returncode == 2, (args, res.stdout, res.stderr)
         one_error_line(res.stderr, str(db), needle)
     res = tournament(finished["config"], db)

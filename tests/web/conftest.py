@@ -18,9 +18,10 @@ from urllib.parse import urlsplit
 
 import pytest
 from paths import ROOT
+from timing import scaled
 
 URL_RE = re.compile(r"http://127\.0\.0\.1:(\d+)(/[A-Za-z0-9_-]+/)")
-LIMIT_S = 240  # a whole served game; far more than it needs
+LIMIT_S = scaled(240)  # a whole served game; far more than it needs
 
 
 @dataclass
@@ -36,7 +37,7 @@ class WebTable:
         return f"http://127.0.0.1:{self.port}{self.base}"
 
     def request(self, method: str, route: str, body: Any = None) -> tuple[int, Any]:
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=scaled(30))
         try:
             data = None if body is None else json.dumps(body)
             conn.request(method, self.base + route if not route.startswith("/") else route, body=data,
@@ -50,7 +51,7 @@ class WebTable:
 
     def finish(self) -> str:
         """Wait for the command to end; its whole stdout."""
-        out, _ = self.proc.communicate(timeout=60)
+        out, _ = self.proc.communicate(timeout=scaled(60))
         return "".join(self.stdout) + out
 
 
@@ -61,7 +62,7 @@ def start_web_table(tmp_path: Path, *args: str) -> WebTable:
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             stdin=subprocess.DEVNULL)
     lines: list[str] = []
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + scaled(60)
     assert proc.stdout is not None
     while time.monotonic() < deadline:
         line = proc.stdout.readline()
@@ -72,7 +73,7 @@ def start_web_table(tmp_path: Path, *args: str) -> WebTable:
         if m:
             return WebTable(proc=proc, port=int(m.group(1)), base=m.group(2), log_dir=log_dir, stdout=lines)
     proc.kill()
-    _, err = proc.communicate(timeout=10)
+    _, err = proc.communicate(timeout=scaled(10))
     raise AssertionError(f"no URL printed: {''.join(lines)!r} {err!r}")
 
 
@@ -89,7 +90,7 @@ def web_table(tmp_path: Path) -> Iterator[Any]:
     for t in started:
         if t.proc.poll() is None:
             t.proc.kill()
-            t.proc.wait(timeout=10)
+            t.proc.wait(timeout=scaled(10))
 
 
 class EventStream:
@@ -122,7 +123,7 @@ class EventStream:
             pass
 
     def wait_for(self, pred: Any, timeout: float = 60) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + scaled(timeout)
         with self._cond:
             while True:
                 for st in reversed(self.states):
@@ -131,7 +132,7 @@ class EventStream:
                     break
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    raise AssertionError(f"no such state within {timeout} s; last: {self.states[-1:]}")
+                    raise AssertionError(f"no such state within {scaled(timeout)} s; last: {self.states[-1:]}")
                 self._cond.wait(left)
 
     def close(self) -> None:

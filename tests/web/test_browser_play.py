@@ -10,10 +10,11 @@ from typing import Any
 
 import pytest
 from browser import artifacts_dir
+from timing import scaled
 
 from logfiles import read_json_log
 
-GAME_LIMIT_S = 300
+GAME_LIMIT_S = scaled(300)
 
 
 def _only_my_cards_face_up(driver: Any) -> list[str]:
