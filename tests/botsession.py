@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+from timing import scaled
 
 from protocol.messages import (
     ActionReply,
@@ -39,7 +40,7 @@ def one_request(bot: str | Path, state: Any, game: str, players: list[str], cwd:
     enc = msgspec.json.Encoder()
     proc = subprocess.run(
         list(resolve_command(str(bot)).argv), input=b"".join(enc.encode(m) + b"\n" for m in lines),
-        capture_output=True, cwd=cwd, timeout=30,
+        capture_output=True, cwd=cwd, timeout=scaled(30),
     )
     assert proc.returncode == 0, proc.stderr.decode()
     out = proc.stdout.decode().splitlines()

@@ -12,16 +12,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from paths import ROOT
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
-REPO = Path(__file__).resolve().parents[1]
 
 
 def artifacts_dir() -> Path:
     """Where screenshots go for people to look at ($ARTIFACTS_DIR, else artifacts/)."""
     env = os.environ.get("ARTIFACTS_DIR")
-    path = Path(env) if env else REPO / "artifacts"
+    path = Path(env) if env else ROOT / "artifacts"
     path.mkdir(parents=True, exist_ok=True)
     return path
 

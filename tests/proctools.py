@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
+
+from timing import wait_until
 
 
 def proc_state(pid: int) -> tuple[str, int] | None:
@@ -37,8 +38,7 @@ def procs_with(marker: str) -> list[int]:
 
 
 def wait_no_procs(marker: str, within: float = 5.0) -> list[int]:
-    """Wait until no live process carries `marker`; returns those left."""
-    deadline = time.monotonic() + within
-    while (left := procs_with(marker)) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return left
+    """Wait until no live process carries `marker` (`within` is scaled:
+    tests/timing.py); returns those left."""
+    wait_until(lambda: not procs_with(marker), within)
+    return procs_with(marker)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import trio
+from timing import scaled
 
 from referee.replay.verify import OK, verify_file
 from referee.tournament.config import Tournament
@@ -44,7 +45,7 @@ async def play(t: Tournament, db: Path, placement: Placement, concurrency: int,
                                   concurrency=concurrency, placement=placement)
         if on_game is not None:
             runner.on_game = on_game(store, runner)
-        with trio.fail_after(240):
+        with trio.fail_after(scaled(240)):
             outcome = await runner.run()
     finally:
         store.close()

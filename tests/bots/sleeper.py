@@ -1,7 +1,9 @@
 """Sleeps `sleep` seconds (default 1.0) before answering request number `on`
 (default 1; 0 = every request) of this process, then answers it correctly
 (too late).
-With `once=PATH` only the first process to create PATH sleeps."""
+With `once=PATH` only the first process to create PATH sleeps.
+With `asked=PATH` each request's id is appended to PATH as it arrives: a
+sign, for a test, that a game is under way."""
 
 import sys
 import time
@@ -19,6 +21,9 @@ if "once" in opts:
 
 
 def on_request(n, msg):
+    if "asked" in opts:
+        with open(opts["asked"], "a") as fh:
+            fh.write(f"{msg['id']}\n")
     if n == on or on == 0:
         sys.stderr.write(f"sleeper: sleeping {delay}s on request {msg['id']}\n")
         sys.stderr.flush()

@@ -8,15 +8,15 @@ import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from paths import ROOT
+from timing import scaled
 
 
 def check(*args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "COLUMNS": "300", "NO_COLOR": "1", "TERM": "dumb"}
     return subprocess.run([sys.executable, "-m", "referee.cli", "check", *args], capture_output=True, text=True,
-                          env=env, timeout=600, cwd=ROOT)
+                          env=env, timeout=scaled(600), cwd=ROOT)
 
 
 def test_check_shows_progress_and_stays_short() -> None:

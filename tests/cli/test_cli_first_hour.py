@@ -12,17 +12,18 @@ import sys
 from pathlib import Path
 
 import pytest
+from paths import RANDOM_BOT, ROOT
+from timing import scaled
 
-ROOT = Path(__file__).resolve().parents[2]
 GREEDY = "greedy"  # the built-in bot
-RANDOM = str(ROOT / "sample_bots/python/random_bot.py")
+RANDOM = str(RANDOM_BOT)
 ILLEGAL = str(ROOT / "tests/bots/illegal.py")
 
 
 def cli(*args: str, columns: int = 80) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "COLUMNS": str(columns), "TERM": "dumb", "NO_COLOR": "1"}
     return subprocess.run([sys.executable, "-m", "referee.cli", *args], capture_output=True, text=True,
-                          env=env, timeout=300, cwd=ROOT)
+                          env=env, timeout=scaled(300), cwd=ROOT)
 
 
 @pytest.mark.parametrize("command", ["match", "check", "replay", "tournament", "rules", "bench", "verify"])

@@ -9,14 +9,14 @@ import json
 import sys
 from pathlib import Path
 
+from paths import RANDOM_BOT, ROOT
 from typer.testing import CliRunner
 
 from referee.cli import app
 from referee.replay.verify import verify_file
 
-ROOT = Path(__file__).resolve().parents[2]
 DEEP_BOT = f"{sys.executable} -u {ROOT / 'tests/bots/reader_bad_line.py'} cli-hostile kind=deep_before"
-RANDOM = str(ROOT / "sample_bots/python/random_bot.py")
+RANDOM = str(RANDOM_BOT)
 runner = CliRunner()
 
 

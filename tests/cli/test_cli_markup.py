@@ -7,23 +7,22 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from paths import RANDOM_BOT, TEST_BOTS
 from typer.testing import CliRunner
 
 from referee.cli import app
 from referee.replay.verify import verify_file
 
-ROOT = Path(__file__).resolve().parents[2]
-BOTS = ROOT / "tests" / "bots"
-RANDOM = str(ROOT / "sample_bots/python/random_bot.py")
+RANDOM = str(RANDOM_BOT)
 NAME = "[bold]loud[link=mailto:x@y.z]bot"
 runner = CliRunner()
 
 
 def markup_bot(tmp_path: Path) -> Path:
     """reader_markup.py under a file name that is markup itself."""
-    shutil.copy(BOTS / "_botlib.py", tmp_path / "_botlib.py")
+    shutil.copy(TEST_BOTS / "_botlib.py", tmp_path / "_botlib.py")
     path = tmp_path / f"{NAME}.py"
-    shutil.copy(BOTS / "reader_markup.py", path)
+    shutil.copy(TEST_BOTS / "reader_markup.py", path)
     return path
 
 

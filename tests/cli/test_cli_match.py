@@ -6,13 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
+from paths import FIRST_LEGAL_BOT, RANDOM_BOT
 from typer.testing import CliRunner
 
 from referee.cli import app
 
-ROOT = Path(__file__).resolve().parents[2]
-RANDOM = str(ROOT / "sample_bots/python/random_bot.py")
-FIRST = str(ROOT / "sample_bots/python/first_legal_bot.py")
+RANDOM = str(RANDOM_BOT)
+FIRST = str(FIRST_LEGAL_BOT)
 runner = CliRunner()
 
 

@@ -7,20 +7,20 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+from paths import RANDOM_BOT, ROOT, TEST_BOTS
+from timing import scaled, wait_until
 
-ROOT = Path(__file__).resolve().parents[2]
-RANDOM = str(ROOT / "sample_bots/python/random_bot.py")
+RANDOM = str(RANDOM_BOT)
 GREEDY = "greedy"  # the built-in bot
 ENV = {**os.environ, "COLUMNS": "300", "NO_COLOR": "1", "TERM": "dumb"}
 
 
 def cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "referee.cli", *args], capture_output=True, text=True, env=ENV,
-                          timeout=300, cwd=cwd)
+                          timeout=scaled(300), cwd=cwd)
 
 
 def one_line(res: subprocess.CompletedProcess[str], code: int, *words: str) -> None:
@@ -85,11 +85,9 @@ def test_ctrl_c_in_a_match_prints_the_games_so_far_and_exits_130(tmp_path: Path)
                              "--seed", "2", "--log-dir", str(logs)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=ENV, cwd=ROOT)
     try:
-        deadline = time.monotonic() + 120
-        while len(list(logs.glob("game-*.jsonl"))) < 4 and time.monotonic() < deadline:
-            time.sleep(0.1)
+        assert wait_until(lambda: len(list(logs.glob("game-*.jsonl"))) >= 4, 120), "the fourth game never began"
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
+        out, err = proc.communicate(timeout=scaled(60))
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -103,16 +101,20 @@ def test_ctrl_c_in_a_match_prints_the_games_so_far_and_exits_130(tmp_path: Path)
 
 @pytest.mark.skipif(not hasattr(signal, "SIGINT"), reason="needs POSIX signals")
 @pytest.mark.parametrize("command", ["check", "bench"])
-def test_ctrl_c_in_check_and_bench_is_one_line_and_exit_130(command: str) -> None:
+def test_ctrl_c_in_check_and_bench_is_one_line_and_exit_130(command: str, tmp_path: Path) -> None:
     # A bot that takes 50 ms over every reply: slow enough to be interrupted mid-game.
-    slow = f"{ROOT / 'tests/bots/sleeper.py'} sleep=0.05 on=0"
+    # It notes each request it is asked in a file: the sign that a game is under way.
+    asked = tmp_path / "asked"
+    slow = f"{TEST_BOTS / 'sleeper.py'} ctrl-c sleep=0.05 on=0 asked={asked}"
     args = [command, slow] + (["--rounds", "50", "--games", "50"] if command == "bench" else [])
     proc = subprocess.Popen([sys.executable, "-m", "referee.cli", *args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=ENV, cwd=ROOT)
     try:
-        time.sleep(3)  # well into the first game
+        # Well into the first game: the bot has answered a request and been asked another.
+        in_game = wait_until(lambda: asked.exists() and len(asked.read_text().split()) >= 2, 120)
+        assert in_game, "the bot was never asked twice"
         proc.send_signal(signal.SIGINT)
-        _out, err = proc.communicate(timeout=60)
+        _out, err = proc.communicate(timeout=scaled(60))
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from paths import FIRST_LEGAL_BOT, RANDOM_BOT, ROOT, TEST_BOTS
+from timing import scaled
 
 from protocol.chicago import FirstDealerCut, PlayedCard
 from referee.games import get_game
@@ -21,17 +23,15 @@ from referee.seats.choices import event_text
 from referee.seats.clock import DEFAULT_TIME_CONTROL, format_time_control, parse_time_control
 from referee.seats.sandbox import SandboxLimits, parse_limits
 
-ROOT = Path(__file__).resolve().parents[2]
-BOTS = ROOT / "tests" / "bots"
 GREEDY = "greedy"  # the built-in bot
-RANDOM = str(ROOT / "sample_bots/python/random_bot.py")
-FIRST = str(ROOT / "sample_bots/python/first_legal_bot.py")
+RANDOM = str(RANDOM_BOT)
+FIRST = str(FIRST_LEGAL_BOT)
 
 
 def cli(*args: str, columns: int = 80, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "COLUMNS": str(columns), "TERM": "dumb", "NO_COLOR": "1"}
     return subprocess.run([sys.executable, "-m", "referee.cli", *args], capture_output=True, text=True,
-                          env=env, timeout=600, cwd=cwd)
+                          env=env, timeout=scaled(600), cwd=cwd)
 
 
 def flat(text: str) -> str:
@@ -41,7 +41,7 @@ def flat(text: str) -> str:
 
 def sleeper(seconds: float) -> str:
     """A bot that thinks `seconds` over its first decision of each game (each check game starts it afresh)."""
-    return f"{sys.executable} -u {BOTS / 'sleeper.py'} newcomer sleep={seconds} on=1"
+    return f"{sys.executable} -u {TEST_BOTS / 'sleeper.py'} newcomer sleep={seconds} on=1"
 
 
 # ------------------------------------------------------------------ check predicts a match
@@ -195,8 +195,8 @@ def test_first_lines_break_between_phrases_at_80_columns(tmp_path: Path) -> None
     _phrases_whole(res.stderr.splitlines()[0] + "\n" + res.stderr.splitlines()[1],
                    ["checking first_legal_bot on Swedish Chicago", "clock decision=1s,startup=10s"])
     res = subprocess.run([sys.executable, "-m", "referee.cli", "play", FIRST, "--seed", "1", "--rule",
-                          "target_score=5"], input="1\n" * 300, capture_output=True, text=True, timeout=300, cwd=ROOT,
-                         env={**os.environ, "COLUMNS": "80"})
+                          "target_score=5"], input="1\n" * 300, capture_output=True, text=True, timeout=scaled(300),
+                         cwd=ROOT, env={**os.environ, "COLUMNS": "80"})
     head = "\n".join(res.stderr.splitlines()[:2])
     _phrases_whole(head, ["you (human, seat 0, no time limit)", "against first_legal_bot", "seed 1",
                           "bots' clock decision=1s,startup=10s"])

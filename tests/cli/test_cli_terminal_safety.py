@@ -13,17 +13,18 @@ import subprocess
 import sys
 import unicodedata
 from pathlib import Path
+from typing import Any
 
 import pytest
+from paths import RANDOM_BOT, ROOT, TEST_BOTS
+from timing import scaled
 from typer.testing import CliRunner
 
 from referee.cli import app
 from referee.replay.html import write_html
 from referee.visible import visible, visible_lines
 
-ROOT = Path(__file__).resolve().parents[2]
-BOTS = ROOT / "tests" / "bots"
-RANDOM = str(ROOT / "sample_bots/python/random_bot.py")
+RANDOM = str(RANDOM_BOT)
 CLI = [sys.executable, "-m", "referee.cli"]
 HOSTILE_NAME = "sp\x1b]0;title\x07oo\u202efer\u200bbot"
 runner = CliRunner()
@@ -40,9 +41,9 @@ def hostile_bot(tmp_path: Path) -> Path:
     """tests/bots/terminal_spoofer.py under a file name that tries it too."""
     folder = tmp_path / "bot"
     folder.mkdir()
-    shutil.copy(BOTS / "_botlib.py", folder / "_botlib.py")
+    shutil.copy(TEST_BOTS / "_botlib.py", folder / "_botlib.py")
     path = folder / f"{HOSTILE_NAME}.py"
-    shutil.copy(BOTS / "terminal_spoofer.py", path)
+    shutil.copy(TEST_BOTS / "terminal_spoofer.py", path)
     return path
 
 
@@ -99,7 +100,7 @@ def test_replay_of_a_hostile_bots_game_writes_no_control_byte(hostile_logs: Path
     logs = hostile_logs
     for args in ([], ["--seat", "0"], ["--all"]):
         shown = subprocess.run([*CLI, "replay", str(logs / "game-00001.jsonl"), *args], cwd=ROOT,
-                               capture_output=True, timeout=120)
+                               capture_output=True, timeout=scaled(120))
         assert shown.returncode == 0, shown.stderr
         raw = shown.stdout
         assert not any(b < 0x20 and b != 0x0A for b in raw), raw  # no byte below 0x20 but newline
@@ -110,8 +111,7 @@ def test_replay_of_a_hostile_bots_game_writes_no_control_byte(hostile_logs: Path
 
 
 @pytest.mark.browser
-def test_the_html_replay_shows_the_same_text_escaped(hostile_logs: Path, tmp_path: Path) -> None:
-    from browser import chromium
+def test_the_html_replay_shows_the_same_text_escaped(hostile_logs: Path, tmp_path: Path, driver: Any) -> None:
     from selenium.webdriver.common.by import By
 
     page = tmp_path / "replay.html"
@@ -119,28 +119,27 @@ def test_the_html_replay_shows_the_same_text_escaped(hostile_logs: Path, tmp_pat
     html = page.read_text(encoding="utf-8")
     data = json.loads(html.split('id="replay-data">', 1)[1].split("</script>", 1)[0])
     assert data["players"][0] == HOSTILE_NAME  # the log's text is embedded as data, unchanged
-    with chromium("terminal-safety-") as driver:
-        driver.get(page.resolve().as_uri())
-        assert steering(driver.title) == [] and visible(HOSTILE_NAME) in driver.title
-        plate = driver.find_element(By.CSS_SELECTOR, '.seat[data-seat="0"] .pname').text
-        assert plate.replace(" ", "") == "P0" + visible(HOSTILE_NAME)
-        shown = driver.execute_script("return document.body.innerText")  # innerText has tabs between cells
-        assert steering(shown, allowed="\n\t") == []
-        statuses = []
-        for _ in range(6):
-            driver.find_element(By.ID, "next").click()
-            statuses.append(driver.find_element(By.ID, "status").text)
-        assert any("failure" in s for s in statuses), statuses
-        assert steering(" ".join(statuses)) == []
-        driver.find_element(By.ID, "last").click()
-        assert steering(driver.execute_script("return document.body.innerText"), allowed="\n\t") == []
-        assert not driver.find_elements(By.CSS_SELECTOR, "img, iframe")
+    driver.get(page.resolve().as_uri())
+    assert steering(driver.title) == [] and visible(HOSTILE_NAME) in driver.title
+    plate = driver.find_element(By.CSS_SELECTOR, '.seat[data-seat="0"] .pname').text
+    assert plate.replace(" ", "") == "P0" + visible(HOSTILE_NAME)
+    shown = driver.execute_script("return document.body.innerText")  # innerText has tabs between cells
+    assert steering(shown, allowed="\n\t") == []
+    statuses = []
+    for _ in range(6):
+        driver.find_element(By.ID, "next").click()
+        statuses.append(driver.find_element(By.ID, "status").text)
+    assert any("failure" in s for s in statuses), statuses
+    assert steering(" ".join(statuses)) == []
+    driver.find_element(By.ID, "last").click()
+    assert steering(driver.execute_script("return document.body.innerText"), allowed="\n\t") == []
+    assert not driver.find_elements(By.CSS_SELECTOR, "img, iframe")
 
 
 def test_play_against_a_hostile_bot_shows_its_text_escaped(tmp_path: Path) -> None:
     bot = hostile_bot(tmp_path)
     run = subprocess.run([*CLI, "play", str(bot), "--seed", "2", "--rule", "target_score=10"], cwd=ROOT,
-                         input="1\n" * 400, capture_output=True, text=True, timeout=180)
+                         input="1\n" * 400, capture_output=True, text=True, timeout=scaled(180))
     assert run.returncode == 0, run.stderr
     assert steering(run.stdout + run.stderr) == []
     assert visible(HOSTILE_NAME) in run.stdout

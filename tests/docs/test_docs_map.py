@@ -11,10 +11,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from paths import DOCS, ROOT
+from timing import scaled
 
-ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
-MAP = ROOT / "docs" / "README.md"
+MAP = DOCS / "README.md"
 LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 
 # Distinctive sentences of the sections the README once held; each must stay
@@ -56,14 +57,14 @@ def links(page: Path) -> list[Path]:
 def test_the_readme_is_one_screen_with_the_front_door_parts() -> None:
     text = README.read_text()
     assert len(text.splitlines()) <= 170
-    assert "docs/images/replay.png" in text and (ROOT / "docs" / "images" / "replay.png").stat().st_size > 10_000
+    assert "docs/images/replay.png" in text and (DOCS / "images" / "replay.png").stat().st_size > 10_000
     assert "## Quickstart" in text and "## The commands" in text
     assert "docs/README.md" in text
 
 
 def test_every_page_is_on_the_map_and_every_link_resolves() -> None:
     mapped = set(links(MAP))
-    pages = {p.resolve() for p in (ROOT / "docs").glob("*.md")} - {MAP.resolve()}
+    pages = {p.resolve() for p in (DOCS).glob("*.md")} - {MAP.resolve()}
     assert not sorted(str(p) for p in pages - mapped), "pages the map of docs/README.md leaves out"
     for page in [README, MAP, *pages]:
         broken = [str(p) for p in links(page) if not p.exists()]
@@ -84,7 +85,7 @@ def test_the_readme_bot_passes_check(tmp_path: Path) -> None:
     bot = tmp_path / "my_bot.py"
     bot.write_text(code)
     done = subprocess.run([sys.executable, "-m", "referee.cli", "check", "my_bot.py"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=scaled(300))
     assert done.returncode == 0, done.stdout + done.stderr
     assert "my_bot: passed" in done.stdout
 
@@ -93,7 +94,7 @@ def test_the_readme_bot_passes_check(tmp_path: Path) -> None:
                                                re.M))
 def test_every_command_in_the_readme_table_exists(command: str) -> None:
     done = subprocess.run([sys.executable, "-m", "referee.cli", command, "--help"], capture_output=True, text=True,
-                          timeout=60)
+                          timeout=scaled(60))
     assert done.returncode == 0, done.stderr
 
 

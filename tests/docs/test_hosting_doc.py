@@ -11,16 +11,16 @@ import subprocess
 import sys
 import tomllib
 from functools import cache
-from pathlib import Path
 
 import pytest
+from paths import DOCS, ROOT
+from timing import scaled
 
 from referee.errors import ConfigError
 from referee.seats.sandbox import SandboxLimits, limits_from_table
 
-ROOT = Path(__file__).resolve().parents[2]
-GUIDE = (ROOT / "docs" / "hosting.md").read_text(encoding="utf-8")
-PROTOCOL = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
+GUIDE = (DOCS / "hosting.md").read_text(encoding="utf-8")
+PROTOCOL = (DOCS / "protocol.md").read_text(encoding="utf-8")
 
 
 FENCE = re.compile(r"^[ \t]*```[a-z]*\n(.*?)^[ \t]*```", re.DOTALL | re.MULTILINE)
@@ -79,7 +79,7 @@ def help_text(command: str | None) -> str:
     """`chicago-referee [COMMAND] --help`, wide enough that no option is wrapped."""
     env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1", "TERM": "dumb"}
     argv = [sys.executable, "-m", "referee.cli", *([command] if command else []), "--help"]
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, env=env, cwd=ROOT)
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=scaled(60), env=env, cwd=ROOT)
     assert done.returncode == 0, f"`chicago-referee {command or ''} --help` failed: {done.stderr[-500:]}"
     return done.stdout
 
@@ -149,7 +149,7 @@ def test_the_example_sandbox_table_parses_into_its_limits():
 def test_the_doctor_lines_quoted_are_the_ones_doctor_prints():
     env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1", "TERM": "dumb"}
     done = subprocess.run([sys.executable, "-m", "referee.cli", "doctor"], capture_output=True, text=True,
-                          timeout=120, env=env, cwd=ROOT)
+                          timeout=scaled(120), env=env, cwd=ROOT)
     assert done.returncode in (0, 1), done.stderr[-500:]
     subjects = {m.group(1) for m in re.finditer(r"^(?:ok|warn|fail)\s+([a-z][a-z ]*?)(?: \(\w+\))?:",
                                                done.stdout, re.MULTILINE)}

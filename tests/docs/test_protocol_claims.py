@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import re
 import uuid
-from pathlib import Path
 
 import trio
+from paths import RANDOM_BOT, TEST_BOTS
+from timing import scaled
 
 from protocol.messages import TimeControl
 from referee.games import get_game
@@ -20,9 +21,7 @@ from referee.games.rules import build_rules
 from referee.play.match import MatchConfig, run_match
 from referee.seats.bot_command import resolve_command
 
-ROOT = Path(__file__).resolve().parents[2]
-SLOW_START = ROOT / "tests" / "bots" / "slow_start.py"
-RANDOM_BOT = ROOT / "sample_bots" / "python" / "random_bot.py"
+SLOW_START = TEST_BOTS / "slow_start.py"
 GAME = get_game("chicago")
 TC = TimeControl(decision_ms=1000, startup_ms=5000)
 WORK_S = 2.5
@@ -36,7 +35,7 @@ async def play_against_random(at: str):
     ]
     cfg = MatchConfig(game=GAME, rules=build_rules(GAME, None, {"target_score": 5}), bots=bots,
                       games=2, seed=11, time_control=TC)
-    with trio.fail_after(60):
+    with trio.fail_after(scaled(60)):
         result = await run_match(cfg)
     return result.records
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 import re
 import typing
-from pathlib import Path
 
 import msgspec
 import pytest
+from paths import DOCS, ROOT
 
 from protocol.chicago import CallChicago, ChicagoRules, ChicagoView
 from protocol.common import HandDealt
@@ -24,8 +24,7 @@ from referee.errors import IllegalAction
 from referee.games import GAMES, Deal, get_game, hand_value, new_game, parse_cards
 from referee.games.poker import CATEGORY_CODES, DEFAULT_HAND_POINTS
 
-ROOT = Path(__file__).resolve().parents[2]
-RULES = ROOT / "docs" / "rules.md"
+RULES = DOCS / "rules.md"
 TEXT = RULES.read_text(encoding="utf-8")
 CITING = ("referee", "protocol", "docs", "sample_bots")
 SOURCE_SUFFIXES = {".py", ".md", ".js", ".c", ".h", ".html", ".css", ".json", ".toml", ".txt"}
@@ -159,7 +158,7 @@ def test_the_front_doors_link_to_the_rules_reference(doc):
 
 
 def test_links_into_and_out_of_the_rules_reference_resolve():
-    docs = [ROOT / "README.md", ROOT / "sample_bots" / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    docs = [ROOT / "README.md", ROOT / "sample_bots" / "README.md", *sorted((DOCS).glob("*.md"))]
     anchors = {p.resolve(): anchors_of(p.read_text(encoding="utf-8")) for p in docs}
     broken = []
     for doc in docs:

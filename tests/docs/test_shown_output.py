@@ -35,11 +35,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from paths import DOCS, ROOT
+from timing import scaled
 
 from referee.bots import BUILTIN_BOTS
 
-ROOT = Path(__file__).resolve().parents[2]
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "tournaments" / "README.md",
+PAGES = [ROOT / "README.md", *sorted((DOCS).glob("*.md")), ROOT / "tournaments" / "README.md",
          ROOT / "sample_bots" / "README.md", ROOT / "protocol" / "README.md"]
 TAP = ROOT / "tests" / "docs" / "tap_bot.py"
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
@@ -121,7 +122,7 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def run(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
     env = {**os.environ, "COLUMNS": "80", "TERM": "dumb", "NO_COLOR": "1", **(env or {})}
     done = subprocess.run([sys.executable, "-m", "referee.cli", *args], cwd=cwd, env=env, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True, timeout=600)
+                          stderr=subprocess.STDOUT, text=True, timeout=scaled(600))
     return done.stdout.replace(str(cwd) + os.sep, "")
 
 

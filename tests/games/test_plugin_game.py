@@ -10,9 +10,11 @@ import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from duel_game import DUEL, register_duel, unregister_duel
+from paths import ROOT
 from typer.testing import CliRunner
 
 from referee.cli import app
@@ -21,7 +23,6 @@ from referee.games.base import GameDef
 from referee.replay.html import write_html
 from referee.replay.verify import verify_file
 
-ROOT = Path(__file__).resolve().parents[2]
 DET = f"{sys.executable} -u {ROOT / 'tests' / 'bots' / 'det_bot.py'} duel"
 runner = CliRunner()
 
@@ -77,21 +78,19 @@ def test_a_registered_game_is_checked(duel: GameDef) -> None:
 
 
 @pytest.mark.browser
-def test_a_registered_game_replays_in_the_browser(duel_logs: Path, tmp_path: Path) -> None:
-    from browser import chromium
+def test_a_registered_game_replays_in_the_browser(duel_logs: Path, tmp_path: Path, driver: Any) -> None:
     from selenium.webdriver.common.by import By
 
     page = tmp_path / "duel.html"
     write_html(duel_logs / "game-00001.jsonl", page)
-    with chromium("duel-") as driver:
-        driver.get(page.resolve().as_uri())
-        assert "Duel" in driver.title
-        assert len(driver.find_elements(By.CSS_SELECTOR, ".seat .pname")) == 2
-        driver.find_element(By.ID, "last").click()
-        status = driver.find_element(By.ID, "status").text
-        assert "Game over" in status or "wins" in status, status
-        errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"] if hasattr(driver, "get_log") else []
-        assert not errors, errors
+    driver.get(page.resolve().as_uri())
+    assert "Duel" in driver.title
+    assert len(driver.find_elements(By.CSS_SELECTOR, ".seat .pname")) == 2
+    driver.find_element(By.ID, "last").click()
+    status = driver.find_element(By.ID, "status").text
+    assert "Game over" in status or "wins" in status, status
+    errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"] if hasattr(driver, "get_log") else []
+    assert not errors, errors
 
 
 def test_every_registered_game_has_every_hook() -> None:

@@ -9,6 +9,7 @@ import itertools
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from paths import DOCS
 from positions_helpers import TABLES, random_positions
 
 from referee.games import (
@@ -81,9 +82,7 @@ def test_a_bad_string_names_the_field(text: str, message: str) -> None:
 
 
 def test_the_examples_in_the_docs_parse_build_and_are_canonical() -> None:
-    from pathlib import Path
-
-    doc = (Path(__file__).resolve().parents[2] / "docs" / "positions.md").read_text()
+    doc = (DOCS / "positions.md").read_text()
     block = doc.split("```text\n", 1)[1].split("```", 1)[0]
     lines = block.strip().splitlines()
     assert len(lines) == 3

@@ -16,12 +16,13 @@ from referee.errors import Resigned
 from referee.games import get_game
 from referee.games.rules import build_rules
 from logfiles import read_json_log
+from needs import needs_sandbox
+from paths import FIRST_LEGAL_BOT
+from timing import scaled
 from referee.play.table import TableConfig, play_table
 from referee.seats.bot_command import resolve_command
 from referee.seats.human import Judge
-from referee.seats.sandbox import SandboxLimits, probe_host
-
-BOTS = Path(__file__).resolve().parents[2] / "sample_bots" / "python"
+from referee.seats.sandbox import SandboxLimits
 
 
 class ScriptedPlayer:
@@ -58,14 +59,14 @@ async def _no_more(records: list[Any]) -> bool:
 def _config(tmp_path: Path, **kw: Any) -> TableConfig:
     game = get_game("chicago")
     return TableConfig(game=game, rules=build_rules(game, None, {"target_score": 8}),
-                       bots=[resolve_command(str(BOTS / "first_legal_bot.py"))], seed=4, log_dir=tmp_path, **kw)
+                       bots=[resolve_command(str(FIRST_LEGAL_BOT))], seed=4, log_dir=tmp_path, **kw)
 
 
 async def test_slow_person_is_asked_once_per_request(tmp_path: Path) -> None:
     # The bots' 150 ms limit sets the game scope's early deadlines; the person takes 0.5 s.
     player = ScriptedPlayer(think=0.5)
     cfg = _config(tmp_path, time_control=TimeControl(decision_ms=150, startup_ms=10_000))
-    with trio.fail_after(120):
+    with trio.fail_after(scaled(120)):
         result = await play_table(cfg, player, _no_more)
     rec = result.records[0]
     assert rec.failures == [] and rec.reason != "forfeit"
@@ -81,7 +82,7 @@ async def test_slow_person_is_asked_once_per_request(tmp_path: Path) -> None:
 async def test_person_out_of_time_forfeits_and_hears_the_end(tmp_path: Path) -> None:
     player = ScriptedPlayer(stall=True)
     cfg = _config(tmp_path, human_time=TimeControl(decision_ms=300))
-    with trio.fail_after(60):
+    with trio.fail_after(scaled(60)):
         result = await play_table(cfg, player, _no_more)
     rec = result.records[0]
     assert [(f.seat, f.reason) for f in rec.failures] == [(0, "timeout")]
@@ -94,7 +95,7 @@ async def test_person_out_of_time_forfeits_and_hears_the_end(tmp_path: Path) -> 
 
 async def test_resignation_forfeits_and_the_person_hears_the_end(tmp_path: Path) -> None:
     player = ScriptedPlayer(resign_at=3)
-    with trio.fail_after(60):
+    with trio.fail_after(scaled(60)):
         result = await play_table(_config(tmp_path), player, _no_more)
     rec = result.records[0]
     assert [(f.seat, f.reason) for f in rec.failures] == [(0, "resigned")]
@@ -103,12 +104,12 @@ async def test_resignation_forfeits_and_the_person_hears_the_end(tmp_path: Path)
     assert isinstance(over, GameOver) and over.winner == 1
 
 
-@pytest.mark.skipif(bool(probe_host().problems()), reason="cannot sandbox here: " + "; ".join(probe_host().problems()))
+@needs_sandbox
 async def test_sandboxed_bots_at_a_table(tmp_path: Path) -> None:
     """`play --sandbox`: the bots run in the sandbox, the log says so, the person needs none."""
     player = ScriptedPlayer()
     cfg = _config(tmp_path, sandbox=SandboxLimits())
-    with trio.fail_after(120):
+    with trio.fail_after(scaled(120)):
         result = await play_table(cfg, player, _no_more)
     assert result.records[0].failures == []
     header, _ = read_json_log(tmp_path / "game-00001.jsonl")

@@ -15,18 +15,20 @@ from pathlib import Path
 import pytest
 
 from logfiles import read_json_log
+from paths import ROOT
+from timing import scaled
 
-REPO = Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-m", "referee.cli"]
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\r")
 SYMBOL_SUIT = {"♠": "s", "♥": "h", "♦": "d", "♣": "c"}
-SESSION_LIMIT_S = 120
+SESSION_LIMIT_S = scaled(120)
 
 
 def test_piped_input_plays_a_whole_game_that_verifies(tmp_path: Path) -> None:
     logs = tmp_path / "logs"
     cmd = " ".join([*CLI, "play", "sample_bots/python/random_bot.py", "--seed", "3", "--log-dir", str(logs)])
-    run = subprocess.run(["bash", "-c", f"yes 1 | {cmd}"], cwd=REPO, capture_output=True, text=True, timeout=180)
+    run = subprocess.run(["bash", "-c", f"yes 1 | {cmd}"], cwd=ROOT, capture_output=True, text=True,
+                         timeout=scaled(180))
     assert run.returncode == 0, run.stderr
     assert "your choice> 1" in run.stdout  # prompts printed, the piped choice echoed
     m = re.search(r"winner: (\S+); final scores: human (\d+), random_bot (\d+)", run.stdout)
@@ -36,8 +38,8 @@ def test_piped_input_plays_a_whole_game_that_verifies(tmp_path: Path) -> None:
     assert [int(m.group(2)), int(m.group(3))] == result["scores"]
     assert m.group(1) == ["human", "random_bot"][result["winner"]]
     assert header.players[0].human and header.players[0].argv == []
-    check = subprocess.run([*CLI, "verify", str(logs / "game-00001.jsonl")], cwd=REPO, capture_output=True, text=True,
-                           timeout=120)
+    check = subprocess.run([*CLI, "verify", str(logs / "game-00001.jsonl")], cwd=ROOT, capture_output=True, text=True,
+                           timeout=scaled(120))
     assert check.returncode == 0, check.stdout + check.stderr
     assert "1 verified, 0 failed" in check.stdout
 
@@ -49,7 +51,8 @@ def test_piped_input_plays_a_whole_game_that_verifies(tmp_path: Path) -> None:
 def test_with_no_bot_named_pimc_takes_every_other_seat(tmp_path: Path, args: list[str], bots: list[str]) -> None:
     logs = tmp_path / "logs"
     cmd = " ".join([*CLI, "play", "--seed", "3", *args, "--log-dir", str(logs)])
-    run = subprocess.run(["bash", "-c", f"yes 1 | {cmd}"], cwd=REPO, capture_output=True, text=True, timeout=300)
+    run = subprocess.run(["bash", "-c", f"yes 1 | {cmd}"], cwd=ROOT, capture_output=True, text=True,
+                         timeout=scaled(300))
     assert run.returncode == 0, run.stderr
     assert "pimc" in run.stderr.split(";")[0], run.stderr  # the first line names the opponent
     header, records = read_json_log(logs / "game-00001.jsonl")
@@ -60,12 +63,12 @@ def test_with_no_bot_named_pimc_takes_every_other_seat(tmp_path: Path, args: lis
 
 
 def test_bad_options_are_one_line(tmp_path: Path) -> None:
-    run = subprocess.run([*CLI, "play", "sample_bots/python/random_bot.py", "--seat", "5"], cwd=REPO,
-                         capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    run = subprocess.run([*CLI, "play", "sample_bots/python/random_bot.py", "--seat", "5"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=scaled(60), stdin=subprocess.DEVNULL)
     assert run.returncode == 2 and "Traceback" not in run.stderr
     assert "--seat 5 is not a seat of this table: choose 0-1" in run.stderr
-    run = subprocess.run([*CLI, "play", "a.py", "b.py", "c.py", "d.py"], cwd=REPO, capture_output=True, text=True,
-                         timeout=60, stdin=subprocess.DEVNULL)
+    run = subprocess.run([*CLI, "play", "a.py", "b.py", "c.py", "d.py"], cwd=ROOT, capture_output=True, text=True,
+                         timeout=scaled(60), stdin=subprocess.DEVNULL)
     assert run.returncode == 2 and "needs 1 or 2 or 3 bots, got 4" in run.stderr
 
 
@@ -75,7 +78,7 @@ class Terminal:
     def __init__(self, args: list[str]) -> None:
         self.master, slave = os.openpty()
         env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "120", "LINES": "40"}
-        self.proc = subprocess.Popen([*CLI, *args], cwd=REPO, stdin=slave, stdout=slave, stderr=slave, env=env,
+        self.proc = subprocess.Popen([*CLI, *args], cwd=ROOT, stdin=slave, stdout=slave, stderr=slave, env=env,
                                      close_fds=True)
         os.close(slave)
         self.screen = ""
@@ -106,7 +109,7 @@ class Terminal:
     def close(self) -> None:
         if self.proc.poll() is None:
             self.proc.kill()
-        self.proc.wait(timeout=10)
+        self.proc.wait(timeout=scaled(10))
         os.close(self.master)
 
 
@@ -188,14 +191,14 @@ def test_terminal_session_through_a_pty(terminal: object, tmp_path: Path) -> Non
     t.type("")
     end = t.read_until("logs in")
     assert "winner: first_legal_bot" in end
-    assert t.proc.wait(timeout=30) == 0
+    assert t.proc.wait(timeout=scaled(30)) == 0
     _, records = read_json_log(logs / "game-00001.jsonl")
     failures = [r for _, r in records if r["type"] == "failure"]
     assert [(f["seat"], f["reason"]) for f in failures] == [(0, "resigned")]
     result = next(r for _, r in records if r["type"] == "result")
     assert result["forfeited"] == [0] and result["winner"] == 1
-    check = subprocess.run([*CLI, "verify", str(logs / "game-00001.jsonl")], cwd=REPO, capture_output=True, text=True,
-                           timeout=120)
+    check = subprocess.run([*CLI, "verify", str(logs / "game-00001.jsonl")], cwd=ROOT, capture_output=True, text=True,
+                           timeout=scaled(120))
     assert check.returncode == 0, check.stdout + check.stderr
 
 
@@ -203,12 +206,12 @@ def test_two_games_end_with_the_match_table_and_a_used_log_dir_is_refused(tmp_pa
     logs = tmp_path / "logs"
     args = [*CLI, "play", "sample_bots/python/first_legal_bot.py", "--seed", "2", "--games", "2",
             "--rule", "target_score=8", "--log-dir", str(logs)]
-    run = subprocess.run(args, cwd=REPO, input="1\n" * 2000, capture_output=True, text=True, timeout=180)
+    run = subprocess.run(args, cwd=ROOT, input="1\n" * 2000, capture_output=True, text=True, timeout=scaled(180))
     assert run.returncode == 0, run.stderr
     assert "game 2: you are seat 0" in run.stdout and "human" in run.stdout.split("game 2:")[-1]
     assert sorted(p.name for p in logs.glob("game-*.jsonl")) == ["game-00001.jsonl", "game-00002.jsonl"]
     assert "first_legal_bot" in run.stdout.split("play again?")[-1]  # the match table names both seats
-    again = subprocess.run(args, cwd=REPO, input="", capture_output=True, text=True, timeout=60)
+    again = subprocess.run(args, cwd=ROOT, input="", capture_output=True, text=True, timeout=scaled(60))
     assert again.returncode == 2 and "already holds 2 game logs" in again.stderr and "Traceback" not in again.stderr
 
 

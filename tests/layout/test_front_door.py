@@ -5,9 +5,8 @@ second adds the test tools and runs the suite, word for word as `.ci/run` does."
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from paths import ROOT
 
 
 def quickstart_commands() -> list[str]:

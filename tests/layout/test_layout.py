@@ -13,8 +13,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from paths import DOCS, ROOT
+from timing import scaled
 
-ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("referee", "protocol")
 
 # What each wing may import. "core" is referee/__init__ (the version), the
@@ -170,7 +171,7 @@ def test_every_package_says_what_lives_there() -> None:
 
 
 def test_the_architecture_map_names_every_wing() -> None:
-    text = (ROOT / "docs" / "architecture.md").read_text()
+    text = (DOCS / "architecture.md").read_text()
     wings = {p.parent.name for p in (ROOT / "referee").glob("*/__init__.py")}
     missing = sorted(w for w in wings if f"referee/{w}/" not in text)
     assert not missing, f"docs/architecture.md does not describe: {missing}"
@@ -179,15 +180,15 @@ def test_the_architecture_map_names_every_wing() -> None:
 def test_the_documented_public_names_import_in_a_fresh_interpreter() -> None:
     names = "new_game, play_game, random_policy, Deal, parse_cards, hand_value, GAMES, get_game"
     done = subprocess.run([sys.executable, "-c", f"from referee.games import {names}; print(hand_value('As Ks Qs Js Ts').describe())"],
-                          capture_output=True, text=True, cwd=ROOT / "docs", timeout=60)
+                          capture_output=True, text=True, cwd=DOCS, timeout=scaled(60))
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "royal flush"
 
 
 def test_the_library_example_runs() -> None:
-    readme = (ROOT / "docs" / "library.md").read_text()
+    readme = (DOCS / "library.md").read_text()
     block = next(b.split("\n", 1)[1] for b in readme.split("```python")[1:] if "from referee.games import" in b)
     code = block.split("```", 1)[0]
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT / "docs", timeout=60)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=DOCS, timeout=scaled(60))
     assert done.returncode == 0, done.stderr
     assert "two pair, kings and fours" in done.stdout

@@ -26,13 +26,14 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from needs import needs_sandbox
+from paths import ROOT
+from timing import scaled
 
 from referee.bots import BUILTIN_BOTS
-from referee.seats.sandbox import probe_host
 
-ROOT = Path(__file__).resolve().parents[2]
 SOURCES = ("pyproject.toml", "README.md", "referee", "protocol")
-STEP_LIMIT_S = 300  # each command; the whole test takes well under a minute on an idle machine
+STEP_LIMIT_S = scaled(300)  # each command; the whole test takes well under a minute on an idle machine
 pytestmark = pytest.mark.slow
 
 
@@ -140,10 +141,8 @@ def test_bench_with_no_bot_named_measures_first_legal(installed: dict[str, Path]
     assert "through the referee" in done.stdout
 
 
+@needs_sandbox
 def test_a_sandboxed_match_of_built_in_bots(installed: dict[str, Path]) -> None:
-    problems = probe_host().problems()
-    if problems:
-        pytest.skip("cannot sandbox here: " + "; ".join(problems))
     done = _run([str(installed["cli"]), "match", "--sandbox", "greedy", "random", "--games", "2", "--json",
                  "--rule", "max_deals=3"], cwd=installed["cwd"])
     assert done.returncode == 0, done.stderr

@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import trio
+from paths import RANDOM_BOT, ROOT, SAMPLE_BOTS, TEST_BOTS
+from timing import scaled
 
 from protocol.messages import TimeControl
 from referee.games import get_game
@@ -26,20 +28,17 @@ from referee.play.match import MatchConfig, run_match
 from referee.play.game_spec import GameRecord
 from referee.seats.bot_command import BotSpec, resolve_command
 
-ROOT = Path(__file__).resolve().parents[2]
-BOTS = ROOT / "tests" / "bots"
-SAMPLE = ROOT / "sample_bots" / "python"
 GAME = get_game("chicago")
 RULES = build_rules(GAME, None, {"target_score": 15})
 CARD_RANKS, CARD_SUITS = "23456789TJQKA", "shdc"
 
 
 def sample_bot(name: str) -> BotSpec:
-    return resolve_command([str(SAMPLE / f"{name}.py")], name=name.replace("_bot", ""))
+    return resolve_command([str(SAMPLE_BOTS / f"{name}.py")], name=name.replace("_bot", ""))
 
 
 def misbehaving_bot(name: str, *options: str) -> BotSpec:
-    return resolve_command([str(BOTS / f"{name}.py"), f"live-{name}", *options], name=name)
+    return resolve_command([str(TEST_BOTS / f"{name}.py"), f"live-{name}", *options], name=name)
 
 
 def play_streamed_match(folder: Path, bots: list[BotSpec], games: int = 2, seed: int = 5) -> list[GameRecord]:
@@ -51,7 +50,7 @@ def play_streamed_match(folder: Path, bots: list[BotSpec], games: int = 2, seed:
     records: list[GameRecord] = []
 
     async def bounded() -> None:
-        with trio.fail_after(120):
+        with trio.fail_after(scaled(120)):
             await run_match(config, records.append)
 
     try:
@@ -112,16 +111,16 @@ def wait_for_url(proc: subprocess.Popen[str], limit_s: float = 60, seen: list[st
 
     for stream in (proc.stdout, proc.stderr):
         threading.Thread(target=read, args=(stream,), daemon=True).start()
-    deadline = time.monotonic() + limit_s
+    deadline = time.monotonic() + scaled(limit_s)
     while not found and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.05)
-    assert found, f"no dashboard URL within {limit_s} s; output: {''.join(seen)[-2000:]}"
+    assert found, f"no dashboard URL within {scaled(limit_s)} s; output: {''.join(seen)[-2000:]}"
     return found[0]
 
 
 def get(url: str, timeout: float = 30) -> tuple[int, bytes]:
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as resp:
+        with urllib.request.urlopen(url, timeout=scaled(timeout)) as resp:
             return resp.status, resp.read()
     except urllib.error.HTTPError as exc:
         return exc.code, exc.read()
@@ -138,17 +137,17 @@ def stop(proc: subprocess.Popen[str], limit_s: float = 30) -> int:
     if proc.poll() is None:
         proc.send_signal(signal.SIGINT)
         try:
-            proc.wait(limit_s)
+            proc.wait(scaled(limit_s))
         except subprocess.TimeoutExpired:
             proc.kill()
-            proc.wait(limit_s)
+            proc.wait(scaled(limit_s))
     return proc.returncode
 
 
 def slow_tournament(folder: Path, delay_s: float = 0.04, deal_sets: int = 1, concurrency: int = 2) -> Path:
     """A small round robin of three unsandboxed bots, two of them slowed to `delay_s`
     a decision, to 15 points: games last a few seconds, so there is time to watch one."""
-    slow = BOTS / "reader_delay.py"
+    slow = TEST_BOTS / "reader_delay.py"
     text = f"""name = "live-test"
 game = "chicago"
 seed = 41
@@ -169,7 +168,7 @@ name = "slow-second"
 command = {json.dumps(f"{slow} live-slow-b delay={delay_s} requests=1000000")}
 [[bots]]
 name = "random"
-command = {json.dumps(str(SAMPLE / "random_bot.py"))}
+command = {json.dumps(str(RANDOM_BOT))}
 """
     path = folder / "live-test.toml"
     path.write_text(text)

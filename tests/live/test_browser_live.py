@@ -11,32 +11,24 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from browser import artifacts_dir, chromium
+from needs import needs_proc
+from browser import artifacts_dir
+from timing import scaled, wait_until
 from livehelpers import cli, slow_tournament, stop, wait_for_url
 
-pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")
-LIMIT_S = 120
-
-
-@pytest.fixture(scope="module")
-def driver() -> Iterator[Any]:
-    with chromium("live-web-") as drv:
-        yield drv
+pytestmark = needs_proc
+LIMIT_S = 120  # seconds for each thing the page must show (scaled: tests/timing.py)
 
 
 def _until(what: str, check: Any, limit_s: float = LIMIT_S, every: float = 0.1) -> Any:
-    deadline = time.monotonic() + limit_s
-    while time.monotonic() < deadline:
-        got = check()
-        if got:
-            return got
-        time.sleep(every)
-    raise AssertionError(f"not within {limit_s} s: {what}")
+    got = wait_until(check, limit_s, every)
+    if not got:
+        raise AssertionError(f"not within {scaled(limit_s)} s: {what}")
+    return got
 
 
 def _text(driver: Any, css: str) -> str:

@@ -12,37 +12,38 @@ import json
 import urllib.request
 from pathlib import Path
 
-import pytest
 import trio
 from livehelpers import get, play_streamed_match, sample_bot, sse_events
+from needs import needs_proc
+from timing import scaled
 
 from referee.live.serve import open_dashboard, stream_source
 from referee.live.tables import DATA_MARK
 from referee.seats.bot_command import resolve_command
 
-pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")
+pytestmark = needs_proc
 
 
 def _first_bytes(url: str, n: int) -> bytes:
-    with urllib.request.urlopen(url, timeout=30) as resp:
+    with urllib.request.urlopen(url, timeout=scaled(30)) as resp:
         assert resp.headers["content-type"].startswith("text/event-stream")
         return resp.read(n)
 
 
 def _page(url: str, gzipped: bool) -> bytes:
     req = urllib.request.Request(url, headers={"accept-encoding": "gzip"} if gzipped else {})
-    with urllib.request.urlopen(req, timeout=30) as resp:
+    with urllib.request.urlopen(req, timeout=scaled(30)) as resp:
         body = resp.read()
         return gzip.decompress(body) if resp.headers.get("content-encoding") == "gzip" else body
 
 
 def _cache_control(url: str) -> str:
-    with urllib.request.urlopen(url, timeout=30) as resp:
+    with urllib.request.urlopen(url, timeout=scaled(30)) as resp:
         return str(resp.headers["cache-control"])
 
 
 def _whole_stream(url: str) -> bytes:
-    with urllib.request.urlopen(url, timeout=30) as resp:
+    with urllib.request.urlopen(url, timeout=scaled(30)) as resp:
         return resp.read()  # the server ends it
 
 
@@ -53,7 +54,7 @@ async def test_the_routes_of_a_served_stream(tmp_path: Path) -> None:
     async with open_dashboard(source, public, private, open_browser=False, on_url=urls.append) as served:
         url = served.url
         assert url.startswith("http://127.0.0.1:") and urls == [url]
-        with trio.fail_after(30):
+        with trio.fail_after(scaled(30)):
             while source.board.finished_this_run < 2:
                 await trio.sleep(0.05)
         summary = json.loads((await trio.to_thread.run_sync(get, url + "summary"))[1])

@@ -12,10 +12,10 @@ hidden cards at once."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
+from needs import needs_proc
 from livehelpers import cards_in, drive_streams, play_streamed_match, sample_bot, sse_events
 
 from referee.live.board import LiveBoard
@@ -23,7 +23,7 @@ from referee.live.stream import stream_paths
 from referee.live.tables import table_data
 from referee.seats.bot_command import resolve_command
 
-pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")
+pytestmark = needs_proc
 
 
 @pytest.fixture(scope="module")

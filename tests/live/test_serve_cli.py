@@ -12,10 +12,12 @@ import time
 from pathlib import Path
 
 import pytest
+from needs import needs_proc
 from livehelpers import ROOT, cli, get, get_json, stop, wait_for_url
+from timing import scaled, wait_until
 
-pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")
-LIMIT_S = 240
+pytestmark = needs_proc
+LIMIT_S = scaled(240)
 
 
 def _sandbox_works() -> bool:
@@ -55,7 +57,7 @@ def test_serve_follows_the_sample_tournament_while_it_runs(tmp_path: Path) -> No
         assert tour.wait(LIMIT_S) == 0, tour.stderr.read() if tour.stderr else ""
         assert sorted(bots) == ["first-legal", "greedy", "js-heuristic", "random"]
         assert len(finished) >= 3 and finished == sorted(finished), finished  # it followed the games
-        end = time.monotonic() + 30  # the last rows are committed a moment after the stream tells of them
+        end = time.monotonic() + scaled(30)  # the last rows are committed a moment after the stream tells of them
         done = get_json(url + "summary")
         while done["progress"]["finished"] < 36 and time.monotonic() < end:
             time.sleep(0.2)
@@ -68,13 +70,13 @@ def test_serve_follows_the_sample_tournament_while_it_runs(tmp_path: Path) -> No
         stop(tour)
         if serve is not None:
             code = stop(serve)
-            time.sleep(0.2)  # the reader threads take the last lines
+            wait_until(lambda: "interrupted" in "".join(said), 10)  # the reader threads take the last lines
             assert code == 130 and "Traceback" not in "".join(said) and "interrupted" in "".join(said)
 
 
 def test_serve_refuses_a_missing_database_in_one_line(tmp_path: Path) -> None:
     proc = cli("serve", str(tmp_path / "none.db"), "--no-open")
-    out, err = proc.communicate(timeout=60)
+    out, err = proc.communicate(timeout=scaled(60))
     assert proc.returncode == 2
     assert "no such results database" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
 

@@ -9,14 +9,14 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
-import pytest
+from needs import needs_proc
 from livehelpers import misbehaving_bot, play_streamed_match, sample_bot, stream_lines
 
 from referee.live.stream import STREAM_VERSION, stream_paths
 from referee.seats.bot_command import resolve_command
 from logfiles import read_json_log
 
-pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")
+pytestmark = needs_proc
 
 
 def _log_events(path: Path) -> list[tuple[int, dict]]:

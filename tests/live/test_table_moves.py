@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from needs import needs_proc
 from livehelpers import ROOT, drive_streams, play_streamed_match, sample_bot, sse_events, stamp
+from timing import scaled
 
 import referee.live.tables as tables
 from referee.live.app import LOG_WAIT_S
@@ -23,7 +25,7 @@ from referee.live.stream import stream_paths
 from referee.live.tables import table_data
 from referee.seats.bot_command import resolve_command
 
-pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")
+pytestmark = needs_proc
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +44,7 @@ def _compact_in_node(cases: list[list[list[Any]]]) -> list[dict[str, Any]]:
     script = match.group(0) + "\nvar cases = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n" \
         "process.stdout.write(JSON.stringify(cases.map(compact)));\n"
     out = subprocess.run(["node", "-e", script], input=json.dumps(cases), capture_output=True, text=True,
-                         timeout=60, check=True)
+                         timeout=scaled(60), check=True)
     return json.loads(out.stdout)
 
 

@@ -19,18 +19,16 @@ import re
 import shutil
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
+from needs import SANDBOX_PROBLEMS
+from paths import FIRST_LEGAL_BOT, RANDOM_BOT, ROOT, TEST_BOTS
 from typer.testing import CliRunner
 
 from referee.cli import app
 from referee.replay.verify import verify_file
 
-ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden" / "logs"
-SAMPLE = ROOT / "sample_bots" / "python"
-BOTS = ROOT / "tests" / "bots"
 REGENERATE = os.environ.get("REGENERATE_GOLDEN_LOGS") == "1"
 TIMING = {"t", "ms", "cpu_ms", "referee_overhead_us", "think_ms"}
 HOST_ISOLATION = {"bwrap_version", "cgroups", "identity"}
@@ -46,30 +44,30 @@ POSITION = ("chicago/2 dealer=1 scores=3,4 phase=trick hands=KsQsJsTs/KhQhJhTh "
 
 # name: the match's arguments (bots first); every match is deterministic (seeded bots, no timing races).
 MATCHES: dict[str, list[str]] = {
-    "chicago2": ["greedy", str(SAMPLE / "random_bot.py"), "--games", "2", "--seed", "11",
+    "chicago2": ["greedy", str(RANDOM_BOT), "--games", "2", "--seed", "11",
                  "--rule", "target_score=20"],
-    "chicago3": [str(SAMPLE / "first_legal_bot.py"), str(SAMPLE / "random_bot.py"), "greedy",
+    "chicago3": [str(FIRST_LEGAL_BOT), str(RANDOM_BOT), "greedy",
                  "--games", "3", "--seed", "12", "--rule", "target_score=12", "--rules", "swedish_common"],
-    "chicago4": [str(SAMPLE / "first_legal_bot.py"), str(SAMPLE / "random_bot.py"), "greedy",
-                 py(BOTS / "det_bot.py", "golden"), "--games", "4", "--seed", "13", "--rule", "target_score=8",
+    "chicago4": [str(FIRST_LEGAL_BOT), str(RANDOM_BOT), "greedy",
+                 py(TEST_BOTS / "det_bot.py", "golden"), "--games", "4", "--seed", "13", "--rule", "target_score=8",
                  "--rules", "cardgames_zone_short"],
-    "euchre3": ["euchre", str(SAMPLE / "random_bot.py"), str(SAMPLE / "first_legal_bot.py"),
+    "euchre3": ["euchre", str(RANDOM_BOT), str(FIRST_LEGAL_BOT),
                 "--game", "ghost-euchre", "--games", "3", "--seed", "14", "--rule", "max_hands=3"],
-    "failures": [py(BOTS / "illegal.py", "golden"), py(BOTS / "non_json.py", "golden", "on=2"),
-                 py(BOTS / "exit_mid_game.py", "golden", "after=4"), "--games", "3", "--seed", "15",
+    "failures": [py(TEST_BOTS / "illegal.py", "golden"), py(TEST_BOTS / "non_json.py", "golden", "on=2"),
+                 py(TEST_BOTS / "exit_mid_game.py", "golden", "after=4"), "--games", "3", "--seed", "15",
                  "--rule", "target_score=10"],
-    "schema": [py(BOTS / "schema_violation.py", "golden", "kind=unknown_field"), str(SAMPLE / "random_bot.py"),
+    "schema": [py(TEST_BOTS / "schema_violation.py", "golden", "kind=unknown_field"), str(RANDOM_BOT),
                "--games", "2", "--seed", "16", "--rule", "target_score=10"],
-    "timeout": [py(BOTS / "sleeper.py", "golden", "sleep=60", "on=3"), str(SAMPLE / "random_bot.py"), "--games", "2",
+    "timeout": [py(TEST_BOTS / "sleeper.py", "golden", "sleep=60", "on=3"), str(RANDOM_BOT), "--games", "2",
                 "--seed", "17",
                 "--rule", "target_score=10", "--time-control", "decision=300ms,startup=10s"],
-    "substitute": [py(BOTS / "illegal.py", "golden"), str(SAMPLE / "random_bot.py"), "--games", "2", "--seed", "18",
+    "substitute": [py(TEST_BOTS / "illegal.py", "golden"), str(RANDOM_BOT), "--games", "2", "--seed", "18",
                    "--rule", "target_score=10", "--failure-policy", "substitute", "--max-strikes", "2"],
-    "deals": [str(SAMPLE / "first_legal_bot.py"), str(SAMPLE / "random_bot.py"), "--games", "2", "--seed", "19",
+    "deals": [str(FIRST_LEGAL_BOT), str(RANDOM_BOT), "--games", "2", "--seed", "19",
               "--rule", "target_score=10", "--deals", str(ROOT / "tests" / "golden" / "deals.json")],
-    "start": [str(SAMPLE / "first_legal_bot.py"), str(SAMPLE / "random_bot.py"), "--games", "2", "--seed", "20",
+    "start": [str(FIRST_LEGAL_BOT), str(RANDOM_BOT), "--games", "2", "--seed", "20",
               "--rule", "target_score=12", "--start", POSITION],
-    "sandbox": [str(SAMPLE / "first_legal_bot.py"), str(SAMPLE / "random_bot.py"), "--games", "2", "--seed", "21",
+    "sandbox": [str(FIRST_LEGAL_BOT), str(RANDOM_BOT), "--games", "2", "--seed", "21",
                 "--rule", "target_score=10", "--sandbox"],
 }
 
@@ -94,11 +92,8 @@ def normalized(path: Path) -> bytes:
 
 @pytest.mark.parametrize("name", sorted(MATCHES))
 def test_the_logs_are_the_golden_ones(name: str, tmp_path: Path) -> None:
-    if name == "sandbox":
-        from referee.seats.sandbox import probe_host
-
-        if probe_host().problems():
-            pytest.skip("this machine cannot sandbox bots (chicago-referee doctor)")
+    if name == "sandbox" and SANDBOX_PROBLEMS:
+        pytest.skip("cannot sandbox here: " + "; ".join(SANDBOX_PROBLEMS))
     logs = tmp_path / "logs"
     res = CliRunner().invoke(app, ["match", *MATCHES[name], "--log-dir", str(logs)])
     assert res.exit_code == 0, res.output

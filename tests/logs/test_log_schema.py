@@ -9,10 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from paths import ROOT, TEST_BOTS
 
 from referee.logs import schema
 
-ROOT = Path(__file__).resolve().parents[2]
 REGENERATE = "REGENERATE_LOG_SCHEMA=1 python -m pytest tests/logs/test_log_schema.py"
 
 
@@ -33,7 +33,7 @@ def written_logs(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
 
     from referee.cli import app
 
-    sample, bots = ROOT / "sample_bots" / "python", ROOT / "tests" / "bots"
+    sample, bots = ROOT / "sample_bots" / "python", TEST_BOTS
     folder = tmp_path_factory.mktemp("schema-logs")
     for name, bot_args in {"clean": ["greedy", str(sample / "random_bot.py")],
                            "failing": [f"{sys.executable} -u {bots / 'illegal.py'} schema",

@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 
 import pytest
+from paths import GOLDEN
 
 from referee.logs.gamelog import read_log
 from referee.logs.records import ActionRecord, LogHeader, LogResult
@@ -22,7 +23,7 @@ from referee.replay.text import Viewer, render_to_text
 from referee.replay.load import load_log
 from referee.replay.verify import OK, verify_file
 
-OLD = Path(__file__).resolve().parents[1] / "golden" / "logs_v0"
+OLD = GOLDEN / "logs_v0"
 LOGS = sorted(OLD.glob("*.jsonl"))
 
 

@@ -6,19 +6,18 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from paths import FIRST_LEGAL_BOT, RANDOM_BOT
 from typer.testing import CliRunner
 
 from referee.cli import app
 
-ROOT = Path(__file__).resolve().parents[2]
-BOTS = ROOT / "sample_bots" / "python"
 runner = CliRunner()
 
 
 def test_three_bot_match_logs_verify_and_replay(tmp_path: Path) -> None:
     logs = tmp_path / "logs"
     res = runner.invoke(app, [
-        "match", "euchre", str(BOTS / "random_bot.py"), str(BOTS / "first_legal_bot.py"),
+        "match", "euchre", str(RANDOM_BOT), str(FIRST_LEGAL_BOT),
         "--game", "ghost-euchre", "--games", "3", "--seed", "9", "--rule", "max_hands=8",
         "--log-dir", str(logs), "--json",
     ])
@@ -38,8 +37,8 @@ def test_three_bot_match_logs_verify_and_replay(tmp_path: Path) -> None:
 
 def test_four_bot_round_robin_of_three_seat_tables(tmp_path: Path) -> None:
     config = tmp_path / "euchre.toml"
-    bots = {"heuristic": "euchre", "random": str(BOTS / "random_bot.py"), "first": str(BOTS / "first_legal_bot.py"),
-            "random2": str(BOTS / "random_bot.py")}
+    bots = {"heuristic": "euchre", "random": str(RANDOM_BOT), "first": str(FIRST_LEGAL_BOT),
+            "random2": str(RANDOM_BOT)}
     config.write_text(
         'name = "e2e"\ngame = "ghost-euchre"\nseed = 3\nformat = "round-robin"\ntable_size = 3\n'
         'deal_sets = 1\nconcurrency = 2\ntime_control = "decision=2s,startup=10s"\nsandbox = false\n'

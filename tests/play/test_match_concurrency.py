@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from paths import RANDOM_BOT
 from typer.testing import CliRunner
 
 from referee.cli import app
@@ -18,9 +19,8 @@ from referee.play.match import MatchConfig, run_match
 from referee.replay.verify import OK, verify_file
 from referee.seats.bot_command import resolve_command
 
-ROOT = Path(__file__).resolve().parents[2]
 GREEDY = "greedy"  # the built-in bot
-RANDOM = str(ROOT / "sample_bots" / "python" / "random_bot.py")
+RANDOM = str(RANDOM_BOT)
 TIMING = {"t", "ms", "cpu_ms", "think_ms", "ms_per_decision", "cpu_ms_per_decision", "referee_overhead_us", "clock"}
 
 

@@ -30,6 +30,9 @@ from referee.games import format_position, get_game, new_game, parse_position, p
 from referee.games.position import Position
 from referee.games.rules import build_rules
 from logfiles import read_json_log
+from needs import needs_sandbox
+from paths import FIRST_LEGAL_BOT, RANDOM_BOT, SAMPLE_BOTS, TEST_BOTS
+from timing import scaled
 from referee.play.match import MatchConfig, MatchResult, run_match
 from referee.play.start import read_start
 from referee.replay.cardtext import cards_text
@@ -39,14 +42,11 @@ from referee.replay.text import Viewer, render_to_text
 from referee.replay.verify import OK, verify_file
 from referee.seats.bot_command import BotSpec, resolve_command
 
-ROOT = Path(__file__).resolve().parents[2]
-BOTS = ROOT / "sample_bots" / "python"
-TEST_BOTS = ROOT / "tests" / "bots"
 runner = CliRunner()
 
 
 def _bot(file: str, name: str | None = None) -> BotSpec:
-    return BotSpec(name=name or file.removesuffix(".py"), argv=(sys.executable, "-u", str(BOTS / file)))
+    return BotSpec(name=name or file.removesuffix(".py"), argv=(sys.executable, "-u", str(SAMPLE_BOTS / file)))
 
 
 def met_in_play(game: str, n: int, seed: int, phase: str, *, min_deal: int = 2, mid_trick: bool = False) -> Position:
@@ -64,7 +64,7 @@ def met_in_play(game: str, n: int, seed: int, phase: str, *, min_deal: int = 2, 
 
 def _play(config: MatchConfig) -> MatchResult:
     async def main() -> MatchResult:
-        with trio.fail_after(240):
+        with trio.fail_after(scaled(240)):
             return await run_match(config)
     return trio.run(main)
 
@@ -247,9 +247,7 @@ def test_html_data_opens_on_the_position(chicago_start: Position, chicago_match:
 
 @pytest.mark.browser
 def test_html_viewer_shows_the_start_hands(chicago_start: Position, chicago_match: tuple[MatchResult, Path],
-                                           tmp_path: Path) -> None:
-    from browser import chromium
-
+                                           tmp_path: Path, driver: Any) -> None:
     from referee.replay.html import write_html
 
     page = tmp_path / "start.html"
@@ -263,11 +261,10 @@ def test_html_viewer_shows_the_start_hands(chicago_start: Position, chicago_matc
                                                  backs: h.querySelectorAll('.card.back').length};
       });
       return o;"""
-    with chromium("start-replay-") as driver:
-        driver.get(page.resolve().as_uri())
-        everything = driver.execute_script(snap)
-        driver.find_element("id", "view-0").click()
-        seat0 = driver.execute_script(snap)
+    driver.get(page.resolve().as_uri())
+    everything = driver.execute_script(snap)
+    driver.find_element("id", "view-0").click()
+    seat0 = driver.execute_script(snap)
     assert everything["step"] == 0 and "the game starts here" in everything["status"]
     assert everything["scores"] == list(chicago_start.scores)
     assert everything["trick"] == list(chicago_start.trick)
@@ -315,7 +312,7 @@ def test_start_from_a_file(chicago_start: Position, tmp_path: Path) -> None:
     path = tmp_path / "puzzle.pos"
     path.write_text(f"# a mid-trick position\n\n{format_position(chicago_start)}\n")
     assert read_start(f"@{path}") == format_position(chicago_start)
-    res = runner.invoke(app, ["match", str(BOTS / "first_legal_bot.py"), str(BOTS / "random_bot.py"), "-n", "2",
+    res = runner.invoke(app, ["match", str(FIRST_LEGAL_BOT), str(RANDOM_BOT), "-n", "2",
                               "-s", "4", "--start", f"@{path}", "--json", "--log-dir", str(tmp_path / "logs")])
     assert res.exit_code == 0, res.output
     summary = json.loads(res.stdout)
@@ -361,7 +358,7 @@ def test_play_table_starts_from_the_position(chicago_start: Position, tmp_path: 
     person = FirstLegal()
 
     async def main() -> Any:
-        with trio.fail_after(120):
+        with trio.fail_after(scaled(120)):
             return await play_table(config, person, no_more)
 
     result = trio.run(main)
@@ -374,20 +371,16 @@ def test_play_table_starts_from_the_position(chicago_start: Position, tmp_path: 
     assert read_json_log(log)[0].start is not None
 
 
+@needs_sandbox
 def test_a_sandboxed_bot_may_not_see_the_position_file(chicago_start: Position, tmp_path: Path) -> None:
     """The file holds every hand: like a deals file, it must lie outside every sandboxed bot's folder."""
-    from referee.seats.sandbox import probe_host
-
-    problems = probe_host().problems()
-    if problems:
-        pytest.skip("cannot sandbox here: " + "; ".join(problems))
     folder = tmp_path / "bots"
     folder.mkdir()
     bot = folder / "random_bot.py"
-    shutil.copy(BOTS / "random_bot.py", bot)
+    shutil.copy(SAMPLE_BOTS / "random_bot.py", bot)
     puzzle = folder / "puzzle.pos"
     puzzle.write_text(format_position(chicago_start) + "\n")
-    res = runner.invoke(app, ["match", str(bot), str(BOTS / "first_legal_bot.py"), "-n", "2", "--sandbox",
+    res = runner.invoke(app, ["match", str(bot), str(FIRST_LEGAL_BOT), "-n", "2", "--sandbox",
                               "--start", f"@{puzzle}"])
     assert res.exit_code == 2, res.output
     assert f"holds {puzzle}" in res.output and "Traceback" not in res.output

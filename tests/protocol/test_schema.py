@@ -16,6 +16,7 @@ from typing import Any
 
 import msgspec
 import pytest
+from paths import DOCS
 
 from protocol import make_schema
 from protocol.chicago import CallChicago, ChicagoAction, ChicagoEvent, Exchange
@@ -42,7 +43,7 @@ from protocol.messages import (
 from referee.games.playout import new_game
 
 REGENERATE = "python -m protocol.make_schema"
-PROTOCOL_DOC = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
+PROTOCOL_DOC = DOCS / "protocol.md"
 
 referee_decoder = msgspec.json.Decoder(RefereeMessage)
 bot_decoder = msgspec.json.Decoder(BotMessage)

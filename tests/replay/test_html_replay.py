@@ -15,26 +15,25 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import trio
-from browser import artifacts_dir, chromium
+from browser import artifacts_dir
 
 from referee.errors import ConfigError, CorruptLog
 from referee.games import get_game
 from referee.games.rules import build_rules
 from logfiles import read_json_log
+from paths import FIRST_LEGAL_BOT, RANDOM_BOT
+from timing import scaled
 from referee.logs.gamelog import GameLogWriter
 from referee.logs.records import ActionRecord, EventRecord, LogHeader, LogResult, PlayerInfo
 from referee.play.match import MatchConfig, run_match
 from referee.replay.html import build_replay_data, write_html
 from referee.seats.bot_command import BotSpec
 
-REPO = Path(__file__).resolve().parents[2]
-BOTS = REPO / "sample_bots" / "python"
 DATA_RE = re.compile(r'<script type="application/json" id="replay-data">(.*?)</script>', re.S)
 
 
@@ -44,8 +43,8 @@ def game_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
     log_dir = tmp_path_factory.mktemp("html_replay_logs")
     game = get_game("chicago")
     bots = [
-        BotSpec(name="first_legal_bot", argv=(sys.executable, "-u", str(BOTS / "first_legal_bot.py"))),
-        BotSpec(name="random_bot", argv=(sys.executable, "-u", str(BOTS / "random_bot.py"))),
+        BotSpec(name="first_legal_bot", argv=(sys.executable, "-u", str(FIRST_LEGAL_BOT))),
+        BotSpec(name="random_bot", argv=(sys.executable, "-u", str(RANDOM_BOT))),
     ]
     config = MatchConfig(
         game=game, rules=build_rules(game, None, {"target_score": 20}), bots=bots, games=1, seed=11,
@@ -212,12 +211,6 @@ return out;
 """
 
 
-@pytest.fixture(scope="module")
-def driver() -> Iterator[Any]:
-    with chromium("html-replay-") as drv:
-        yield drv
-
-
 @pytest.mark.browser
 def test_replay_page_in_browser(game_log: Path, tmp_path: Path, driver) -> None:  # type: ignore[no-untyped-def]
     from selenium.webdriver.common.by import By
@@ -321,7 +314,7 @@ def test_replay_page_in_browser(game_log: Path, tmp_path: Path, driver) -> None:
     assert text("#stepinfo").startswith("step 10 /")
     page = driver.find_element(By.TAG_NAME, "body")
     page.send_keys(Keys.ARROW_RIGHT)
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + scaled(10)
     while not driver.current_url.endswith("#11/1") and time.monotonic() < deadline:
         time.sleep(0.1)
     assert driver.current_url.endswith("#11/1") and text("#stepinfo").startswith("step 11 /")
@@ -392,9 +385,9 @@ def test_the_terminal_replay_of_a_cut_off_log_shows_what_there_is(game_log: Path
     cut = tmp_path / "cut.jsonl"
     cut.write_bytes(data[: len(data) // 2])
     done = subprocess.run([sys.executable, "-m", "referee.cli", "replay", str(cut)], capture_output=True,
-                          text=True, timeout=120, env={**os.environ, "NO_COLOR": "1"})
+                          text=True, timeout=scaled(120), env={**os.environ, "NO_COLOR": "1"})
     assert done.returncode == 0, done.stderr
     assert "is cut off after line" in " ".join(done.stderr.split()) and "Deal 1" in done.stdout
     verify = subprocess.run([sys.executable, "-m", "referee.cli", "verify", str(cut)], capture_output=True,
-                            text=True, timeout=120)
+                            text=True, timeout=scaled(120))
     assert verify.returncode != 0  # verify never accepts a cut-off log

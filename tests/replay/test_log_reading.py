@@ -13,13 +13,13 @@ from typer.testing import CliRunner
 from referee.cli import app
 from referee.errors import CorruptLog
 from logfiles import read_json_log
+from paths import FIRST_LEGAL_BOT, RANDOM_BOT
 from referee.play.in_order import REQUEST_ID_STRIDE
 from referee.replay.load import load_log
 from referee.replay.verify import verify_file
 
-ROOT = Path(__file__).resolve().parents[2]
-RANDOM = str(ROOT / "sample_bots/python/random_bot.py")
-FIRST = str(ROOT / "sample_bots/python/first_legal_bot.py")
+RANDOM = str(RANDOM_BOT)
+FIRST = str(FIRST_LEGAL_BOT)
 runner = CliRunner()
 DEEP = b"[" * 5000 + b"]" * 5000
 

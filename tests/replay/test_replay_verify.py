@@ -20,20 +20,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from paths import FIRST_LEGAL_BOT, GOLDEN, RANDOM_BOT, TEST_BOTS
 from typer.testing import CliRunner
 
 from referee.cli import app
 from referee.errors import CorruptLog
 from referee.games.base import PUBLIC
 from referee.replay.load import LogMismatch, frames, load_log
-from referee.replay.text import Renderer, Viewer, render_to_text, renderer_for
+from referee.replay.text import Viewer, render_to_text, renderer_for
 from referee.replay.verify import verify_file, verify_paths
 
-ROOT = Path(__file__).resolve().parents[2]
-GOLDEN = Path(__file__).resolve().parents[1] / "golden"
-RANDOM = str(ROOT / "sample_bots/python/random_bot.py")
-FIRST = str(ROOT / "sample_bots/python/first_legal_bot.py")
-BOTS = ROOT / "tests" / "bots"
+RANDOM = str(RANDOM_BOT)
+FIRST = str(FIRST_LEGAL_BOT)
 runner = CliRunner()
 
 ALL_CARDS = [r + s for s in "shdc" for r in "23456789TJQKA"]
@@ -73,16 +71,16 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     _match(dirs["four"], RANDOM, FIRST, RANDOM, FIRST, "--games", "4", "--seed", "13", "--rules", "cardgames_zone_short")
     _match(dirs["euchre"], FIRST, RANDOM, FIRST, "--game", "ghost-euchre", "--games", "3", "--seed", "14",
            "--rule", "max_hands=12")
-    illegal = f"{sys.executable} -u {BOTS / 'illegal.py'} replay-test on=0"
+    illegal = f"{sys.executable} -u {TEST_BOTS / 'illegal.py'} replay-test on=0"
     _match(dirs["substitute"], RANDOM, illegal, "--games", "2", "--seed", "15", "--failure-policy", "substitute",
            "--max-strikes", "2")
-    non_json = f"{sys.executable} -u {BOTS / 'non_json.py'} replay-test"
-    schema = f"{sys.executable} -u {BOTS / 'schema_violation.py'} replay-test"
+    non_json = f"{sys.executable} -u {TEST_BOTS / 'non_json.py'} replay-test"
+    schema = f"{sys.executable} -u {TEST_BOTS / 'schema_violation.py'} replay-test"
     _match(dirs["bad_replies"], RANDOM, non_json, schema, "--games", "3", "--seed", "18", "--failure-policy", "substitute",
            "--rule", "target_score=10")
-    crash = f"{sys.executable} -u {BOTS / 'exit_mid_game.py'} replay-test"
+    crash = f"{sys.executable} -u {TEST_BOTS / 'exit_mid_game.py'} replay-test"
     _match(dirs["crash3"], RANDOM, crash, FIRST, "--games", "3", "--seed", "16", "--rule", "target_score=20")
-    at_once = f"{sys.executable} -u {BOTS / 'exit_at_once.py'} replay-test"
+    at_once = f"{sys.executable} -u {TEST_BOTS / 'exit_at_once.py'} replay-test"
     _match(dirs["startup"], RANDOM, at_once, "--games", "2", "--seed", "17")
     deals = base / "deals.json"
     deals.write_text(json.dumps(SCENARIO_DEALS))

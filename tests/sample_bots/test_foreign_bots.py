@@ -19,6 +19,8 @@ from typing import Any
 
 import msgspec
 import pytest
+from paths import ROOT
+from timing import scaled
 
 from protocol.messages import (
     ActionReply,
@@ -34,14 +36,13 @@ from protocol.messages import (
 )
 from referee.games.playout import new_game
 
-ROOT = Path(__file__).resolve().parents[2]
 JS_BOT = ROOT / "sample_bots" / "js" / "chicago_bot.js"
 C_SOURCE = ROOT / "sample_bots" / "c" / "chicago_bot.c"
 
 NODE = shutil.which("node")
 CC = shutil.which("cc")
 
-READ_TIMEOUT = 10.0  # seconds for one reply; generous for loaded CI machines
+READ_TIMEOUT = scaled(10.0)  # seconds for one reply; generous for loaded CI machines
 MAX_DECISIONS = 40_000  # a game that needs more than this does not terminate
 
 encoder = msgspec.json.Encoder()
@@ -111,7 +112,7 @@ class BotProcess:
     def close(self) -> None:
         if self.proc.poll() is None:
             self.proc.kill()
-        self.proc.wait(timeout=10)
+        self.proc.wait(timeout=scaled(10))
         for stream in (self.proc.stdin, self.proc.stdout):
             try:
                 if stream is not None:
@@ -190,7 +191,7 @@ def expect_exit_after_bye(bot: BotProcess) -> None:
     except subprocess.TimeoutExpired:
         pytest.fail(f"{bot.argv}: still running {READ_TIMEOUT} s after bye")
     assert code == 0, bot.stderr()
-    assert bot.no_more_output(timeout=1.0)
+    assert bot.no_more_output(timeout=scaled(1.0))
 
 
 # ---------------------------------------------------------------- fixtures
@@ -202,7 +203,7 @@ def c_bot(tmp_path_factory: pytest.TempPathFactory) -> Path:
         pytest.skip("no C compiler: `cc` is not on PATH")
     out = tmp_path_factory.mktemp("cbot") / ("chicago_bot.exe" if os.name == "nt" else "chicago_bot")
     build = subprocess.run(
-        [CC, "-O2", "-o", str(out), str(C_SOURCE)], capture_output=True, text=True, timeout=120
+        [CC, "-O2", "-o", str(out), str(C_SOURCE)], capture_output=True, text=True, timeout=scaled(120)
     )
     assert build.returncode == 0, f"C bot failed to build:\n{build.stdout}\n{build.stderr}"
     return out

@@ -3,8 +3,9 @@ built-in names: whole short games of every game and seat count, seeded
 replays, a tight clock, and the command line's mistakes.
 
 Small iteration counts keep the games fast; the search code is the same at
-any budget. The replay test gives a clock that never binds (the search
-stops at a share of it), so only the iteration count decides; the clock
+any budget. Every test but the clock's gives a clock that never binds (the
+search stops at a share of it), so only the iteration count decides what is
+played, and a busy machine cannot turn a move into a timeout; the clock
 test gives an iteration count far beyond any budget, so only the clock can
 stop the search in time.
 """
@@ -17,6 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from timing import scaled
 from typer.testing import CliRunner
 
 from referee.cli import app
@@ -48,7 +50,8 @@ def _no_failures(summary: dict) -> None:
 def test_plays_whole_chicago_games(name: str, seats: int) -> None:
     others = ["greedy", "random", "first-legal"][: seats - 1]
     bots = [_bot(name, "--iterations", "12"), *others]
-    summary = _match(bots, "--games", str(seats), "--seed", "4", "--rule", "max_deals=2")
+    summary = _match(bots, "--games", str(seats), "--seed", "4", "--rule", "max_deals=2",
+                     "--time-control", NEVER_BINDS)
     _no_failures(summary)
     assert len(summary["results"]) == seats
     for game in summary["results"]:
@@ -59,7 +62,8 @@ def test_plays_whole_chicago_games(name: str, seats: int) -> None:
 @pytest.mark.parametrize("name", SEARCH_BOTS)
 def test_plays_whole_ghost_euchre_games(name: str) -> None:
     bots = [_bot(name, "--iterations", "12"), "euchre", "random"]
-    summary = _match(bots, "--game", "ghost-euchre", "--games", "3", "--seed", "5", "--rule", "max_hands=3")
+    summary = _match(bots, "--game", "ghost-euchre", "--games", "3", "--seed", "5", "--rule", "max_hands=3",
+                     "--time-control", NEVER_BINDS)
     _no_failures(summary)
     assert len(summary["results"]) == 3
     assert all(game["decisions"] >= 3 for game in summary["results"])
@@ -92,11 +96,12 @@ def test_same_seed_same_moves(tmp_path: Path) -> None:
 
 
 def test_a_tight_clock_is_respected() -> None:
-    """300 ms a decision and an iteration count no budget would allow: the
+    """300 ms a decision (times the suite's time scale: the bot keeps the same
+    share of any clock) and an iteration count no budget would allow: the
     clock alone stops the search, and no reply is late."""
     bots = [_bot("pimc", "--iterations", "10000000"), _bot("ismcts", "--iterations", "10000000")]
     summary = _match(bots, "--games", "2", "--seed", "8", "--rule", "max_deals=1",
-                     "--time-control", "decision=300ms,startup=10s")
+                     "--time-control", f"decision={round(scaled(0.3) * 1000)}ms,startup={round(scaled(10))}s")
     _no_failures(summary)
 
 
@@ -112,7 +117,7 @@ def test_a_tight_clock_is_respected() -> None:
 )
 def test_command_line_mistakes_are_one_line(name: str, args: list[str], says: str) -> None:
     proc = subprocess.run([sys.executable, "-m", f"referee.bots.{name}", *args], input=b"",
-                          capture_output=True, timeout=60)
+                          capture_output=True, timeout=scaled(60))
     assert proc.returncode == 2
     lines = proc.stderr.decode().splitlines()
     assert len(lines) == 1, lines
@@ -125,6 +130,6 @@ def test_a_good_command_line_is_accepted(name: str) -> None:
     """`--budget-ms=50` is parsed, and the bot answers hello (then sees end of input and exits)."""
     hello = b'{"type":"hello","referee":"test","games":["chicago"],"protocol":1}\n'
     proc = subprocess.run([sys.executable, "-m", f"referee.bots.{name}", "--budget-ms=50"], input=hello,
-                          capture_output=True, timeout=60)
+                          capture_output=True, timeout=scaled(60))
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["type"] == "hello"

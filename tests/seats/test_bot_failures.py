@@ -26,29 +26,29 @@ from typing import Any
 
 import pytest
 import trio
+from logfiles import read_json_log
+from needs import needs_proc
+from paths import RANDOM_BOT, ROOT, TEST_BOTS
 from proctools import alive, proc_state, procs_with
+from timing import await_until, scaled
 
 from protocol.messages import TimeControl
 from referee.games import get_game
 from referee.games.rules import build_rules
-from logfiles import read_json_log
 from referee.play.match import MatchConfig, MatchResult, run_match
 from referee.play.game_spec import FailurePolicy, GameRecord
 from referee.seats.bot_command import BotSpec, resolve_command
 from referee.seats.bot_process import start_bot
 from referee.seats.guardian import GUARDIAN
 
-pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")
+pytestmark = needs_proc
 
-ROOT = Path(__file__).resolve().parents[2]
-BOTS = ROOT / "tests" / "bots"
-RANDOM_BOT = ROOT / "sample_bots" / "python" / "random_bot.py"
 GAME = get_game("chicago")
 TARGET = 10
 RULES = build_rules(GAME, None, {"target_score": TARGET})
 TC = TimeControl(decision_ms=1000, startup_ms=5000)  # roomy: only the bot under test should fail
 TC_FAST = TimeControl(decision_ms=400, startup_ms=5000)  # where a test waits for the limit
-MATCH_BOUND_S = 30.0  # outer bound for one short match
+MATCH_BOUND_S = scaled(30.0)  # outer bound for one short match
 
 
 # ------------------------------------------------------------------ processes
@@ -76,12 +76,8 @@ def guardian_pid() -> int | None:
 
 async def wait_gone(pids_fn: Any, within: float = 3.0) -> list[int]:
     """Poll until `pids_fn()` is empty (SIGKILLed processes take a moment)."""
-    deadline = time.monotonic() + within
-    while True:
-        left = pids_fn()
-        if not left or time.monotonic() > deadline:
-            return left
-        await trio.sleep(0.05)
+    await await_until(lambda: not pids_fn(), within)
+    return pids_fn()
 
 
 async def assert_nothing_left(marker: str, children_before: set[int]) -> None:
@@ -98,7 +94,7 @@ def read_pids(path: Path) -> list[int]:
 
 
 def bot(name: str, marker: str, *options: str) -> BotSpec:
-    return resolve_command([str(BOTS / f"{name}.py"), marker, *options], name=name)
+    return resolve_command([str(TEST_BOTS / f"{name}.py"), marker, *options], name=name)
 
 
 def random_bot(marker: str, name: str = "random") -> BotSpec:
@@ -192,7 +188,7 @@ async def test_bot_that_never_answers_hello(tmp_path: Path) -> None:
         waited = float(rec.failures[0].message.split("limit (", 1)[1].split(" s after", 1)[0])
         assert waited >= 0.8  # how long it really waited, from the process's start
     assert len(read_pids(pids)) == 2
-    assert played.elapsed < 2 * 0.8 + 2 * 0.5 + 5  # two startup limits, two grace periods, slack
+    assert played.elapsed < 2 * 0.8 + 2 * 0.5 + scaled(5)  # two startup limits, two grace periods, slack
 
 
 # ------------------------------------------------------------------ crashes
@@ -296,7 +292,7 @@ async def test_bot_ignoring_sigterm_and_eof_is_killed_promptly() -> None:
     played = await play([bot("immortal", m, "child=1"), random_bot(m)], m)
     for rec in played.records:
         assert_clean(rec)
-    assert played.elapsed < 8  # one grace period at the end, not a 5 s SIGTERM wait per bot
+    assert played.elapsed < scaled(8)  # one grace period at the end, not a 5 s SIGTERM wait per bot
 
 
 async def test_a_send_cut_short_while_the_pipe_is_full_resumes_without_duplicates() -> None:
@@ -311,7 +307,7 @@ async def test_a_send_cut_short_while_the_pipe_is_full_resumes_without_duplicate
             with trio.move_on_after(0.1) as cut_short:
                 await proc.send(payload)
             assert cut_short.cancelled_caught  # the pipe was full: the send was waiting
-            with trio.fail_after(20):
+            with trio.fail_after(scaled(20)):
                 await proc.flush()
                 line = await proc.receive_line()
             assert line.decode().split() == [str(len(payload)), hashlib.sha256(payload).hexdigest()]
@@ -344,7 +340,7 @@ async def test_ten_megabyte_line_without_newline(tmp_path: Path) -> None:
         assert fail["detail"].startswith("LONGLINExxxx")
         assert len(fail["detail"]) < 1000  # cut, not 10 MB in the log
     assert len(read_pids(pids)) == 2  # the stream is unusable: restarted
-    assert played.elapsed < 10
+    assert played.elapsed < scaled(10)
 
 
 async def test_stderr_flood_does_not_block_or_slow_the_match() -> None:
@@ -355,7 +351,7 @@ async def test_stderr_flood_does_not_block_or_slow_the_match() -> None:
     played = await play([bot("stderr_flood", m, "bytes=262144"), random_bot(m)], m)
     for rec in played.records:
         assert_clean(rec)  # no timeouts: stderr was drained all along
-    assert played.elapsed < baseline + 5
+    assert played.elapsed < baseline + scaled(5)
 
 
 async def test_stale_request_id(tmp_path: Path) -> None:
@@ -500,23 +496,23 @@ async def test_guardian_kills_bots_when_the_referee_is_sigkilled(kind: str, tmp_
     # the escapers' children left their process groups. Only the guardian can
     # clean up once the referee dies without a chance to.
     m = new_marker()
-    bot_cmd = str(BOTS / kind.format(m=m))
+    bot_cmd = str(TEST_BOTS / kind.format(m=m))
     referee = subprocess.Popen(
         [sys.executable, "-m", "referee.cli", "match", bot_cmd, bot_cmd, "--games", "500",
          "--rule", "target_score=52", "-t", "decision=2s,startup=10s", "--seed", "1"],
         cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=tmp_path.joinpath("err").open("wb"),
     )
     try:
-        deadline = time.monotonic() + 20
-        bots: list[int] = []
-        while len(bots) < 4 and time.monotonic() < deadline:
+        def running() -> list[int]:
             assert referee.poll() is None, tmp_path.joinpath("err").read_text()
-            await trio.sleep(0.1)
-            bots = [p for p in procs_with(m) if p != referee.pid]
+            found = [p for p in procs_with(m) if p != referee.pid]
+            return found if len(found) == 4 else []
+
+        bots = await await_until(running, 20, every=0.1)
         assert len(bots) == 4, "two bots and their two children should be running"
         await trio.sleep(0.3)  # mid-match
         referee.send_signal(signal.SIGKILL)
-        referee.wait(5)
+        referee.wait(scaled(5))
         assert await wait_gone(lambda: [p for p in bots if alive(p)], within=5.0) == []
     finally:
         if referee.poll() is None:

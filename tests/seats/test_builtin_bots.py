@@ -13,17 +13,16 @@ import sys
 from pathlib import Path
 
 import pytest
+from needs import needs_sandbox
+from timing import scaled
 from typer.testing import CliRunner
 
 from logfiles import read_json_log
 from referee.bots import BUILTIN_BOTS
 from referee.cli import app
 from referee.seats.bot_command import check_runnable, resolve_command
-from referee.seats.sandbox import probe_host
 from referee.seats.sandbox.files import stage
 
-PROBLEMS = probe_host().problems()
-needs_sandbox = pytest.mark.skipif(bool(PROBLEMS), reason="cannot sandbox here: " + "; ".join(PROBLEMS))
 HELLO = b'{"type":"hello","referee":"test","games":["chicago","ghost_euchre"],"protocol":1}\n'
 runner = CliRunner()
 
@@ -42,7 +41,8 @@ def test_a_name_is_this_python_running_the_bots_module(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(BUILTIN_BOTS))
 def test_every_built_in_bot_answers_hello_from_any_folder(name: str, tmp_path: Path) -> None:
     (tmp_path / "referee").mkdir()  # a folder of that name where it runs stands in for nothing (-P)
-    proc = subprocess.run(resolve_command(name).argv, input=HELLO, capture_output=True, cwd=tmp_path, timeout=60)
+    proc = subprocess.run(resolve_command(name).argv, input=HELLO, capture_output=True, cwd=tmp_path,
+                          timeout=scaled(60))
     assert proc.returncode == 0, proc.stderr.decode()
     hello = json.loads(proc.stdout.decode().splitlines()[0])
     assert hello["type"] == "hello" and hello["name"] == name

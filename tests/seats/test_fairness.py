@@ -25,6 +25,9 @@ from typing import Any
 
 import pytest
 import trio
+from timing import scaled, wait_until
+from needs import needs_sandbox
+from paths import TEST_BOTS
 
 from protocol.messages import TimeControl
 from referee.errors import SandboxUnavailable
@@ -40,26 +43,22 @@ from referee.seats.cputime import ProcessTreeCpu
 from referee.seats.sandbox import SandboxLimits, limits_from_table, probe_host
 from referee.tournament.config import TOURNAMENT_SANDBOX
 
-ROOT = Path(__file__).resolve().parents[2]
-BOTS = ROOT / "tests" / "bots"
 GAME = get_game("chicago")
 RULES = build_rules(GAME, None, {"target_score": 10})
 TC = TimeControl(decision_ms=3000, startup_ms=10000)
 LIMITS = SandboxLimits(memory_mb=256, processes=32, cpu_s=60, file_size_mb=1, open_files=64, scratch_mb=8)
-PROBLEMS = probe_host().problems() if Path("/proc/self/ns/pid").exists() else ["needs Linux /proc"]
-needs_sandbox = pytest.mark.skipif(bool(PROBLEMS), reason="cannot sandbox here: " + "; ".join(PROBLEMS))
 needs_freezer = pytest.mark.skipif("freezer" not in probe_host().cgroups.usable,
                                    reason="no cgroup freezer the referee can use (needs root and cgroups)")
 
 
 def bot(name: str, *options: str, label: str | None = None) -> Any:
-    return resolve_command([str(BOTS / f"{name}.py"), f"refmark-{uuid.uuid4().hex}", *options], name=label or name)
+    return resolve_command([str(TEST_BOTS / f"{name}.py"), f"refmark-{uuid.uuid4().hex}", *options], name=label or name)
 
 
 async def play(tmp_path: Path, bots: list[Any], sandbox: SandboxLimits | None = None, games: int = 1) -> MatchResult:
     config = MatchConfig(game=GAME, rules=RULES, bots=bots, games=games, seed=5, time_control=TC,
                          log_dir=tmp_path / "logs", sandbox=sandbox)
-    with trio.fail_after(240):
+    with trio.fail_after(scaled(240)):
         return await run_match(config)
 
 
@@ -153,13 +152,13 @@ def test_a_process_tree_meter_counts_threads_and_live_children() -> None:
     proc = subprocess.Popen([sys.executable, "-S", "-c", code])
     try:
         meter = ProcessTreeCpu(proc.pid)
-        seen = []
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
+        seen: list[float] = []
+
+        def reading() -> bool:
             seen.append(meter.seconds())
-            if seen[-1] >= 0.7:
-                break
-            time.sleep(0.1)
+            return seen[-1] >= 0.7
+
+        wait_until(reading, 20, every=0.1)
         assert seen == sorted(seen)  # never goes back
         assert seen[-1] >= 0.7  # 0.3 s of CPU in the thread and 0.5 s in the child
     finally:
@@ -221,19 +220,15 @@ def test_a_frozen_group_uses_no_cpu_and_dies_when_killed(kind: str) -> None:
         meter = ProcessTreeCpu(proc.pid)
         time.sleep(0.2)
         group.freeze()
-        time.sleep(0.2)  # the kernel finishes freezing
-        assert group.freezer_state() == "frozen"
+        assert wait_until(lambda: group.freezer_state() == "frozen", 10)  # the kernel finishes freezing
         before = meter.seconds()
         time.sleep(0.5)
         assert meter.seconds() - before < 0.01
         group.thaw()
-        deadline = time.monotonic() + 20  # running again (however busy the machine is)
-        while meter.seconds() - before < 0.05 and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert meter.seconds() - before >= 0.05
+        assert wait_until(lambda: meter.seconds() - before >= 0.05, 20)  # running again, however busy the machine
         group.freeze()
         group.kill_all()
-        proc.wait(timeout=10)
+        proc.wait(timeout=scaled(10))
         assert proc.returncode == -signal.SIGKILL
     finally:
         if proc.poll() is None:
@@ -282,7 +277,7 @@ async def test_a_tournament_stores_cpu_time_beside_think_time(tmp_path: Path) ->
     from referee.tournament.schedule import schedule_for
     from referee.tournament.store import Store
 
-    burner, sleeper = BOTS / "cpu_user.py", BOTS / "cpu_user.py"
+    burner, sleeper = TEST_BOTS / "cpu_user.py", TEST_BOTS / "cpu_user.py"
     config = (f'seed = 3\nsandbox = false\ndeal_sets = 1\ntime_control = "decision=3s,startup=10s"\n'
               f'[rules]\noptions = {{ target_score = 10 }}\n'
               f'[[bots]]\nname = "burner"\ncommand = "{burner} m how=burn ms=30"\n'
@@ -295,7 +290,7 @@ async def test_a_tournament_stores_cpu_time_beside_think_time(tmp_path: Path) ->
         prepare_store(t, store, schedule)
         store.conn.execute("ALTER TABLE game_seats DROP COLUMN cpu_ms")  # as a database made before them
         store.conn.execute("ALTER TABLE game_seats DROP COLUMN asked")
-        with trio.fail_after(240):
+        with trio.fail_after(scaled(240)):
             outcome = await TournamentRunner(t, store, schedule, log_dir=tmp_path / "logs", concurrency=1).run()
         assert outcome.status == "completed"
     finally:

@@ -13,24 +13,29 @@ import uuid
 from pathlib import Path
 
 import pytest
-from proctools import alive, procs_with
+from needs import needs_proc
+from paths import ROOT, TEST_BOTS
+from proctools import alive, proc_state, procs_with
+from timing import scaled, wait_until
 
 from referee.seats.guardian import Guardian
 
-pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")
+pytestmark = needs_proc
 
-ROOT = Path(__file__).resolve().parents[2]
-BOTS = ROOT / "tests" / "bots"
 SLEEPER = "import time\nwhile True: time.sleep(60)"
 
 
-def wait_until(predicate, within: float = 10.0) -> bool:
-    deadline = time.monotonic() + within
-    while not predicate():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
+def guardian_of(referee: int) -> int | None:
+    """The guardian a referee process started: its child, whose last argument is the referee's pid."""
+    for pid in procs_with(str(referee)):
+        state = proc_state(pid)
+        try:
+            last = Path(f"/proc/{pid}/cmdline").read_bytes().rstrip(b"\0").rsplit(b"\0", 1)[-1]
+        except OSError:
+            continue
+        if state is not None and state[1] == referee and last == str(referee).encode() and pid != referee:
+            return pid
+    return None
 
 
 def unrelated_group(marker: str) -> subprocess.Popen[bytes]:
@@ -42,7 +47,7 @@ def unrelated_group(marker: str) -> subprocess.Popen[bytes]:
 def stop(proc: subprocess.Popen[bytes]) -> None:
     if proc.poll() is None:
         proc.kill()
-    proc.wait(5)
+    proc.wait(scaled(5))
 
 
 def test_only_groups_of_its_own_referee_are_killed() -> None:
@@ -65,10 +70,12 @@ def test_only_groups_of_its_own_referee_are_killed() -> None:
         guardian.watch(ours.pid)
         guardian.watch(released.pid)
         guardian.release(released.pid)
+        watcher = guardian.pid
+        assert watcher is not None
         guardian.close()  # end of input, as when the referee dies
-        assert wait_until(lambda: ours.poll() is not None), "the registered group must be killed"
+        assert wait_until(lambda: ours.poll() is not None, 10), "the registered group must be killed"
         assert ours.returncode == -signal.SIGKILL
-        time.sleep(0.3)
+        assert wait_until(lambda: not alive(watcher), 10)  # the guardian is done: it killed all it will
         assert alive(grandchild), "a group whose leader is not the referee's child must survive"
         assert released.poll() is None, "a released group must survive"
     finally:
@@ -88,11 +95,11 @@ def test_a_new_guardian_learns_the_groups_of_one_that_was_killed() -> None:
         old = guardian.pid
         assert old is not None
         os.kill(old, signal.SIGKILL)  # what a bot of the same user could do without a sandbox
-        assert wait_until(lambda: not alive(old))
+        assert wait_until(lambda: not alive(old), 10)
         guardian.watch(second.pid)  # starts a new guardian, which hears of the first group too
         assert guardian.pid not in (None, old)
         guardian.close()
-        assert wait_until(lambda: first.poll() is not None and second.poll() is not None)
+        assert wait_until(lambda: first.poll() is not None and second.poll() is not None, 10)
     finally:
         for p in (first, second):
             stop(p)
@@ -115,15 +122,15 @@ def test_a_bot_cannot_make_the_guardian_kill_an_unrelated_group(tmp_path: Path) 
     marker = f"guardtest-{uuid.uuid4().hex}"
     victim = unrelated_group(marker)
     report = tmp_path / "report.txt"
-    steerer = f"{BOTS / 'guardian_steerer.py'} {marker} target={victim.pid} report={report}"
-    honest = f"{BOTS / 'immortal.py'} {marker}"
+    steerer = f"{TEST_BOTS / 'guardian_steerer.py'} {marker} target={victim.pid} report={report}"
+    honest = f"{TEST_BOTS / 'immortal.py'} {marker}"
     err = tmp_path.joinpath("err").open("wb")
     referee = subprocess.Popen(
         [sys.executable, "-m", "referee.cli", "match", steerer, honest, "--games", "500",
          "--rule", "target_score=52", "-t", "decision=2s,startup=10s", "--seed", "1"],
         cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
     try:
-        assert wait_until(lambda: "done" in (report.read_text() if report.exists() else ""), within=20), \
+        assert wait_until(lambda: "done" in (report.read_text() if report.exists() else ""), 20), \
             tmp_path.joinpath("err").read_text()
         attempts = report.read_text()
         assert "guardian: None" not in attempts, attempts
@@ -135,13 +142,15 @@ def test_a_bot_cannot_make_the_guardian_kill_an_unrelated_group(tmp_path: Path) 
         def bots_now() -> list[int]:
             return [p for p in procs_with(marker) if p not in (referee.pid, victim.pid)]
 
-        assert wait_until(lambda: len(bots_now()) == 2, within=20), attempts  # both bots are running
+        assert wait_until(lambda: len(bots_now()) == 2, 20), attempts  # both bots are running
         bots = bots_now()
+        watcher = guardian_of(referee.pid)
+        assert watcher is not None
         time.sleep(0.3)  # mid-match; the guardian has read whatever got through
         referee.send_signal(signal.SIGKILL)
-        referee.wait(5)
-        assert wait_until(lambda: not [p for p in bots if alive(p)]), "the bots must die with the referee"
-        time.sleep(0.3)
+        referee.wait(scaled(5))
+        assert wait_until(lambda: not [p for p in bots if alive(p)], 10), "the bots must die with the referee"
+        assert wait_until(lambda: not alive(watcher), 10)  # the guardian is done: it killed all it will
         assert victim.poll() is None, f"the unrelated group was killed; the bot tried:\n{attempts}"
     finally:
         stop(referee)
@@ -204,8 +213,8 @@ def test_a_dead_referees_cgroups_and_folders_go_with_it_a_done_ones_stay(tmp_pat
         assert group.is_dir() and folder.is_dir() and alive(inside)
         if mode == "dead":
             referee.send_signal(signal.SIGKILL)
-            referee.wait(5)
-            assert wait_until(lambda: not group.exists() and not folder.exists() and not alive(inside), within=20)
+            referee.wait(scaled(5))
+            assert wait_until(lambda: not group.exists() and not folder.exists() and not alive(inside), 20)
         else:
             assert group.is_dir() and folder.is_dir() and alive(inside)
     finally:
@@ -213,8 +222,8 @@ def test_a_dead_referees_cgroups_and_folders_go_with_it_a_done_ones_stay(tmp_pat
         for pid in procs_with(marker):
             os.kill(pid, signal.SIGKILL)
         if group is not None:
-            assert wait_until(lambda: not alive(inside))
-            assert wait_until(lambda: not group.exists() or _removed(group))
+            assert wait_until(lambda: not alive(inside), 10)
+            assert wait_until(lambda: not group.exists() or _removed(group), 10)
 
 
 def _removed(path: Path) -> bool:
@@ -241,8 +250,8 @@ def test_a_later_referee_empties_and_removes_a_dead_referees_cgroups() -> None:
         (group / "cgroup.procs").write_text(str(left.pid))
         assert remove_stale(probe_host().cgroups) >= 1
         assert not group.exists()
-        assert left.wait(10) == -signal.SIGKILL
+        assert left.wait(scaled(10)) == -signal.SIGKILL
     finally:
         stop(left)
         if group.exists():
-            assert wait_until(lambda: _removed(group))
+            assert wait_until(lambda: _removed(group), 10)

@@ -10,9 +10,11 @@ import msgspec
 import pytest
 import trio
 import trio.testing
+from paths import DOCS
+from timing import scaled
 
 from protocol.common import MAX_NESTING, nests_deeper_than
-from protocol.messages import ActionReply, BotHello
+from protocol.messages import BotHello
 from referee.errors import ProtocolViolation
 from referee.play.replies import decode_hello, decode_reply
 from referee.seats.line_reader import LINES_WITHOUT_YIELD, LineReader
@@ -98,7 +100,7 @@ async def test_ready_lines_takes_what_was_written_without_waiting() -> None:
         assert reader.ready_lines(65536, 1) == [b'{"early":1}']  # at most max_lines taken
         assert reader.ready_lines(65536, 10) == [b'{"early":2}']
         os.write(w, b"ial\n")
-        with trio.fail_after(5):
+        with trio.fail_after(scaled(5)):
             assert await reader.receive_line() == b"partial"  # the unfinished line was kept
     finally:
         os.close(w)
@@ -168,9 +170,7 @@ def test_a_failure_message_quoting_the_bot_is_cut() -> None:
 def test_the_message_table_of_protocol_md_is_what_the_referee_says() -> None:
     """docs/protocol.md §9 quotes a message per kind of bad line: each is the
     one the referee gives for the line beside it (where that line is whole)."""
-    from pathlib import Path
-
-    doc = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text()
+    doc = (DOCS / "protocol.md").read_text()
     table = doc.split("**What the messages say.**", 1)[1].split("\n\n", 2)[1]
     checked = 0
     for row in table.splitlines()[2:]:

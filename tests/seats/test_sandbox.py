@@ -29,7 +29,10 @@ from typing import Any
 
 import pytest
 import trio
+from needs import needs_sandbox
+from paths import RANDOM_BOT, ROOT, TEST_BOTS
 from proctools import procs_with
+from timing import await_until, scaled
 
 import referee
 from protocol.messages import TimeControl
@@ -51,16 +54,11 @@ from referee.seats.sandbox import (
     probe_host,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
-BOTS = ROOT / "tests" / "bots"
-RANDOM_BOT = ROOT / "sample_bots" / "python" / "random_bot.py"
 GAME = get_game("chicago")
 RULES = build_rules(GAME, None, {"target_score": 10})
 TC = TimeControl(decision_ms=1000, startup_ms=10000)
 LIMITS = SandboxLimits(memory_mb=128, processes=16, cpu_s=3, file_size_mb=1, open_files=64, scratch_mb=8)
-PROBLEMS = probe_host().problems() if Path("/proc/self/ns/pid").exists() else ["needs Linux /proc"]
-needs_sandbox = pytest.mark.skipif(bool(PROBLEMS), reason="cannot sandbox here: " + "; ".join(PROBLEMS))
-MATCH_BOUND_S = 90.0
+MATCH_BOUND_S = scaled(90.0)
 
 
 # ------------------------------------------------------------------ helpers
@@ -70,6 +68,14 @@ def pid_namespace(pid: int) -> str | None:
     try:
         return os.readlink(f"/proc/{pid}/ns/pid")
     except OSError:
+        return None
+
+
+def session_of(pid: int) -> int | None:
+    """The session a process is in (a daemon has one of its own), or None once it is gone."""
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[3])
+    except (OSError, IndexError, ValueError):
         return None
 
 
@@ -104,9 +110,7 @@ def seat_uid_procs() -> list[int]:
 
 
 async def wait_empty(fn: Any, within: float = 5.0) -> list[int]:
-    with trio.move_on_after(within):
-        while fn():
-            await trio.sleep(0.05)
+    await await_until(lambda: not fn(), within)
     return fn()
 
 
@@ -121,7 +125,7 @@ async def watch_namespaces(marker: str, seen: set[str]) -> None:
 
 
 def hostile(name: str, marker: str, *options: str) -> BotSpec:
-    return resolve_command([str(BOTS / f"hostile_{name}.py"), marker, *options], name="hostile")
+    return resolve_command([str(TEST_BOTS / f"hostile_{name}.py"), marker, *options], name="hostile")
 
 
 class Outcome:
@@ -269,7 +273,7 @@ async def test_a_snooping_bot_sees_only_itself(tmp_path: Path, monkeypatch: pyte
         if os.geteuid() == 0:
             assert rep["uid"] != 0
     assert secret not in out.stderr
-    assert not any(p.exists() for p in planted) and not (BOTS / "planted.txt").exists()
+    assert not any(p.exists() for p in planted) and not (TEST_BOTS / "planted.txt").exists()
     lines = first_log.read_text().splitlines()  # intact: every line a record, the header first
     assert [json.loads(line)["type"] for line in lines][::len(lines) - 1] == ["header", "result"]
     assert GUARDIAN._proc is None or GUARDIAN._proc.poll() is None  # noqa: SLF001 - still alive
@@ -304,7 +308,7 @@ def _copy_for_nobody(dest: Path) -> tuple[Path, Path]:
     bots = dest / "bots"
     bots.mkdir()
     for name in ("_botlib.py", "hostile_fork_bomb.py"):
-        shutil.copy(BOTS / name, bots / name)
+        shutil.copy(TEST_BOTS / name, bots / name)
     shutil.copy(RANDOM_BOT, bots / "random_bot.py")
     for path in [dest, *dest.rglob("*")]:
         path.chmod(0o755 if path.is_dir() else 0o644)
@@ -424,19 +428,25 @@ async def test_nothing_survives_a_referee_killed_mid_match(tmp_path: Path) -> No
     marker = f"refmark-{uuid.uuid4().hex}"
     script = tmp_path / "referee_match.py"
     script.write_text(REFEREE_MATCH)
-    proc = subprocess.Popen([sys.executable, str(script), str(BOTS / "hostile_escapes.py"), str(RANDOM_BOT), marker],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=str(ROOT))
+    proc = subprocess.Popen([sys.executable, str(script), str(TEST_BOTS / "hostile_escapes.py"), str(RANDOM_BOT),
+                             marker], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=str(ROOT))
     seen: set[str] = set()
+
+    def sandboxes_up() -> bool:
+        for pid in procs_with(marker):
+            ns = pid_namespace(pid)
+            if ns is not None and ns != pid_namespace(os.getpid()):
+                seen.add(ns)
+        return len(seen) == 2
+
+    def daemon_out() -> bool:
+        # Sessions of the marked processes: the referee's (the test's), each
+        # sandbox's own, and the daemon's, which it made for itself.
+        return len({session_of(pid) for pid in procs_with(marker)} - {None}) >= 4
+
     try:
-        with trio.move_on_after(30):
-            while len(seen) < 2:  # both bots' sandboxes are up
-                for pid in procs_with(marker):
-                    ns = pid_namespace(pid)
-                    if ns is not None and ns != pid_namespace(os.getpid()):
-                        seen.add(ns)
-                await trio.sleep(0.05)
-        assert len(seen) == 2, "the sandboxed bots never started"
-        await trio.sleep(0.5)  # the daemon is out on its own by now
+        assert await await_until(sandboxes_up, 30), "the sandboxed bots never started"
+        assert await await_until(daemon_out, 30), "the hostile bot's daemon never left its session"
     finally:
         proc.kill()  # SIGKILL: the referee cannot clean up; its guardian must
         proc.wait()

@@ -16,13 +16,15 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 import uuid
 from pathlib import Path
 
 import pytest
 import trio
+from needs import SANDBOX_PROBLEMS, needs_sandbox
+from paths import FIRST_LEGAL_BOT, ROOT, TEST_BOTS
 from proctools import procs_with, wait_no_procs
+from timing import scaled, wait_until
 
 from protocol.messages import TimeControl
 from referee.errors import SandboxUnavailable
@@ -32,22 +34,17 @@ from referee.play.match import MatchConfig, run_match
 from referee.play.session import stderr_path
 from referee.seats.sandbox import folder as bot_folder
 from referee.seats.bot_command import resolve_command
-from referee.seats.sandbox import SandboxLimits, probe_host
+from referee.seats.sandbox import SandboxLimits
 from referee.seats.sandbox.files import stage
 
-ROOT = Path(__file__).resolve().parents[2]
-BOTS = ROOT / "tests" / "bots"
-FIRST = ROOT / "sample_bots" / "python" / "first_legal_bot.py"
 GAME = get_game("chicago")
 RULES = build_rules(GAME, None, {"target_score": 10})
 TC = TimeControl(decision_ms=2000, startup_ms=10000)
 LIMITS = SandboxLimits(memory_mb=256, processes=16, cpu_s=60, file_size_mb=1, open_files=64, scratch_mb=8)
-PROBLEMS = probe_host().problems() if Path("/proc/self/ns/pid").exists() else ["needs Linux /proc"]
-needs_sandbox = pytest.mark.skipif(bool(PROBLEMS), reason="cannot sandbox here: " + "; ".join(PROBLEMS))
 needs_root_sandbox = pytest.mark.skipif(
-    bool(PROBLEMS) or os.geteuid() != 0,
-    reason="needs a sandbox as root (a uid per seat): " + ("; ".join(PROBLEMS) or "not root"))
-BOUND_S = 120.0
+    bool(SANDBOX_PROBLEMS) or os.geteuid() != 0,
+    reason="needs a sandbox as root (a uid per seat): " + ("; ".join(SANDBOX_PROBLEMS) or "not root"))
+BOUND_S = scaled(120.0)
 
 
 def private_bot(tmp_path: Path) -> Path:
@@ -57,7 +54,7 @@ def private_bot(tmp_path: Path) -> Path:
     folder.mkdir(parents=True)
     home.chmod(0o700)
     for name in ("det_bot.py", "_botlib.py"):
-        shutil.copy(BOTS / name, folder / name)
+        shutil.copy(TEST_BOTS / name, folder / name)
     assert bot_folder.blocked_for_seats(folder) != ""
     return folder / "det_bot.py"
 
@@ -102,7 +99,7 @@ def test_a_private_bot_plays_from_the_command_line_and_its_copy_goes_with_the_re
     """Its copy is gone after a match that ends and after one stopped with Ctrl-C."""
     bot = private_bot(tmp_path)
     marker = f"copymark-{uuid.uuid4().hex}"
-    base = [sys.executable, "-m", "referee.cli", "match", f"{bot} {marker} salt=a", str(FIRST), "--seed", "4",
+    base = [sys.executable, "-m", "referee.cli", "match", f"{bot} {marker} salt=a", str(FIRST_LEGAL_BOT), "--seed", "4",
             "--rule", "target_score=10", "--sandbox", "--time-control", "decision=5s,startup=20s"]
     proc = subprocess.Popen([*base, "--games", "2", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, cwd=ROOT)
@@ -115,10 +112,8 @@ def test_a_private_bot_plays_from_the_command_line_and_its_copy_goes_with_the_re
     proc = subprocess.Popen([*base, "--games", "400"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             cwd=ROOT)
     try:
-        deadline = time.monotonic() + BOUND_S
-        while not (copies_of(proc.pid) and procs_with(marker)) and proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert copies_of(proc.pid) and procs_with(marker), "the bot never ran from its copy"
+        running = wait_until(lambda: proc.poll() is not None or (copies_of(proc.pid) and procs_with(marker)), 120)
+        assert running and proc.poll() is None, "the bot never ran from its copy"
         proc.send_signal(signal.SIGINT)  # Ctrl-C
         _, err = proc.communicate(timeout=BOUND_S)
     finally:
@@ -136,7 +131,7 @@ def test_a_private_folder_too_large_to_copy_is_refused_in_one_line(tmp_path: Pat
     bot = private_bot(tmp_path)
     (bot.parent / "weights.bin").write_bytes(b"\0" * 4096)
     monkeypatch.setattr(bot_folder, "MAX_COPY_BYTES", 2048)
-    bots = [resolve_command([str(bot)], name="big"), resolve_command([str(FIRST)], name="first")]
+    bots = [resolve_command([str(bot)], name="big"), resolve_command([str(FIRST_LEGAL_BOT)], name="first")]
     with pytest.raises(SandboxUnavailable) as caught:
         MatchConfig(game=GAME, rules=RULES, bots=bots, games=2, seed=1, sandbox=LIMITS)
     message = str(caught.value)
@@ -154,8 +149,8 @@ async def test_nothing_a_bot_can_read_names_its_real_folder_the_checkout_or_the_
     the mount table names the staging folder the copies live in (and /usr),
     nothing else of the host."""
     marker = f"pathmark-{uuid.uuid4().hex}"
-    spec = resolve_command([str(BOTS / "hostile_paths.py"), marker], name="paths")
-    opponent = resolve_command([str(FIRST)], name="first")
+    spec = resolve_command([str(TEST_BOTS / "hostile_paths.py"), marker], name="paths")
+    opponent = resolve_command([str(FIRST_LEGAL_BOT)], name="first")
     logs = tmp_path / "logs"
     config = MatchConfig(game=GAME, rules=RULES, bots=[spec, opponent], games=2, seed=5, time_control=TC,
                          sandbox=LIMITS, log_dir=logs)
@@ -169,7 +164,7 @@ async def test_nothing_a_bot_can_read_names_its_real_folder_the_checkout_or_the_
         reports += [json.loads(line[7:]) for line in lines if line.startswith("REPORT {")]
     assert reports
     staging = str(stage())
-    host_paths = [str(ROOT), str(BOTS), str(tmp_path), staging, sys.prefix, tempfile.gettempdir() + "/"]
+    host_paths = [str(ROOT), str(TEST_BOTS), str(tmp_path), staging, sys.prefix, tempfile.gettempdir() + "/"]
     for rep in reports:
         for key, value in rep.items():
             text = json.dumps(value)

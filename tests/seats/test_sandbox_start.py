@@ -19,13 +19,14 @@ import dataclasses
 import json
 import os
 import subprocess
-import time
 import uuid
-from pathlib import Path
 
 import pytest
 import trio
-from proctools import procs_with
+from needs import SANDBOX_PROBLEMS, needs_sandbox
+from paths import FIRST_LEGAL_BOT, TEST_BOTS
+from proctools import procs_with, wait_no_procs
+from timing import scaled
 
 from referee.errors import SandboxUnavailable
 from referee.seats import bot_process
@@ -35,20 +36,18 @@ from referee.seats.bot_process import start_bot
 from referee.seats.cgroups import BotCgroup
 from referee.seats.sandbox import SandboxLimits, forbidden_paths, plan, probe_host
 
-ROOT = Path(__file__).resolve().parents[2]
-BOT = ROOT / "tests" / "bots" / "first_instruction.py"
-PROBLEMS = probe_host().problems() if Path("/proc/self/ns/pid").exists() else ["needs Linux /proc"]
-USABLE = probe_host().cgroups.usable if not PROBLEMS else ()
+BOT = TEST_BOTS / "first_instruction.py"
+USABLE = probe_host().cgroups.usable if not SANDBOX_PROBLEMS else ()
 needs_pids_group = pytest.mark.skipif(
     "pids" not in USABLE, reason="needs a sandbox with a pids cgroup (root, cgroups): "
-    + ("; ".join(PROBLEMS) or "no pids controller the referee may use"))
+    + ("; ".join(SANDBOX_PROBLEMS) or "no pids controller the referee may use"))
 needs_v2_freezer = pytest.mark.skipif(
     "pids" not in USABLE or not probe_host().cgroups.freezer_v2,
     reason="needs the cgroup v2 freezer next to a pids cgroup (freeze_idle entered behind the gate)")
 PROCESSES = 8
 LIMITS = SandboxLimits(memory_mb=128, processes=PROCESSES, cpu_s=5, file_size_mb=1, open_files=32, scratch_mb=4)
 FREEZING = dataclasses.replace(LIMITS, freeze_idle=True)
-BOUND_S = 60.0
+BOUND_S = scaled(60.0)  # any one start, or any one wait for a process to end
 
 
 def first_report(limits: SandboxLimits) -> tuple[dict, list[int], int]:
@@ -71,10 +70,7 @@ def first_report(limits: SandboxLimits) -> tuple[dict, list[int], int]:
         return report, inside, refused
 
     result = trio.run(run)
-    deadline = time.monotonic() + 10
-    while procs_with(marker) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert procs_with(marker) == []
+    assert wait_no_procs(marker, within=10) == []
     return result
 
 
@@ -173,7 +169,7 @@ def test_a_failed_move_behind_the_gate_stops_the_start_before_the_bot(monkeypatc
     assert procs_with(marker) == [] and made[0].uid is None
 
 
-@pytest.mark.skipif(bool(PROBLEMS), reason="needs a sandbox: " + "; ".join(PROBLEMS))
+@needs_sandbox
 @pytest.mark.parametrize("limits", [LIMITS, FREEZING], ids=["gate", "gate-after-v2-groups"])
 def test_a_gate_left_shut_makes_bubblewrap_exit_before_the_bot_runs(limits: SandboxLimits) -> None:
     """A referee that dies before it opens the gate closes its descriptors.
@@ -205,14 +201,14 @@ def test_a_gate_left_shut_makes_bubblewrap_exit_before_the_bot_runs(limits: Sand
         box.sweep()
 
 
-@pytest.mark.skipif(bool(PROBLEMS), reason="cannot sandbox here: " + "; ".join(PROBLEMS))
+@needs_sandbox
 def test_bench_sandbox_pairs_each_sandboxed_start_with_an_unsandboxed_one() -> None:
     """`bench --sandbox`'s added start-up is the median of paired differences
     (a sandboxed start minus the unsandboxed one next to it), not a
     difference of two medians taken at different moments."""
     from referee.play.bench import run_sandbox_bench
 
-    spec = resolve_command(str(ROOT / "sample_bots" / "python" / "first_legal_bot.py"))
+    spec = resolve_command(str(FIRST_LEGAL_BOT))
     res = trio.run(lambda: run_sandbox_bench(spec, rounds=1, games_per_round=1, starts=5))
     assert len(res.plain_start_ms) == len(res.sandboxed_start_ms) == 5
     diffs = sorted(s - p for s, p in zip(res.sandboxed_start_ms, res.plain_start_ms))
@@ -223,7 +219,7 @@ def test_bench_sandbox_pairs_each_sandboxed_start_with_an_unsandboxed_one() -> N
     assert all(load >= 0 for load in res.load) and res.decisions > 0
 
 
-@pytest.mark.skipif(bool(PROBLEMS), reason="needs a sandbox: " + "; ".join(PROBLEMS))
+@needs_sandbox
 @pytest.mark.parametrize("word", ["python", "python3"])
 def test_a_bot_named_as_python_and_its_script_runs_sandboxed(word: str) -> None:
     """`python bot.py` as a bot's command: the sandbox's PATH has no `python`

@@ -10,6 +10,9 @@ from pathlib import Path
 
 import pytest
 import trio
+from needs import needs_sandbox
+from paths import FIRST_LEGAL_BOT, RANDOM_BOT, ROOT, TEST_BOTS
+from timing import scaled
 from typer.testing import CliRunner
 
 from protocol.messages import TimeControl
@@ -29,12 +32,7 @@ from referee.tournament.run import TournamentRunner, prepare_store
 from referee.tournament.schedule import schedule_for
 from referee.tournament.store import Store
 
-ROOT = Path(__file__).resolve().parents[2]
-BOTS = ROOT / "tests" / "bots"
-RANDOM = ROOT / "sample_bots" / "python" / "random_bot.py"
-FIRST = ROOT / "sample_bots" / "python" / "first_legal_bot.py"
-PROBLEMS = probe_host().problems()
-needs_sandbox = pytest.mark.skipif(bool(PROBLEMS), reason="cannot sandbox here: " + "; ".join(PROBLEMS))
+RANDOM = RANDOM_BOT
 runner = CliRunner()
 
 
@@ -49,7 +47,7 @@ def without_bubblewrap(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_match_sandbox_refuses_in_one_line_without_bubblewrap(monkeypatch: pytest.MonkeyPatch) -> None:
     without_bubblewrap(monkeypatch)
-    res = runner.invoke(app, ["match", str(RANDOM), str(FIRST), "--games", "2", "--sandbox"])
+    res = runner.invoke(app, ["match", str(RANDOM), str(FIRST_LEGAL_BOT), "--games", "2", "--sandbox"])
     assert res.exit_code == 2
     assert "cannot sandbox bots on this machine: bubblewrap (bwrap) is not installed" in res.output
     assert "Traceback" not in res.output
@@ -58,9 +56,10 @@ def test_match_sandbox_refuses_in_one_line_without_bubblewrap(monkeypatch: pytes
 
 
 def test_sandbox_limits_need_the_sandbox_and_name_bad_values() -> None:
-    res = runner.invoke(app, ["match", str(RANDOM), str(FIRST), "--sandbox-limits", "memory=1G"])
+    res = runner.invoke(app, ["match", str(RANDOM), str(FIRST_LEGAL_BOT), "--sandbox-limits", "memory=1G"])
     assert res.exit_code == 2 and "needs --sandbox" in res.output
-    res = runner.invoke(app, ["match", str(RANDOM), str(FIRST), "--sandbox", "--sandbox-limits", "memory=much"])
+    res = runner.invoke(app, ["match", str(RANDOM), str(FIRST_LEGAL_BOT), "--sandbox",
+                              "--sandbox-limits", "memory=much"])
     assert res.exit_code == 2 and "sandbox memory: 'much' is not a positive size" in res.output
 
 
@@ -85,7 +84,7 @@ def test_doctor_reports_what_the_machine_provides() -> None:
 
 @needs_sandbox
 def test_match_and_check_run_sandboxed_from_the_command_line(tmp_path: Path) -> None:
-    res = runner.invoke(app, ["match", str(RANDOM), str(FIRST), "--games", "2", "--seed", "4", "--rule",
+    res = runner.invoke(app, ["match", str(RANDOM), str(FIRST_LEGAL_BOT), "--games", "2", "--seed", "4", "--rule",
                               "target_score=10", "--sandbox", "--sandbox-limits", "memory=256M,processes=16",
                               "--log-dir", str(tmp_path), "--json"])
     assert res.exit_code == 0, res.output
@@ -100,7 +99,7 @@ def test_match_and_check_run_sandboxed_from_the_command_line(tmp_path: Path) -> 
 
 
 def test_an_unsandboxed_log_says_so_and_old_logs_still_read(tmp_path: Path) -> None:
-    res = runner.invoke(app, ["match", str(RANDOM), str(FIRST), "--games", "2", "--seed", "4", "--rule",
+    res = runner.invoke(app, ["match", str(RANDOM), str(FIRST_LEGAL_BOT), "--games", "2", "--seed", "4", "--rule",
                               "target_score=10", "--log-dir", str(tmp_path)])
     assert res.exit_code == 0, res.output
     log = tmp_path / "game-00001.jsonl"
@@ -116,7 +115,7 @@ def test_an_unsandboxed_log_says_so_and_old_logs_still_read(tmp_path: Path) -> N
 # ------------------------------------------------------------------ tournaments
 
 
-TWO_BOTS = f'[[bots]]\nname = "a"\ncommand = "{RANDOM}"\n[[bots]]\nname = "b"\ncommand = "{FIRST}"\n'
+TWO_BOTS = f'[[bots]]\nname = "a"\ncommand = "{RANDOM}"\n[[bots]]\nname = "b"\ncommand = "{FIRST_LEGAL_BOT}"\n'
 
 
 def test_tournament_sandbox_key_defaults_to_on() -> None:
@@ -147,14 +146,14 @@ def test_a_sandboxed_tournament_refuses_to_start_without_bubblewrap(tmp_path: Pa
 
 @needs_sandbox
 async def test_a_tournament_sandboxes_by_default_and_keeps_stderr(tmp_path: Path) -> None:
-    flood = BOTS / "stderr_flood.py"
+    flood = TEST_BOTS / "stderr_flood.py"
     text = ("seed = 5\ndeal_sets = 1\ntime_control = \"decision=2s,startup=10s\"\n[rules]\noptions = "
             f"{{ target_score = 10 }}\n[[bots]]\nname = \"flood\"\ncommand = \"{flood} bytes=1000\"\n"
-            f"[[bots]]\nname = \"first\"\ncommand = \"{FIRST}\"\n")
+            f"[[bots]]\nname = \"first\"\ncommand = \"{FIRST_LEGAL_BOT}\"\n")
     t = parse_config(text, tmp_path)
     store = Store.open(tmp_path / "t.db", create=True, lock=True)
     prepare_store(t, store, schedule_for(t))
-    with trio.fail_after(90):
+    with trio.fail_after(scaled(90)):
         outcome = await TournamentRunner(t, store, log_dir=tmp_path / "logs", concurrency=1).run()
     assert outcome.status == "completed"
     logs = sorted((tmp_path / "logs").glob("*.jsonl"))
@@ -173,13 +172,13 @@ async def test_a_tournament_sandboxes_by_default_and_keeps_stderr(tmp_path: Path
 
 
 async def test_each_games_stderr_is_kept_beside_its_log_and_bounded(tmp_path: Path) -> None:
-    flood = resolve_command([str(BOTS / "stderr_flood.py"), "bytes=300000"], name="flood")
-    first = resolve_command([str(FIRST)], name="first")
+    flood = resolve_command([str(TEST_BOTS / "stderr_flood.py"), "bytes=300000"], name="flood")
+    first = resolve_command([str(FIRST_LEGAL_BOT)], name="first")
     game = get_game("chicago")
     config = MatchConfig(game=game, rules=build_rules(game, None, {"target_score": 10}), bots=[flood, first],
                          games=2, seed=2, time_control=TimeControl(decision_ms=2000, startup_ms=10000),
                          log_dir=tmp_path)
-    with trio.fail_after(90):
+    with trio.fail_after(scaled(90)):
         result = await run_match(config)
     for rec in result.records:
         seat = rec.seat_names.index("flood")
@@ -192,13 +191,13 @@ async def test_each_games_stderr_is_kept_beside_its_log_and_bounded(tmp_path: Pa
 
 
 async def test_a_failure_report_names_the_file_that_keeps_the_bots_stderr(tmp_path: Path) -> None:
-    crasher = resolve_command([str(BOTS / "exit_mid_game.py"), "after=3"], name="crasher")
-    first = resolve_command([str(FIRST)], name="first")
+    crasher = resolve_command([str(TEST_BOTS / "exit_mid_game.py"), "after=3"], name="crasher")
+    first = resolve_command([str(FIRST_LEGAL_BOT)], name="first")
     game = get_game("chicago")
     config = MatchConfig(game=game, rules=build_rules(game, None, {"target_score": 10}), bots=[crasher, first],
                          games=2, seed=2, time_control=TimeControl(decision_ms=2000, startup_ms=10000),
                          log_dir=tmp_path)
-    with trio.fail_after(90):
+    with trio.fail_after(scaled(90)):
         result = await run_match(config)
     rec = result.records[0]
     seat = rec.seat_names.index("crasher")

@@ -20,6 +20,7 @@ import trio
 import trio.testing
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from timing import scaled
 
 from protocol.messages import TimeControl
 from referee.errors import BotCrashed, ProtocolViolation
@@ -101,7 +102,7 @@ async def test_empty_lines_are_lines() -> None:
 
 async def test_over_long_line_without_newline() -> None:
     r = reader_over([b"x" * 600, b"y" * 600], max_len=1000, eof=False)
-    with trio.fail_after(1):
+    with trio.fail_after(scaled(1)):
         with pytest.raises(ProtocolViolation) as info:
             await r.receive_line()
     assert info.value.reason == "line_too_long"
@@ -303,7 +304,7 @@ async def run_game(
     names = [f"bot{i}" for i in range(len(bots))]
     runner = GameRunner(spec, bots, names, GameLogWriter(log_path))  # type: ignore[arg-type]
     players = [PlayerInfo(seat=i, name=n, argv=["fake"]) for i, n in enumerate(names)]
-    with trio.fail_after(60):
+    with trio.fail_after(scaled(60)):
         return await runner.run(players, {})
 
 
@@ -585,7 +586,7 @@ async def test_bench_raw_stream_is_exactly_what_the_referee_sends(game_name: str
         spec = GameSpec(game=gdef, rules=rules, n_players=n, seed=seed, game_id=game_id,
                         time_control=tc, policy=FailurePolicy())
         runner = GameRunner(spec, bots, names, GameLogWriter(None))  # type: ignore[arg-type]
-        with trio.fail_after(600):
+        with trio.fail_after(scaled(600)):
             await runner.run([PlayerInfo(seat=i, name=m, argv=["fake"]) for i, m in enumerate(names)], {})
         sent = sorted(((seat, m) for seat, b in enumerate(bots) for m in b.of_type("request")),
                       key=lambda sm: sm[1]["id"])

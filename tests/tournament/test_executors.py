@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 from proctools import wait_no_procs
+from timing import scaled
 from typer.testing import CliRunner
 
 from tournament_runs import DET_BOT, check_games, header_worker, play, standings, write_config
@@ -51,7 +52,7 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
-    proc.wait(timeout=30)
+    proc.wait(timeout=scaled(30))
 
 
 @pytest.fixture
@@ -65,7 +66,7 @@ def dask_cluster(tmp_path: Path) -> Any:
     procs = [_start([str(DASK), "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
                      "--scheduler-file", str(sched_file)], folder / "scheduler.log")]
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + scaled(60)
         while not sched_file.exists() and time.monotonic() < deadline:
             time.sleep(0.1)
         assert sched_file.exists(), (folder / "scheduler.log").read_text()
@@ -77,7 +78,7 @@ def dask_cluster(tmp_path: Path) -> Any:
             procs.append(workers[name])
         client = distributed.Client(scheduler_file=str(sched_file), timeout="30s")
         try:
-            client.wait_for_workers(2, timeout=60)
+            client.wait_for_workers(2, timeout=scaled(60))
             address = client.scheduler.address
         finally:
             client.close()
@@ -106,7 +107,7 @@ async def test_a_cluster_that_loses_a_worker_mid_run_loses_and_doubles_nothing(
 
     outcome, _ = await play(t, tmp_path / "cluster.db", Placement(cluster=address), 6, on_game)
     assert killed_after and killed_after[0] < scheduled, "the worker was not killed mid-run"
-    assert workers["wA"].wait(timeout=30) == -signal.SIGKILL
+    assert workers["wA"].wait(timeout=scaled(30)) == -signal.SIGKILL
     assert outcome.status == "completed" and outcome.recorded == scheduled
     check_games(tmp_path / "cluster.db", scheduled)
     assert "wB" in header_worker(tmp_path / "cluster.db")

@@ -17,6 +17,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -24,7 +25,10 @@ from typing import Any
 
 import pytest
 import trio
+from needs import needs_sandbox
+from paths import ROOT, TEST_BOTS
 from proctools import alive, proc_state, procs_with, wait_no_procs
+from timing import scaled, wait_until
 from tournament_runs import check_games, header_worker, play, standings, write_config
 from typer.testing import CliRunner
 
@@ -41,8 +45,6 @@ from referee.tournament.run import TournamentRunner, prepare_store
 from referee.tournament.schedule import schedule_for
 from referee.tournament.store import Store
 
-ROOT = Path(__file__).resolve().parents[2]
-BOTS = ROOT / "tests" / "bots"
 FAKE_WORKER = Path(__file__).with_name("fake_pool_worker.py")
 cli = CliRunner()
 
@@ -146,8 +148,8 @@ async def test_a_game_that_kills_three_workers_is_given_up(tmp_path: Path) -> No
     config.write_text("\n".join([
         'name = "killer"', "seed = 5", "deal_sets = 1", "table_size = 2", "sandbox = false",
         'time_control = "decision=5s,startup=20s"', "[rules]", "options = { target_score = 20 }",
-        "[[bots]]", 'name = "killer"', f'command = "{BOTS / "worker_killer.py"} {marker}"',
-        "[[bots]]", 'name = "det"', f'command = "{BOTS / "det_bot.py"} {marker} salt=d"']) + "\n")
+        "[[bots]]", 'name = "killer"', f'command = "{TEST_BOTS / "worker_killer.py"} {marker}"',
+        "[[bots]]", 'name = "det"', f'command = "{TEST_BOTS / "det_bot.py"} {marker} salt=d"']) + "\n")
     t = load_config(config)
     message = await _given_up(t, tmp_path / "k.db", 2)
     assert message.count("killed by signal 9") == 3
@@ -159,7 +161,7 @@ async def test_a_game_that_kills_three_workers_is_given_up(tmp_path: Path) -> No
     assert wait_no_procs(marker, within=10.0) == []
 
 
-@pytest.mark.skipif(bool(probe_host().problems()), reason="the coordinator cannot sandbox here")
+@needs_sandbox
 def test_a_worker_that_cannot_sandbox_refuses_a_sandboxed_tournament(tmp_path: Path,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     marker = f"poolmark-{uuid.uuid4().hex}"
@@ -191,7 +193,7 @@ async def test_a_broken_worker_is_a_clear_error_not_a_hang(tmp_path: Path, monke
     t = load_config(write_config(tmp_path, marker, ["a", "b"], deal_sets=1))
     monkeypatch.setattr(pool_module, "WORKER_COMMAND", (sys.executable, str(FAKE_WORKER), mode))
     monkeypatch.setattr(pool_module, "START_LIMIT", 2.0)
-    with trio.fail_after(60):
+    with trio.fail_after(scaled(60)):
         with pytest.raises(BaseException) as caught:
             await play(t, tmp_path / "b.db", Placement(workers=1), 2)
     messages = cluster_errors(caught.value)
@@ -205,7 +207,7 @@ async def test_a_hung_worker_counts_as_lost_not_as_a_hang(tmp_path: Path, monkey
     t = load_config(write_config(tmp_path, marker, ["a", "b"], deal_sets=1))
     monkeypatch.setattr(pool_module, "WORKER_COMMAND", (sys.executable, str(FAKE_WORKER), "stall"))
     monkeypatch.setattr(pool_module, "SILENCE_LIMIT", 2.0)
-    with trio.fail_after(90):
+    with trio.fail_after(scaled(90)):
         message = await _given_up(t, tmp_path / "h.db", 1)
     assert message.count("sent nothing for 2 s (hung?) and was killed") == 3
     assert wait_no_procs(str(FAKE_WORKER)) == []
@@ -254,7 +256,7 @@ def test_a_worker_killed_with_its_process_group_leaves_no_sandbox_behind(tmp_pat
     since = int(Path(f"/proc/{proc.pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
     worker = 0
     try:
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + scaled(120)
         while time.monotonic() < deadline and proc.poll() is None:
             workers = pool_workers_left(marker)
             worker = workers[0] if workers else 0
@@ -264,7 +266,7 @@ def test_a_worker_killed_with_its_process_group_leaves_no_sandbox_behind(tmp_pat
         assert worker and _sandbox_leftovers(worker, since), "the worker never started a sandboxed bot"
         os.kill(proc.pid, signal.SIGSTOP)  # the coordinator: no replacement worker, no later referee
         os.killpg(worker, signal.SIGKILL)  # the worker's whole process group
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + scaled(30)
         while (_sandbox_leftovers(worker, since) or procs_with(marker)) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert _sandbox_leftovers(worker, since) == []
@@ -284,18 +286,18 @@ def test_a_killed_coordinator_leaves_no_worker_and_no_bot(tmp_path: Path) -> Non
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
                             start_new_session=True, env=env, cwd=ROOT)
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + scaled(60)
         while len(procs_with(marker)) < 4 and time.monotonic() < deadline:
             time.sleep(0.05)
         assert len(pool_workers_left(marker)) == 2, "the pool did not start"
         os.kill(proc.pid, signal.SIGKILL)  # the coordinator alone: its workers see their stdin close
-        proc.wait(timeout=30)
+        proc.wait(timeout=scaled(30))
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
     assert wait_no_procs(marker, within=15.0) == []
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + scaled(15)
     while pool_workers_left(marker) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert pool_workers_left(marker) == []
@@ -314,13 +316,13 @@ async def test_a_game_cancelled_at_the_coordinator_stops_on_its_worker(tmp_path:
     finally:
         store.close()
     async with open_pool(1) as pool:
-        with trio.move_on_after(30):
+        with trio.move_on_after(scaled(30)):
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(pool.play, job, None)
                 while len(procs_with(marker)) < 2:  # both bots are playing on the worker
                     await trio.sleep(0.05)
                 nursery.cancel_scope.cancel()
-        deadline = trio.current_time() + 10
+        deadline = trio.current_time() + scaled(10)
         while procs_with(marker) and trio.current_time() < deadline:
             await trio.sleep(0.05)
         assert procs_with(marker) == []  # the worker stopped the game, while it still runs
@@ -343,7 +345,7 @@ async def test_abort_leaves_no_worker_and_no_bot(tmp_path: Path) -> None:
                     await trio.sleep(0.05)
                 runner.abort()
             nursery.start_soon(abort_when_playing)
-            with trio.fail_after(120):
+            with trio.fail_after(scaled(120)):
                 outcome = await runner.run()
         assert outcome.status == "aborted"
         assert store.games() == [] and not list((tmp_path / "a-logs").glob("*.part"))
@@ -359,22 +361,27 @@ def test_ctrl_c_twice_stops_the_cli_and_leaves_no_process(tmp_path: Path) -> Non
     cmd = [sys.executable, "-m", "referee.cli", "tournament", str(config), "--db", str(tmp_path / "i.db"),
            "--workers", "2", "-j", "4"]
     env = {**os.environ, "CHICAGO_TEST_MARK": marker}  # the pool workers inherit it: found by environ below
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                            start_new_session=True, env=env, cwd=ROOT)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                            start_new_session=True, env=env, cwd=ROOT, text=True)
+    said: list[str] = []
+    assert proc.stderr is not None
+    reader = threading.Thread(target=lambda: said.extend(proc.stderr or ()), daemon=True)
+    reader.start()
     try:
-        deadline = time.monotonic() + 60
-        while len(procs_with(marker)) < 4 and time.monotonic() < deadline:  # 4 games' bots are playing
-            time.sleep(0.05)
+        wait_until(lambda: len(procs_with(marker)) >= 4, 60)  # 4 games' bots are playing
         assert len(pool_workers_left(marker)) == 2, "the pool did not start"
         os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the foreground process group
-        time.sleep(0.3)
+        # Trio merges a signal that comes again before the first was read: the
+        # second Ctrl-C goes once the first has been heard.
+        assert wait_until(lambda: any("stopping:" in line for line in said), 60), "".join(said)
         os.killpg(proc.pid, signal.SIGINT)
-        _, stderr = proc.communicate(timeout=60)
+        proc.wait(timeout=scaled(60))
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-    text = stderr.decode()
+    reader.join(timeout=scaled(10))
+    text = "".join(said)
     assert "aborting" in text and "Traceback" not in text, text
     assert wait_no_procs(marker, within=10.0) == []
     assert pool_workers_left(marker) == []

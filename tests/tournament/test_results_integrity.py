@@ -18,7 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from needs import needs_proc
+from paths import FIRST_LEGAL_BOT, ROOT, TEST_BOTS
 from proctools import wait_no_procs
+from timing import scaled
 from typer.testing import CliRunner
 
 from referee.cli import app
@@ -30,13 +33,10 @@ from referee.tournament.standings import from_store
 from referee.tournament.standings_export import to_dict
 from referee.tournament.store import Store
 
-pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")
+pytestmark = needs_proc
 
-ROOT = Path(__file__).resolve().parents[2]
-FIRST = ROOT / "sample_bots" / "python" / "first_legal_bot.py"
 GREEDY = "greedy"  # the built-in bot
-BOTS = ROOT / "tests" / "bots"
-RUN_BOUND_S = 240  # a generous outer bound for one small tournament on a busy machine
+RUN_BOUND_S = scaled(240)  # a generous outer bound for one small tournament on a busy machine
 cli = CliRunner()
 
 
@@ -80,7 +80,7 @@ def one_error_line(stderr: str, *needles: str) -> str:
 def finished(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """A completed two-bot tournament whose seed the referee drew itself."""
     folder = tmp_path_factory.mktemp("sealed")
-    config = write_config(folder, [("first", str(FIRST)), ("greedy", str(GREEDY))], deal_sets=2)
+    config = write_config(folder, [("first", str(FIRST_LEGAL_BOT)), ("greedy", str(GREEDY))], deal_sets=2)
     db = folder / "out" / "t.db"
     res = tournament(config, db)
     assert res.returncode == 0, res.stderr
@@ -125,7 +125,7 @@ def test_the_seed_is_committed_at_the_start_and_revealed_at_the_end(finished: di
     page = finished["folder"] / "report.html"
     assert cli.invoke(app, ["standings", str(db), "--html", str(page)]).exit_code == 0
     assert f"seed {sealed.seed}, salt {sealed.salt}" in page.read_text()
-    assert wait_no_procs(str(FIRST)) == []
+    assert wait_no_procs(str(FIRST_LEGAL_BOT)) == []
 
 
 def test_verify_db_passes_on_an_untouched_tournament(finished: dict[str, Any]) -> None:
@@ -136,7 +136,7 @@ def test_verify_db_passes_on_an_untouched_tournament(finished: dict[str, Any]) -
 
 
 def test_nothing_is_revealed_before_the_tournament_completes(tmp_path: Path) -> None:
-    config = write_config(tmp_path, [("first", str(FIRST)), ("greedy", str(GREEDY))])
+    config = write_config(tmp_path, [("first", str(FIRST_LEGAL_BOT)), ("greedy", str(GREEDY))])
     t = load_config(config)
     db = tmp_path / "t.db"
     with Store.open(db, create=True, lock=True) as store:
@@ -152,7 +152,7 @@ def test_nothing_is_revealed_before_the_tournament_completes(tmp_path: Path) -> 
 
 
 def test_a_config_seed_is_committed_and_named_as_known(tmp_path: Path) -> None:
-    config = write_config(tmp_path, [("first", str(FIRST)), ("greedy", str(GREEDY))], seed=4242)
+    config = write_config(tmp_path, [("first", str(FIRST_LEGAL_BOT)), ("greedy", str(GREEDY))], seed=4242)
     res = tournament(config, tmp_path / "t.db")
     assert res.returncode == 0, res.stderr
     assert "taken from the config (known to whoever wrote it" in res.stderr
@@ -164,7 +164,7 @@ def test_a_config_seed_is_committed_and_named_as_known(tmp_path: Path) -> None:
 
 def test_a_revealed_tournament_takes_no_new_games(finished: dict[str, Any], tmp_path: Path) -> None:
     db = copy_of(finished, tmp_path)
-    config = write_config(tmp_path, [("first", str(FIRST)), ("greedy", str(GREEDY))], deal_sets=3)
+    config = write_config(tmp_path, [("first", str(FIRST_LEGAL_BOT)), ("greedy", str(GREEDY))], deal_sets=3)
     res = tournament(config, db)
     assert res.returncode == 2
     one_error_line(res.stderr, str(db), "revealed its seed", "another --db")
@@ -249,8 +249,8 @@ def test_verify_db_reports_a_revealed_seed_that_breaks_the_commitment(finished: 
 def test_a_bot_that_tampers_with_the_database_makes_the_run_fail(mode: str, needle: str, tmp_path: Path) -> None:
     db = tmp_path / "t.db"
     done = tmp_path / "done"
-    tamperer = f"{BOTS / 'db_tamperer.py'} {tmp_path.name} db={db} mode={mode} done={done}"
-    config = write_config(tmp_path, [("first", str(FIRST)), ("tamperer", tamperer)])
+    tamperer = f"{TEST_BOTS / 'db_tamperer.py'} {tmp_path.name} db={db} mode={mode} done={done}"
+    config = write_config(tmp_path, [("first", str(FIRST_LEGAL_BOT)), ("tamperer", tamperer)])
     res = tournament(config, db)
     assert done.read_text() == mode, res.stderr
     assert res.returncode == 2, res.stdout + res.stderr
@@ -306,7 +306,7 @@ def test_a_damaged_database_is_one_line_in_every_command(damage: str, needle: st
         _sql(db, "UPDATE tournament SET definition = '{\"game\": '")
     for args in (["standings", str(db)], ["verify", "--db", str(db)]):
         res = subprocess.run([sys.executable, "-m", "referee.cli", *args], cwd=ROOT, capture_output=True, text=True,
-                             timeout=60)
+                             timeout=scaled(60))
         assert res.returncode == 2, (args, res.stdout, res.stderr)
         one_error_line(res.stderr, str(db), needle)
     res = tournament(finished["config"], db)
@@ -322,7 +322,7 @@ def test_a_damaged_database_is_one_line_in_every_command(damage: str, needle: st
 
 @pytest.mark.parametrize("seats", [2, 3])
 def test_a_game_every_seat_forfeits_has_no_winner_anywhere(seats: int, tmp_path: Path) -> None:
-    dead = f"{BOTS / 'exit_at_once.py'} {tmp_path.name}"
+    dead = f"{TEST_BOTS / 'exit_at_once.py'} {tmp_path.name}"
     names = ["a", "b", "c"][:seats]
     config = write_config(tmp_path, [(n, dead) for n in names], table_size=seats)
     db = tmp_path / "t.db"

@@ -40,6 +40,9 @@ from protocol.messages import SeatFailure
 from referee.cli import app
 from referee.errors import ConfigError, RefereeError
 from logfiles import read_json_log
+from needs import needs_proc
+from paths import ROOT, TEST_BOTS
+from timing import scaled, wait_until
 from referee.play.game_spec import GameRecord
 from referee.tournament.config import Tournament, load_config, parse_config
 from referee.tournament.run import (
@@ -63,13 +66,12 @@ from referee.tournament.standings import compute, from_store
 from referee.tournament.standings_export import CSV_COLUMNS
 from referee.tournament.store import Store
 
-pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")
+pytestmark = needs_proc
 
-ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample_bots"
 GREEDY = "greedy"  # the built-in bot
 FIRST = SAMPLE / "python" / "first_legal_bot.py"
-ILLEGAL = ROOT / "tests" / "bots" / "illegal.py"
+ILLEGAL = TEST_BOTS / "illegal.py"
 cli = CliRunner()
 
 DET_BOT = '''\
@@ -158,7 +160,7 @@ def actions_of(log: Path) -> list[tuple[int, str, Any]]:
 
 def db_count(db: Path) -> int:
     try:
-        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=scaled(5))
         try:
             return int(conn.execute("SELECT count(*) FROM games").fetchone()[0])
         finally:
@@ -552,12 +554,7 @@ def _start_referee(config: Path, db: Path, out: Path, concurrency: int = 3) -> s
 
 
 def _wait_for(pred: Any, within: float) -> bool:
-    deadline = time.monotonic() + within
-    while not pred():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.02)
-    return True
+    return bool(wait_until(pred, within, every=0.02))
 
 
 @pytest.mark.slow
@@ -584,17 +581,17 @@ def test_kill_minus_9_and_resume_is_exact(tmp_path: Path) -> None:
             if proc.poll() is not None:
                 break
             os.kill(proc.pid, signal.SIGKILL)
-            proc.wait(10)
+            proc.wait(scaled(10))
             kills += 1
         finally:
             if proc.poll() is None:
                 proc.kill()
-                proc.wait(10)
+                proc.wait(scaled(10))
         assert wait_no_procs(marker, within=5.0) == [], "bots outlived the killed referee"
         assert db_count(db) < total
     assert kills >= 2
     proc = _start_referee(config, db, tmp_path / "referee.out")
-    assert proc.wait(120) == 0, (tmp_path / "referee.out").read_text()[-3000:]
+    assert proc.wait(scaled(120)) == 0, (tmp_path / "referee.out").read_text()[-3000:]
     rows = read_games(db)
     assert len(rows) == total and [r.key for r in rows] == [g.key for g in schedule_for(t)]
     assert_same_results(rows, expected, t.bot_names)
@@ -619,7 +616,7 @@ def test_ctrl_c_and_sigterm_stop_cleanly_and_print_how_to_resume(tmp_path: Path)
         proc = _start_referee(config, db, out, concurrency=2)
         assert _wait_for(lambda: db_count(db) > before, 60)
         proc.send_signal(sig)
-        assert proc.wait(30) == 130
+        assert proc.wait(scaled(30)) == 130
         text = out.read_text()
         assert said in text and "resume with:" in text and "--resume" in text, text[-2000:]
         assert before < db_count(db) < total
@@ -772,7 +769,7 @@ def test_standings_json_csv_text_and_html(ranked: dict[str, Any]) -> None:
 def test_standings_fit_80_columns_and_cut_no_name(ranked: dict[str, Any]) -> None:
     env = {**os.environ, "COLUMNS": "80", "TERM": "dumb", "NO_COLOR": "1"}
     done = subprocess.run([sys.executable, "-m", "referee.cli", "standings", str(ranked["db"])],
-                          capture_output=True, text=True, env=env, timeout=120)
+                          capture_output=True, text=True, env=env, timeout=scaled(120))
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     long = [line for line in lines if len(line) > 80 and not re.search(r"[0-9a-f]{32}", line)]

@@ -17,11 +17,11 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from paths import ROOT
+from timing import scaled
 
-REPO = Path(__file__).resolve().parents[2]
-BOTS = REPO / "sample_bots" / "python"
 URL_RE = re.compile(r"http://127\.0\.0\.1:(\d+)(/[A-Za-z0-9_-]+/)")
-LIMIT_S = 240  # a whole served game; far more than it needs
+LIMIT_S = scaled(240)  # a whole served game; far more than it needs
 
 
 @dataclass
@@ -37,7 +37,7 @@ class WebTable:
         return f"http://127.0.0.1:{self.port}{self.base}"
 
     def request(self, method: str, route: str, body: Any = None) -> tuple[int, Any]:
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=scaled(30))
         try:
             data = None if body is None else json.dumps(body)
             conn.request(method, self.base + route if not route.startswith("/") else route, body=data,
@@ -51,7 +51,7 @@ class WebTable:
 
     def finish(self) -> str:
         """Wait for the command to end; its whole stdout."""
-        out, _ = self.proc.communicate(timeout=60)
+        out, _ = self.proc.communicate(timeout=scaled(60))
         return "".join(self.stdout) + out
 
 
@@ -59,10 +59,10 @@ def start_web_table(tmp_path: Path, *args: str) -> WebTable:
     log_dir = tmp_path / "logs"
     cmd = [sys.executable, "-m", "referee.cli", "play", "--web", "--port", "0", "--no-open",
            "--log-dir", str(log_dir), *args]
-    proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             stdin=subprocess.DEVNULL)
     lines: list[str] = []
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + scaled(60)
     assert proc.stdout is not None
     while time.monotonic() < deadline:
         line = proc.stdout.readline()
@@ -73,7 +73,7 @@ def start_web_table(tmp_path: Path, *args: str) -> WebTable:
         if m:
             return WebTable(proc=proc, port=int(m.group(1)), base=m.group(2), log_dir=log_dir, stdout=lines)
     proc.kill()
-    _, err = proc.communicate(timeout=10)
+    _, err = proc.communicate(timeout=scaled(10))
     raise AssertionError(f"no URL printed: {''.join(lines)!r} {err!r}")
 
 
@@ -90,7 +90,7 @@ def web_table(tmp_path: Path) -> Iterator[Any]:
     for t in started:
         if t.proc.poll() is None:
             t.proc.kill()
-            t.proc.wait(timeout=10)
+            t.proc.wait(timeout=scaled(10))
 
 
 class EventStream:
@@ -123,7 +123,7 @@ class EventStream:
             pass
 
     def wait_for(self, pred: Any, timeout: float = 60) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + scaled(timeout)
         with self._cond:
             while True:
                 for st in reversed(self.states):
@@ -132,7 +132,7 @@ class EventStream:
                     break
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    raise AssertionError(f"no such state within {timeout} s; last: {self.states[-1:]}")
+                    raise AssertionError(f"no such state within {scaled(timeout)} s; last: {self.states[-1:]}")
                 self._cond.wait(left)
 
     def close(self) -> None:

@@ -6,23 +6,15 @@ and the final scores on the page are the log's."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from browser import artifacts_dir, chromium
+from browser import artifacts_dir
+from timing import scaled
 
 from logfiles import read_json_log
 
-REPO = Path(__file__).resolve().parents[2]
-GAME_LIMIT_S = 300
-
-
-@pytest.fixture(scope="module")
-def driver() -> Iterator[Any]:
-    with chromium("play-web-") as drv:
-        yield drv
+GAME_LIMIT_S = scaled(300)
 
 
 def _only_my_cards_face_up(driver: Any) -> list[str]:

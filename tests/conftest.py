@@ -1,0 +1,34 @@
+"""What every folder of the suite shares.
+
+Subprocesses (the CLI, built-in bots started as `python -P -m`, scripts
+written to a temporary folder) import this checkout's packages, as pytest
+does through pyproject's `pythonpath`, not those of whichever checkout is
+installed. `driver` is the one way a test gets a browser: Debian's chromium
+and chromium-driver, headless, one per test module (starting Chromium is
+the slow part), or a skip that says what to install (tests/browser.py).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from browser import chromium
+from paths import ROOT
+from timing import SCALE, SCALE_VARIABLE
+
+os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+
+
+def pytest_report_header() -> list[str]:
+    return [f"time scale: {SCALE:g} ({SCALE_VARIABLE}; safety bounds on wall time are multiplied by it)"]
+
+
+@pytest.fixture(scope="module")
+def driver(request: pytest.FixtureRequest) -> Iterator[Any]:
+    """A headless Chromium shared by the tests of one module."""
+    name = request.module.__name__.rpartition(".")[2].removeprefix("test_")
+    with chromium(f"{name}-") as drv:
+        yield drv
