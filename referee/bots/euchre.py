@@ -92,35 +92,55 @@ def value(card: str, trump: str | None) -> int:
 
 def hand_strength(hand: list[str], trump: str) -> float:
     """Likely tricks for this hand with `trump` as trump, declarer leading."""
-    order = trump_order(trump)
     trumps = [c for c in hand if suit_of(c, trump) == trump]
-    n = len(trumps)
     count = 0.0
+    # One term at a time, in this order: bids compare these sums, and a
+    # float sum depends on the order of its terms.
+    for tricks in [*_trump_tricks(hand, trump, trumps), *_side_tricks(hand, trump, len(trumps))]:
+        count += tricks
+    return count
+
+
+def _trump_tricks(hand: list[str], trump: str, trumps: list[str]) -> list[float]:
+    """What each trump in `trumps` is worth towards the tricks, in hand order."""
+    order = trump_order(trump)
+    out = []
     for c in trumps:
         i = order.index(c)
-        higher_out = sum(1 for h in order[:i] if h not in hand)
-        if i == 0:
-            count += 1.0
-        elif i == 1:
-            count += 1.0 if higher_out == 0 else 0.9
-        elif i == 2:
-            count += 1.0 if higher_out == 0 else 0.8 if higher_out == 1 else 0.7
-        elif i == 3:
-            count += 0.85 if higher_out == 0 else 0.6
-        else:
-            count += 0.6 if n >= 4 else 0.35
+        out.append(_trump_worth(i, sum(1 for h in order[:i] if h not in hand), len(trumps)))
+    return out
+
+
+def _trump_worth(i: int, higher_out: int, n: int) -> float:
+    """A trump's share of a trick: `i` places from the top (0: the right
+    bower), `higher_out` trumps above it not in this hand, `n` trumps held."""
+    if i == 0:
+        return 1.0
+    if i == 1:
+        return 1.0 if higher_out == 0 else 0.9
+    if i == 2:
+        return 1.0 if higher_out == 0 else 0.8 if higher_out == 1 else 0.7
+    if i == 3:
+        return 0.85 if higher_out == 0 else 0.6
+    return 0.6 if n >= 4 else 0.35
+
+
+def _side_tricks(hand: list[str], trump: str, n: int) -> list[float]:
+    """The plain suits' tricks: aces (and a king behind one), and with `n`
+    trumps of three or more a void to ruff in."""
+    out = []
     for s in SUITS:
         if s == trump:
             continue
         cards = [c for c in hand if suit_of(c, trump) == s]
         ranks = {c[0] for c in cards}
         if "A" in ranks:
-            count += 0.75 if len(cards) <= 3 else 0.5
+            out.append(0.75 if len(cards) <= 3 else 0.5)
             if "K" in ranks:
-                count += 0.4
+                out.append(0.4)
         elif not cards and n >= 3:
-            count += 0.3  # a void to ruff in
-    return count
+            out.append(0.3)  # a void to ruff in
+    return out
 
 
 def best_trump(hand: list[str]) -> tuple[str, float]:
@@ -184,20 +204,34 @@ def _lead(view, cards: list[str], trump: str) -> str:
     trumps_out = any(c not in known for c in trump_order(trump))
     bosses = sorted((c for c in plain if _is_boss(c, view, trump)), key=lambda c: -value(c, trump))
     if view.declarer == view.seat:
-        if trumps and trumps_out and _is_boss(trumps[0], view, trump):
-            return trumps[0]
-        if bosses:
-            return bosses[0]
-        if trumps and (not plain or len(trumps) >= 3):
-            return trumps[0] if not trumps_out else trumps[-1]
-    else:
-        if bosses:
-            return bosses[0]
+        card = _declarer_lead(view, trump, trumps, plain, bosses, trumps_out)
+        if card is not None:
+            return card
+    elif bosses:
+        return bosses[0]
     if plain:
-        # Lowest card of the shortest plain suit (towards a void to ruff in).
-        length = {s: sum(suit_of(c, trump) == s for c in plain) for s in SUITS}
-        return min(plain, key=lambda c: (length[c[1]], value(c, trump)))
+        return _short_suit_lead(plain, trump)
     return trumps[-1]
+
+
+def _declarer_lead(view, trump: str, trumps: list[str], plain: list[str], bosses: list[str],
+                   trumps_out: bool) -> str | None:
+    """The declarer's lead: the top trump while it is boss and others may
+    hold trumps, then off-suit bosses, then a trump from a long or all-trump
+    hand; None if none fits (the lead any seat makes then)."""
+    if trumps and trumps_out and _is_boss(trumps[0], view, trump):
+        return trumps[0]
+    if bosses:
+        return bosses[0]
+    if trumps and (not plain or len(trumps) >= 3):
+        return trumps[0] if not trumps_out else trumps[-1]
+    return None
+
+
+def _short_suit_lead(plain: list[str], trump: str) -> str:
+    """The lowest card of the shortest plain suit (towards a void to ruff in)."""
+    length = {s: sum(suit_of(c, trump) == s for c in plain) for s in SUITS}
+    return min(plain, key=lambda c: (length[c[1]], value(c, trump)))
 
 
 def _follow(view, cards: list[str], trump: str) -> str:

@@ -66,66 +66,6 @@ def card_str(card: int) -> str:
     return _CARD_STR[card]
 
 
-# ------------------------------------------------------------------ evaluator
-
-
-def evaluate(cards: list[int], ace_low: bool = True) -> tuple[int, tuple[int, ...]]:
-    """(category, tie-break ranks) of up to five card ints; higher is better.
-
-    With fewer than five cards only pairs/trips/quads count (no straight or
-    flush), which is what the exchange heuristics need for a kept subset.
-    """
-    ranks = sorted((c >> 2 for c in cards), reverse=True)
-    counts = Counter(ranks)
-    groups = sorted(counts.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)
-    key = tuple(r for r, _ in groups)
-    shape = [n for _, n in groups]
-    if len(cards) == 5:
-        flush = len({c & 3 for c in cards}) == 1
-        high = None
-        if len(counts) == 5:
-            if ranks[0] - ranks[4] == 4:
-                high = ranks[0]
-            elif ace_low and ranks == [ACE, 3, 2, 1, 0]:
-                high = 3
-        if high is not None:
-            return (SF if flush else ST, (high,))
-        if flush:
-            return (FL, tuple(ranks))
-    if not shape:
-        return (HC, ())
-    if shape[0] == 4:
-        return (K4, key)
-    if shape[0] == 3 and len(shape) > 1 and shape[1] == 2:
-        return (FH, key)
-    if shape[0] == 3:
-        return (K3, key)
-    if shape[0] == 2 and len(shape) > 1 and shape[1] == 2:
-        return (P2, key)
-    if shape[0] == 2:
-        return (P1, key)
-    return (HC, key)
-
-
-def hand_score(cards: list[int]) -> float:
-    """A scalar worth of five cards for comparing options: showdown points
-    plus a little for higher key ranks (better odds of being the best hand)."""
-    cat, key = evaluate(cards)
-    return _POINTS[cat] + (key[0] / 26.0 if key else 0.0)
-
-
-# ------------------------------------------------------------------ helpers
-
-
-def _exchange_rounds(view, rules) -> int:
-    """Exchange rounds per deal: from the rules if known (`game_start`), else
-    the `gamerules` shape (three rounds; the last is unscored and followed by
-    trick play and the final showdown)."""
-    if rules is not None:
-        return rules.exchanges
-    return max(3, view.exchange_round)
-
-
 def _unseen(view) -> list[int]:
     """Cards this seat has not seen played or in its hand."""
     seen = {card_int(c) for c in view.hand}
@@ -137,10 +77,8 @@ def _unseen(view) -> list[int]:
 
 def _rng_for(view) -> random.Random:
     """Deterministic per decision, so `choose` stays a pure function."""
-    text = "|".join(
-        [str(view.deal), str(view.seat), str(view.trick_number), " ".join(view.hand)]
-        + [p.card for p in view.trick]
-    )
+    text = "|".join([str(view.deal), str(view.seat), str(view.trick_number), " ".join(view.hand)]
+                    + [p.card for p in view.trick])
     return random.Random(text)
 
 
@@ -149,6 +87,55 @@ def _find(legal, pred):
         if pred(action):
             return action
     return None
+
+
+# ------------------------------------------------------------------ evaluator
+
+
+def evaluate(cards: list[int], ace_low: bool = True) -> tuple[int, tuple[int, ...]]:
+    """(category, tie-break ranks) of up to five card ints; higher is better.
+
+    With fewer than five cards only pairs/trips/quads count (no straight or
+    flush), which is what the exchange heuristics need for a kept subset.
+    """
+    ranks = sorted((c >> 2 for c in cards), reverse=True)
+    counts = Counter(ranks)
+    if len(cards) == 5:
+        made = _straight_or_flush(cards, ranks, len(counts) == 5, ace_low)
+        if made is not None:
+            return made
+    groups = sorted(counts.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)
+    return (_category_of_groups([n for _, n in groups]), tuple(r for r, _ in groups))
+
+
+def _straight_or_flush(cards: list[int], ranks: list[int], distinct: bool, ace_low: bool):
+    """Five cards' straight flush, straight or flush (`ranks` high first), or None."""
+    flush = len({c & 3 for c in cards}) == 1
+    if distinct and ranks[0] - ranks[4] == 4:
+        return (SF if flush else ST, (ranks[0],))
+    if distinct and ace_low and ranks == [ACE, 3, 2, 1, 0]:  # the wheel, five high
+        return (SF if flush else ST, (3,))
+    return (FL, tuple(ranks)) if flush else None
+
+
+def _category_of_groups(shape: list[int]) -> int:
+    """Quads, full house, trips, two pair, pair or high card, by the rank groups' sizes."""
+    top = shape[0] if shape else 1
+    second = shape[1] if len(shape) > 1 else 1
+    if top == 4:
+        return K4
+    if top == 3:
+        return FH if second == 2 else K3
+    if top == 2:
+        return P2 if second == 2 else P1
+    return HC
+
+
+def hand_score(cards: list[int]) -> float:
+    """A scalar worth of five cards for comparing options: showdown points
+    plus a little for higher key ranks (better odds of being the best hand)."""
+    cat, key = evaluate(cards)
+    return _POINTS[cat] + (key[0] / 26.0 if key else 0.0)
 
 
 # ------------------------------------------------------------------ exchange
@@ -178,23 +165,30 @@ def _flush_draw(cards: list[int]) -> list[int] | None:
 
 
 def keep_for_exchange(hand: list[int], last: bool) -> list[int]:
-    """Which cards to keep in an exchange round.
-
-    `last`: trick play and the final showdown follow this round, so a high
-    card is also worth keeping for the last trick.
-    """
-    cat, key = evaluate(hand)
+    """Which cards to keep in an exchange round. `last`: trick play and the
+    final showdown follow this round, so a high card is also worth keeping
+    for the last trick."""
+    cat = evaluate(hand)[0]
     if cat >= ST:  # straight, flush, full house, quads, straight flush: stand pat
         return list(hand)
-    by_rank = Counter(c >> 2 for c in hand)
     if cat in (K3, P2, P1):
-        made = [c for c in hand if by_rank[c >> 2] >= 2]
-        rest = sorted((c for c in hand if by_rank[c >> 2] == 1), reverse=True)
-        need = LAST_PAIR_KICKER if cat == P1 else LAST_MADE_KICKER
-        if last and rest and (rest[0] >> 2) >= need:
-            made.append(rest[0])  # a top kicker also wins the last trick
-        return made
-    # No pair.
+        return _keep_made(hand, cat, last)
+    return _keep_unmade(hand, last)
+
+
+def _keep_made(hand: list[int], cat: int, last: bool) -> list[int]:
+    """Pairs or trips keep their cards, and in the last round a top kicker."""
+    by_rank = Counter(c >> 2 for c in hand)
+    made = [c for c in hand if by_rank[c >> 2] >= 2]
+    rest = sorted((c for c in hand if by_rank[c >> 2] == 1), reverse=True)
+    need = LAST_PAIR_KICKER if cat == P1 else LAST_MADE_KICKER
+    if last and rest and (rest[0] >> 2) >= need:
+        made.append(rest[0])  # a top kicker also wins the last trick
+    return made
+
+
+def _keep_unmade(hand: list[int], last: bool) -> list[int]:
+    """No pair: four to a flush (or an open straight), else one or two high cards."""
     flush = _flush_draw(hand)
     if flush is not None:
         return flush
@@ -206,6 +200,15 @@ def keep_for_exchange(hand: list[int], last: bool) -> list[int]:
     if not keep and (last or (high[0] >> 2) >= JACK):
         keep = [high[0]]
     return keep
+
+
+def _exchange_rounds(view, rules) -> int:
+    """Exchange rounds per deal: from the rules if known (`game_start`), else
+    the `gamerules` shape (three rounds; the last is unscored and followed by
+    trick play and the final showdown)."""
+    if rules is not None:
+        return rules.exchanges
+    return max(3, view.exchange_round)
 
 
 def _exchange(view, legal, rules):
@@ -233,11 +236,19 @@ def _take_open(view, legal):
 def _deal_worlds(view, rng: random.Random, n: int) -> list[dict[int, list[int]]]:
     """Sample `n` assignments of unseen cards to the other active seats,
     respecting hand sizes and the voids they have shown."""
-    me = view.seat
-    others = [s for s in view.active if s != me]
+    others = [s for s in view.active if s != view.seat]
     played_now = {p.seat for p in view.trick}
     done = len(view.tricks)
     sizes = {s: 5 - done - (1 if s in played_now else 0) for s in others}
+    voids = _shown_voids(view, others)
+    pool = _unseen(view)
+    order = sorted(others, key=lambda s: -len(voids[s]))
+    worlds = [_deal_world(pool, order, sizes, voids, rng) for _ in range(n)]
+    return [w for w in worlds if w is not None]
+
+
+def _shown_voids(view, others: list[int]) -> dict[int, set[int]]:
+    """The suits each of `others` has not followed when they were led."""
     voids: dict[int, set[int]] = {s: set() for s in others}
     for cards in [t.cards for t in view.tricks] + [view.trick]:
         if not cards:
@@ -246,23 +257,23 @@ def _deal_worlds(view, rng: random.Random, n: int) -> list[dict[int, list[int]]]
         for p in cards[1:]:
             if p.seat in voids and card_int(p.card) & 3 != led:
                 voids[p.seat].add(led)
-    pool = _unseen(view)
-    order = sorted(others, key=lambda s: -len(voids[s]))
-    worlds = []
-    for _ in range(n):
-        for _attempt in range(20):
-            left = set(pool)
-            world: dict[int, list[int]] = {}
-            for s in order:
-                fit = [c for c in pool if c in left and (c & 3) not in voids[s]]
-                if len(fit) < sizes[s]:
-                    break
-                world[s] = rng.sample(fit, sizes[s])
-                left.difference_update(world[s])
-            else:
-                worlds.append(world)
+    return voids
+
+
+def _deal_world(pool: list[int], order: list[int], sizes, voids, rng: random.Random) -> dict[int, list[int]] | None:
+    """Each seat in `order` dealt its size from the cards left that fit its voids; None if 20 tries fail."""
+    for _attempt in range(20):
+        left = set(pool)
+        world: dict[int, list[int]] = {}
+        for s in order:
+            fit = [c for c in pool if c in left and (c & 3) not in voids[s]]
+            if len(fit) < sizes[s]:
                 break
-    return worlds
+            world[s] = rng.sample(fit, sizes[s])
+            left.difference_update(world[s])
+        else:
+            return world
+    return None
 
 
 def _next_seat(active: list[int], seat: int) -> int:
@@ -276,14 +287,7 @@ def _chicago_succeeds(mine: list[int], world: dict[int, list[int]], active: list
     mine = list(mine)
     hands = {s: list(h) for s, h in world.items()}
     for _ in range(5):
-        outstanding = [c for h in hands.values() for c in h]
-
-        def is_boss(c: int) -> bool:
-            return not any((o & 3) == (c & 3) and o > c for o in outstanding)
-
-        length = Counter(c & 3 for c in mine)
-        bosses = [c for c in mine if is_boss(c)] or mine
-        lead = max(bosses, key=lambda c: (length[c & 3], c >> 2))
+        lead = _chicago_lead(mine, mine, [c for h in hands.values() for c in h])
         mine.remove(lead)
         suit = lead & 3
         s = _next_seat(active, me)
@@ -299,6 +303,14 @@ def _chicago_succeeds(mine: list[int], world: dict[int, list[int]], active: list
                 h.remove(min(h, key=lambda c: c >> 2))
             s = _next_seat(active, s)
     return True
+
+
+def _chicago_lead(cards: list[int], mine: list[int], outstanding: list[int]) -> int:
+    """The declarer's lead: the top card of the longest suit among its bosses
+    (no outstanding card above them in suit), or else among all `cards`."""
+    length = Counter(c & 3 for c in mine)
+    bosses = [c for c in cards if not any((o & 3) == (c & 3) and o > c for o in outstanding)]
+    return max(bosses or cards, key=lambda c: (length[c & 3], c >> 2))
 
 
 def top_cards(cards: list[int]) -> int:
@@ -368,7 +380,7 @@ def _search(hands, seat, led, best, winner, played, tricks_left, me, nxt, n) -> 
     return 0 if maximize else 1
 
 
-def _endgame(view, options: list[int], mine: list[int]) -> int | None:
+def _endgame(view, options: list[int], mine: list[int], trick: list[tuple[int, int]]) -> int | None:
     """The option that wins the last trick in the most sampled worlds."""
     worlds = _deal_worlds(view, _rng_for(view), SEARCH_WORLDS)
     if not worlds:
@@ -378,12 +390,9 @@ def _endgame(view, options: list[int], mine: list[int]) -> int | None:
     me = view.seat
     n = len(active)
     led, best, winner = -1, -1, -1
-    for p in view.trick:
-        c = card_int(p.card)
-        if led < 0:
-            led, best, winner = c & 3, c, p.seat
-        elif c & 3 == led and c > best:
-            best, winner = c, p.seat
+    if trick:
+        led = trick[0][1] & 3
+        winner, best = _trick_winner(trick)
     played = len(view.trick)
     tricks_left = 5 - len(view.tricks)
     score = {c: 0 for c in options}
@@ -398,12 +407,10 @@ def _endgame(view, options: list[int], mine: list[int]) -> int | None:
 
 def _keeper(mine: list[int], unseen: list[int]) -> int:
     """The card to save for the last trick: the strongest, bosses first."""
-
     def strength(c: int) -> tuple[int, int, int]:
         higher = sum(1 for o in unseen if (o & 3) == (c & 3) and o > c)
         length = sum(1 for m in mine if (m & 3) == (c & 3))
         return (-higher, c >> 2, length)
-
     return max(mine, key=strength)
 
 
@@ -411,36 +418,37 @@ def _play(view, legal):
     mine = [card_int(c) for c in view.hand]
     options = [card_int(a.card) for a in legal]
     trick = [(p.seat, card_int(p.card)) for p in view.trick]
-    declarer = view.chicago_declarer
-    low = lambda cs: min(cs, key=lambda c: (c >> 2, c & 3))  # noqa: E731
-    if declarer is not None and declarer == view.seat:
-        # Our Chicago: lead bosses first, then the top of the longest suit.
-        unseen = _unseen(view)
-        length = Counter(c & 3 for c in mine)
-        if not trick:
-            bosses = [c for c in options if not any((o & 3) == (c & 3) and o > c for o in unseen)]
-            pick = bosses or options
-            return max(pick, key=lambda c: (length[c & 3], c >> 2))
-        return max(options, key=lambda c: c >> 2)
-    if declarer is not None:
-        # Someone else's Chicago: take any trick we can.
-        if trick:
-            best = _trick_winner(trick)[1]
-            beaters = [c for c in options if c & 3 == best & 3 and c > best]
-            if beaters:
-                return max(beaters)
-        return low(options)
-    n_hand = len(mine)
+    if view.chicago_declarer is not None:
+        return _chicago_card(view, mine, options, trick)
     depth = SEARCH_CARDS_2P if len(view.active) == 2 else SEARCH_CARDS_NP
-    if n_hand <= depth and len(options) > 1:
-        pick = _endgame(view, options, mine)
+    if len(mine) <= depth and len(options) > 1:
+        pick = _endgame(view, options, mine, trick)
         if pick is not None:
             return pick
     # Early tricks: save the strongest card for the end and shed the lowest
     # other one, whether leading, following suit or discarding when void.
     keeper = _keeper(mine, _unseen(view))
     spare = [c for c in options if c != keeper] or options
-    return low(spare)
+    return _lowest(spare)
+
+
+def _lowest(cards: list[int]) -> int:
+    return min(cards, key=lambda c: (c >> 2, c & 3))
+
+
+def _chicago_card(view, mine: list[int], options: list[int], trick: list[tuple[int, int]]) -> int:
+    """A Chicago is called. Ours: lead bosses first, then the top of the
+    longest suit. Someone else's: take any trick we can."""
+    if view.chicago_declarer == view.seat:
+        if trick:
+            return max(options, key=lambda c: c >> 2)
+        return _chicago_lead(options, mine, _unseen(view))
+    if trick:
+        best = _trick_winner(trick)[1]
+        beaters = [c for c in options if c & 3 == best & 3 and c > best]
+        if beaters:
+            return max(beaters)
+    return _lowest(options)
 
 
 # ------------------------------------------------------------------ entry

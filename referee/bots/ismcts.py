@@ -132,32 +132,42 @@ def _two_seat_tricks(decision: Decision) -> object:
             break
         if len(worlds) < pool:  # then the same worlds again, each walked afresh by the tree
             worlds.append(card_bits(hands.draw(rng)[other]))
-        spot = trick_spot(view, worlds[i % len(worlds)])
-        node, path = root, []
-        while True:
-            cards = solver.choices(spot)
-            children = node.children
-            for c in cards:
-                child = children.get(c)
-                if child is not None:
-                    child.available += 1
-            untried = [c for c in cards if c not in children]
-            if untried:
-                card = untried[rng.randrange(len(untried))]
-                node = children[card] = Node(me if spot[2] else other)
-            else:
-                card = max(cards, key=lambda c: children[c].ucb())
-                node = children[card]
-            path.append(node)
-            final, spot = solver.after(spot, card)
-            if final is not None or untried:
-                value = final if final is not None else solver.value(spot)
-                break
+        path, value = _walk_cards(root, solver, trick_spot(view, worlds[i % len(worlds)]), me, rng)
         for n in path:
             n.visits += 1
             n.reward += (value if n.seat == me else -value) / scale
+    return _most_visited_card(decision.legal, root)
+
+
+def _walk_cards(root: Node, solver: Solver, spot: tuple, me: int, rng) -> tuple[list[Node], int]:
+    """One descent of the card tree in one world: UCB1 among the cards the
+    world allows, until a new node is added or the trick phase ends. The
+    nodes walked, and the exact value for `me` where the walk stopped."""
+    node, path = root, []
+    while True:
+        cards = solver.choices(spot)
+        children = node.children
+        for c in cards:
+            child = children.get(c)
+            if child is not None:
+                child.available += 1
+        untried = [c for c in cards if c not in children]
+        if untried:
+            card = untried[rng.randrange(len(untried))]
+            node = children[card] = Node(me if spot[2] else 1 - me)
+        else:
+            card = max(cards, key=lambda c: children[c].ucb())
+            node = children[card]
+        path.append(node)
+        final, spot = solver.after(spot, card)
+        if final is not None or untried:
+            return path, final if final is not None else solver.value(spot)
+
+
+def _most_visited_card(legal: list, root: Node) -> object:
+    """The legal card whose root child was visited most (then rewarded most); unvisited cards last."""
     by_card = {CARD_STR[c]: n for c, n in root.children.items()}
-    ranked = sorted(decision.legal, key=lambda a: (by_card[a.card].visits, by_card[a.card].reward)
+    ranked = sorted(legal, key=lambda a: (by_card[a.card].visits, by_card[a.card].reward)
                     if a.card in by_card else (-1, 0.0), reverse=True)
     return ranked[0] if ranked else None
 

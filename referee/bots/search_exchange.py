@@ -82,56 +82,75 @@ def best_exchange(view: Any, legal: list[Any], rules: Any, rng: random.Random, d
     hand = [CARD_INT[c] for c in view.hand]
     if len(hand) != 5:
         return None
-    round_index = max(1, view.exchange_round) - 1
-    last = round_index + 1 >= rules.exchanges
-    scored = rules.showdown_after[round_index] or (last and rules.final_showdown)
-    ace_low = rules.ace_low_straight
-    table = dict(rules.hand_points)
-    mine = set(hand)
-    unseen = [c for c in range(52) if c not in mine]
-    others = max(1, len(view.active) - 1)
+    ex = _Exchange(view, rules, hand)
     their_hands = model.hands_after_exchange(rng, OPPONENT_HANDS) if model is not None else None
-    if their_hands is not None:
-        opponents = sorted(evaluate(h, ace_low) for h in their_hands) if scored else []
-    else:
-        opponents = _opponent_values(unseen, rng, ace_low, last) if scored else []
-    refills = [rng.sample(unseen, 5) for _ in range(DRAWS)]
-    trick_points = rules.last_trick_points if last else 0
-    total_opp = len(opponents)
-    shows: list[float] = []
-    quick: list[float] = []
-    for action in legal:
-        keep = _kept(hand, action)
+    opponents = ex.rival_values(their_hands, rng) if ex.scored else []
+    refills = [rng.sample(ex.unseen, 5) for _ in range(DRAWS)]
+    figures = [ex.quick_figure(_kept(hand, action), refills, opponents) for action in legal]
+    shows = [show for show, _ in figures]  # the showdown part alone
+    quick = [show + trick for show, trick in figures]  # the whole quick figure
+    order = sorted(range(len(legal)), key=lambda i: quick[i], reverse=True)
+    if len(order) <= 1:
+        return legal[order[0]] if order else None
+    if not ex.last:
+        ahead = _later_rounds(rules, ex.round_index, hand, [legal[i] for i in order[:LOOKAHEAD]], ex.unseen,
+                              opponents, ex.others, rng, view, their_hands, deadline)
+        return legal[_rescored(order, quick, ahead)]
+    if ex.trick_points and len(view.active) == 2:
+        exact = _two_seat_trick_values(view, rules, hand, [legal[i] for i in order[:SHORTLIST]], refills,
+                                       ex.unseen, rng, deadline, their_hands)
+        if exact is not None:  # it replaces the quick last-trick figure
+            return legal[_rescored(order, shows, exact)]
+    return legal[order[0]]
+
+
+class _Exchange:
+    """One exchange to choose: this seat's hand, what the round is played
+    for (a showdown after it, the last trick after the last round), and the
+    cards this seat has not seen."""
+
+    def __init__(self, view: Any, rules: Any, hand: list[int]) -> None:
+        self.round_index = max(1, view.exchange_round) - 1
+        self.last = self.round_index + 1 >= rules.exchanges
+        self.scored = rules.showdown_after[self.round_index] or (self.last and rules.final_showdown)
+        self.ace_low = rules.ace_low_straight
+        self.table = dict(rules.hand_points)
+        self.trick_points = rules.last_trick_points if self.last else 0
+        mine = set(hand)
+        self.unseen = [c for c in range(52) if c not in mine]
+        self.others = max(1, len(view.active) - 1)
+
+    def rival_values(self, their_hands: list[list[int]] | None, rng: random.Random) -> list[Any]:
+        """Sorted hand values the others could show: the model's hands, else plain exchanges of random ones."""
+        if their_hands is not None:
+            return sorted(evaluate(h, self.ace_low) for h in their_hands)
+        return _opponent_values(self.unseen, rng, self.ace_low, self.last)
+
+    def quick_figure(self, keep: list[int], refills: list[list[int]], opponents: list[Any]) -> tuple[float, float]:
+        """A keep's mean showdown points (each times its chance of beating
+        every other hand) and last-trick points (by its best card's rank),
+        over `refills`."""
         need = 5 - len(keep)
+        total_opp = len(opponents)
         show = trick = 0.0
         for refill in refills:
             made = keep + refill[:need]
-            if scored:
-                value = evaluate(made, ace_low)
-                points = hand_points(value, table)
+            if self.scored:
+                value = evaluate(made, self.ace_low)
+                points = hand_points(value, self.table)
                 if points:
                     beats = bisect.bisect_left(opponents, value) / total_opp
-                    show += points * beats**others
-            if trick_points:
+                    show += points * beats**self.others
+            if self.trick_points:
                 top = max(made) >> 2
-                trick += trick_points * LAST_TRICK_ODDS.get(top, OTHER_RANK_ODDS)
-        shows.append(show / DRAWS)
-        quick.append(trick / DRAWS)
-    order = sorted(range(len(legal)), key=lambda i: shows[i] + quick[i], reverse=True)
-    if not order:
-        return None
-    if not last and len(order) > 1:
-        ahead = _later_rounds(rules, round_index, hand, [legal[i] for i in order[:LOOKAHEAD]], unseen,
-                              opponents, others, rng, view, their_hands, deadline)
-        best = max(range(len(ahead)), key=lambda j: (shows[order[j]] + quick[order[j]] + ahead[j], -j))
-        return legal[order[best]]
-    if trick_points and len(view.active) == 2 and len(order) > 1:
-        exact = _two_seat_trick_values(view, rules, hand, [legal[i] for i in order[:SHORTLIST]], refills,
-                                       unseen, rng, deadline, their_hands)
-        if exact is not None:
-            best = max(range(len(exact)), key=lambda j: (shows[order[j]] + exact[j], -j))
-            return legal[order[best]]
-    return legal[order[0]]
+                trick += self.trick_points * LAST_TRICK_ODDS.get(top, OTHER_RANK_ODDS)
+        return show / DRAWS, trick / DRAWS
+
+
+def _rescored(order: list[int], figure: list[float], extra: list[float]) -> int:
+    """Of the first `len(extra)` indices in `order`, the one with the best
+    `figure` plus its `extra` (ties: the earlier in `order`)."""
+    return order[max(range(len(extra)), key=lambda j: (figure[order[j]] + extra[j], -j))]
 
 
 def _later_rounds(rules: Any, round_index: int, hand: list[int], actions: list[Any], unseen: list[int],

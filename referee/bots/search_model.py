@@ -175,49 +175,84 @@ class HistoryModel:
         self.view, self.rules = view, rules
         self.me = view.seat
         self.other = 1 - view.seat
-        held = set(CARD_INT[c] for c in view.hand)
+        held = self._cards_held(events, my_hands)
+        self.pool = [c for c in range(52) if c not in held]
+        self.counts = {r.round: r.count for r in view.exchanges if r.seat == self.other}
+        self.rounds = max(self.counts, default=0)
+        my_played, self.played = self._cards_played()
+        self.voids = self._shown_voids()  # suits the other seat has shown it has none of
+        self.showdowns = self._showdowns_met(my_hands, my_played)
+        self.particles = self._particles(self._shown_hands(events), particles)
+        self._trick_weights: list[float] | None = None
+
+    # ---------------------------------------------------------------- what the deal showed
+
+    def _cards_held(self, events: list[Any], my_hands: dict[int, list[int]]) -> set[int]:
+        """Every card this seat has held in the deal: none of them is the other seat's."""
+        held = set(CARD_INT[c] for c in self.view.hand)
+        for e in events:
+            if type(e).__name__ in ("HandDealt", "Drew") and e.seat == self.me:
+                held |= {CARD_INT[c] for c in e.cards}
+        for hand in my_hands.values():
+            held |= set(hand)
+        return held
+
+    def _shown_hands(self, events: list[Any]) -> dict[int, list[int]]:
+        """The hands the other seat showed breaking up a scored one, by the
+        round of the exchange that followed: a particle holds them then."""
         reveals: dict[int, list[int]] = {}
         pending: list[int] | None = None
         for e in events:
             kind = type(e).__name__
-            if kind in ("HandDealt", "Drew") and e.seat == self.me:
-                held |= {CARD_INT[c] for c in e.cards}
-            elif kind == "HandRevealed" and e.seat == self.other and e.reason == "break_up":
+            if kind == "HandRevealed" and e.seat == self.other and e.reason == "break_up":
                 pending = [CARD_INT[c] for c in e.cards]
             elif kind == "Exchanged" and e.seat == self.other and pending is not None:
                 reveals[e.round] = pending
                 pending = None
-        for hand in my_hands.values():
-            held |= set(hand)
-        self.pool = [c for c in range(52) if c not in held]
-        self.counts = {r.round: r.count for r in view.exchanges if r.seat == self.other}
-        self.rounds = max(self.counts, default=0)
+        return reveals
+
+    def _cards_played(self) -> tuple[list[int], list[int]]:
+        """The cards this seat and the other seat have played in the tricks so far."""
+        view = self.view
         plays = [*(p for t in view.tricks for p in t.cards), *view.trick]
         my_played = [CARD_INT[p.card] for p in plays if p.seat == self.me]
-        self.played = [CARD_INT[p.card] for p in plays if p.seat == self.other]
-        self.voids: set[int] = set()  # suits the other seat has shown it has none of
+        return my_played, [CARD_INT[p.card] for p in plays if p.seat == self.other]
+
+    def _shown_voids(self) -> set[int]:
+        """The suits the other seat did not follow when they were led."""
+        view = self.view
+        voids: set[int] = set()
         for trick in [*(t.cards for t in view.tricks), *([view.trick] if view.trick else [])]:
             led = CARD_INT[trick[0].card] & 3
             if any(p.seat == self.other and CARD_INT[p.card] & 3 != led for p in trick[1:]):
-                self.voids.add(led)
-        start_hand = sorted(CARD_INT[c] for c in view.hand) + my_played
-        self.showdowns = {}
-        for s in view.showdowns:
-            mine = my_hands.get(s.round + 1) if s.round < rules.exchanges else start_hand
+                voids.add(led)
+        return voids
+
+    def _showdowns_met(self, my_hands: dict[int, list[int]], my_played: list[int]) -> dict[int, tuple[Any, Any]]:
+        """Each showdown's record and this seat's hand value in it, by round:
+        the other seat's hand must give the result announced against it."""
+        start_hand = sorted(CARD_INT[c] for c in self.view.hand) + my_played
+        showdowns = {}
+        for s in self.view.showdowns:
+            mine = my_hands.get(s.round + 1) if s.round < self.rules.exchanges else start_hand
             if 1 <= s.round and mine is not None and len(mine) == 5:
-                self.showdowns[s.round] = (s, evaluate(list(mine), rules.ace_low_straight))
-        key = (view.deal, self.me, tuple(self.pool), tuple(sorted(self.counts.items())),
-               tuple((r, tuple(s.winners), s.category, tuple(s.tied), v) for r, (s, v) in sorted(self.showdowns.items())),
-               tuple(sorted((r, tuple(c)) for r, c in reveals.items())), particles)
+                showdowns[s.round] = (s, evaluate(list(mine), self.rules.ace_low_straight))
+        return showdowns
+
+    def _particles(self, reveals: dict[int, list[int]], n: int) -> list[_Particle]:
+        """The particles of this deal's history: built once, and seeded by what
+        they are built from, so a decision gets the same particles whether they
+        were built for it or for an earlier one."""
+        key = (self.view.deal, self.me, tuple(self.pool), tuple(sorted(self.counts.items())),
+               tuple((r, tuple(s.winners), s.category, tuple(s.tied), v)
+                     for r, (s, v) in sorted(self.showdowns.items())),
+               tuple(sorted((r, tuple(c)) for r, c in reveals.items())), n)
         built = _BUILT.get(key)
         if built is None:
-            # Seeded by what it is built from, so a decision gets the same
-            # particles whether they were built for it or for an earlier one.
-            built = self._build(random.Random(repr(key)), particles, reveals)
+            built = self._build(random.Random(repr(key)), n, reveals)
             _BUILT.clear()  # one deal's history at a time: the trick decisions share it
             _BUILT[key] = built
-        self.particles = built
-        self._trick_weights: list[float] | None = None
+        return built
 
     # ---------------------------------------------------------------- building
 
