@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from paths import FIRST_LEGAL_BOT, RANDOM_BOT
+from paths import FIRST_LEGAL_BOT, RANDOM_BOT, TEST_BOTS
 from typer.testing import CliRunner
 
 from referee.cli import app
@@ -147,7 +147,7 @@ def test_check_reports_a_broken_bot_in_plain_words(tmp_path: Path) -> None:
 
 
 def test_bench_of_a_bot_that_does_not_start_says_why_in_one_line() -> None:
-    res = runner.invoke(app, ["bench", str(ROOT / "tests" / "bots" / "exit_at_once.py"), "--rounds", "1",
+    res = runner.invoke(app, ["bench", str(TEST_BOTS / "exit_at_once.py"), "--rounds", "1",
                               "--games", "1"])
     assert res.exit_code != 0
     lines = [line for line in res.output.splitlines() if "did not start" in line]

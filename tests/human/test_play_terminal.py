@@ -219,7 +219,7 @@ def test_a_euchre_table_shows_trump_contract_and_declarer_once_named(tmp_path: P
     logs = tmp_path / "logs"
     cmd = " ".join([*CLI, "play", "random", "random", "--game", "ghost-euchre", "--seed", "4", "--rule", "max_hands=1",
                     "--log-dir", str(logs)])
-    run = subprocess.run(["bash", "-c", f"yes 1 | {cmd}"], cwd=REPO, capture_output=True, text=True, timeout=180)
+    run = subprocess.run(["bash", "-c", f"yes 1 | {cmd}"], cwd=ROOT, capture_output=True, text=True, timeout=scaled(180))
     assert run.returncode == 0, run.stderr
     _header, records = read_json_log(logs / "game-00001.jsonl")
     named = next(r["event"] for _, r in records if r["type"] == "event" and r["event"]["type"] == "trump_named")
