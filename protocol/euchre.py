@@ -42,9 +42,7 @@ BidValue = Annotated[int, msgspec.Meta(ge=1, le=5)] | Literal["moon"]
 """Tricks contracted: an int `min_bid`..5, or "moon" (all 6; outranks 5)."""
 
 
-class EuchreRules(
-    msgspec.Struct, frozen=True, kw_only=True, tag_field="game", tag="ghost_euchre"
-):
+class EuchreRules(msgspec.Struct, frozen=True, kw_only=True, tag_field="game", tag="ghost_euchre"):
     """Every rule option of Ghost Hand Euchre (docs/rules.md#euchre-rule-options). Defaults = preset `gamerules`."""
 
     target_score: Annotated[int, msgspec.Meta(ge=1, le=10_000)] = 32

@@ -20,8 +20,16 @@ STDOUT_IS_THE_PROTOCOL = "log to stderr (protocol.md §1)"
 CARD_PATTERN = "^[2-9TJQKA][shdc]$"
 CARD_WORDS = "a card is a rank 2-9 T J Q K A and a suit s h d c, e.g. `Th`"
 _PATTERNS = {CARD_PATTERN: CARD_WORDS}
-_TYPES = {"str": "a string", "int": "a whole number", "float": "a number", "bool": "true or false",
-          "object": "an object", "array": "a list", "null": "null", "bytes": "a string"}
+_TYPES = {
+    "str": "a string",
+    "int": "a whole number",
+    "float": "a number",
+    "bool": "true or false",
+    "object": "an object",
+    "array": "a list",
+    "null": "null",
+    "bytes": "a string",
+}
 _LIMITS = {"<=": "at most", ">=": "at least", "<": "below", ">": "above"}
 _AT = re.compile(r"^(?P<body>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.S)
 _OFFSET = re.compile(r"^JSON is malformed: (?P<what>.*?) \(byte (?P<at>\d+)\)$")
@@ -79,12 +87,14 @@ def schema_error(exc: msgspec.ValidationError, line: bytes | str, what: str) -> 
     if found := re.fullmatch(r"Object missing required field `(.+)`", body):
         return f"{what}: {field if path else 'the message'} lacks the field `{found[1]}`"
     if found := re.fullmatch(r"Object contains unknown field `(.+)`", body):
-        return (f"{what}: {field if path else 'the message'} has an unknown field `{found[1]}` "
-                "(a reply holds only the fields docs/protocol.md names)")
+        return (
+            f"{what}: {field if path else 'the message'} has an unknown field `{found[1]}` "
+            "(a reply holds only the fields docs/protocol.md names)"
+        )
     if found := re.fullmatch(r"Invalid (?:enum )?value (.+)", body):
         shown = value or found[1]
         if path == ".type":
-            return f"{what}: {field} is {shown}, which is not a message a bot sends (a reply's type is \"action\")"
+            return f'{what}: {field} is {shown}, which is not a message a bot sends (a reply\'s type is "action")'
         if path.endswith(".type"):
             return f"{what}: {field} is {shown}, which is not an action of this game (choose from the request's legal list)"
         return f"{what}: {field} is {shown}, which is not one of the values it may take (see the request's legal list)"

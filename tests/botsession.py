@@ -31,16 +31,33 @@ def one_request(bot: str | Path, state: Any, game: str, players: list[str], cwd:
     seat = state.current_player()
     lines = [
         Hello(referee="test", games=[game]),
-        GameStart(game_id=1, game=game, rules=state.rules, seat=seat, n_players=state.n_players,
-                  players=players, time_control=TimeControl(), seed=7),
-        Request(id=5, game_id=1, events=[ev for aud, ev in state.events if aud in (PUBLIC, seat)],
-                view=state.view(seat), legal=list(state.legal_actions()), clock=Clock(decision_ms=1000)),
+        GameStart(
+            game_id=1,
+            game=game,
+            rules=state.rules,
+            seat=seat,
+            n_players=state.n_players,
+            players=players,
+            time_control=TimeControl(),
+            seed=7,
+        ),
+        Request(
+            id=5,
+            game_id=1,
+            events=[ev for aud, ev in state.events if aud in (PUBLIC, seat)],
+            view=state.view(seat),
+            legal=list(state.legal_actions()),
+            clock=Clock(decision_ms=1000),
+        ),
         Bye(),
     ]
     enc = msgspec.json.Encoder()
     proc = subprocess.run(
-        list(resolve_command(str(bot)).argv), input=b"".join(enc.encode(m) + b"\n" for m in lines),
-        capture_output=True, cwd=cwd, timeout=scaled(30),
+        list(resolve_command(str(bot)).argv),
+        input=b"".join(enc.encode(m) + b"\n" for m in lines),
+        capture_output=True,
+        cwd=cwd,
+        timeout=scaled(30),
     )
     assert proc.returncode == 0, proc.stderr.decode()
     out = proc.stdout.decode().splitlines()

@@ -30,8 +30,10 @@ def artifacts_dir() -> Path:
 def chromium(prefix: str) -> Iterator[Any]:
     """A Selenium driver, or a skip that says what to install."""
     if not CHROMIUM.exists() or not CHROMEDRIVER.exists():
-        pytest.skip(f"needs Debian's chromium and chromium-driver ({CHROMIUM}, {CHROMEDRIVER}): "
-                    "apt-get install chromium chromium-driver")
+        pytest.skip(
+            f"needs Debian's chromium and chromium-driver ({CHROMIUM}, {CHROMEDRIVER}): "
+            "apt-get install chromium chromium-driver"
+        )
     webdriver = pytest.importorskip("selenium.webdriver", reason="needs selenium (pip install selenium)")
     from selenium.webdriver.chrome.service import Service
 
@@ -40,9 +42,17 @@ def chromium(prefix: str) -> Iterator[Any]:
     home = Path(tempfile.mkdtemp(prefix=prefix))
     opts = webdriver.ChromeOptions()
     opts.binary_location = str(CHROMIUM)
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--no-first-run", "--window-size=1400,950"):
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--window-size=1400,950",
+    ):
         opts.add_argument(arg)
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("HOME", str(home))

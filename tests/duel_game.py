@@ -162,12 +162,21 @@ class DuelState(EngineState):
         self._emit(GameEnded(winner=winner, scores=res.scores, placements=res.placements, reason=reason))
 
     def view(self, seat: int) -> DuelView:
-        return DuelView(seat=seat, n_players=2, phase="game_over" if self._over else "trick", deal=self._deal,
-                        dealer=self._dealer, tiebreak=False, target_score=self.rules.target_score,
-                        scores=list(self._scores), hand=[CARD_STR[c] for c in self._hands[seat]],
-                        trick_number=self._trick_number, leader=None if self._over else self._to_act,
-                        trick=[PlayedCard(seat=s, card=CARD_STR[c]) for s, c in self._trick],
-                        tricks_won=list(self._won))
+        return DuelView(
+            seat=seat,
+            n_players=2,
+            phase="game_over" if self._over else "trick",
+            deal=self._deal,
+            dealer=self._dealer,
+            tiebreak=False,
+            target_score=self.rules.target_score,
+            scores=list(self._scores),
+            hand=[CARD_STR[c] for c in self._hands[seat]],
+            trick_number=self._trick_number,
+            leader=None if self._over else self._to_act,
+            trick=[PlayedCard(seat=s, card=CARD_STR[c]) for s, c in self._trick],
+            tricks_won=list(self._won),
+        )
 
 
 # ------------------------------------------------------------------ its hooks: the smallest honest ones
@@ -196,9 +205,13 @@ DUEL = GameDef(
     default_preset="standard",
     action_type=PlayCard,
     new_state=DuelState,
-    words=GameWords(event_text=_event_text, action_text=lambda a: f"play {a.card}",
-                    parse_words=lambda _words, _legal: None, parse_cards=_parse_cards,
-                    phase_help=lambda _view: ["Follow the suit led if you can; the highest card of it wins."]),
+    words=GameWords(
+        event_text=_event_text,
+        action_text=lambda a: f"play {a.card}",
+        parse_words=lambda _words, _legal: None,
+        parse_cards=_parse_cards,
+        phase_help=lambda _view: ["Follow the suit led if you can; the highest card of it wins."],
+    ),
     text=GameText(events={}, position=_position, reasons={"trick": "a trick"}),
     page=GamePage(start_fields=lambda view, _state: {"phase": "trick"}, hints={"first_phase": "trick"}),
     check_scenarios=(CheckScenario(2),),

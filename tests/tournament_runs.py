@@ -24,9 +24,16 @@ DET_BOT = Path(__file__).resolve().parent / "bots" / "det_bot.py"
 
 
 def write_config(folder: Path, marker: str, names: list[str], deal_sets: int, think: float = 0.0) -> Path:
-    lines = ['name = "spread"', "seed = 11", f"deal_sets = {deal_sets}", "table_size = 2",
-             'time_control = "decision=5s,startup=20s"', "sandbox = false",
-             "[rules]", "options = { target_score = 20 }"]
+    lines = [
+        'name = "spread"',
+        "seed = 11",
+        f"deal_sets = {deal_sets}",
+        "table_size = 2",
+        'time_control = "decision=5s,startup=20s"',
+        "sandbox = false",
+        "[rules]",
+        "options = { target_score = 20 }",
+    ]
     for n in names:
         lines += ["[[bots]]", f'name = "{n}"', f'command = "{DET_BOT} {marker} salt={n} think={think}"']
     folder.mkdir(parents=True, exist_ok=True)
@@ -35,14 +42,16 @@ def write_config(folder: Path, marker: str, names: list[str], deal_sets: int, th
     return path
 
 
-async def play(t: Tournament, db: Path, placement: Placement, concurrency: int,
-               on_game: Any = None) -> tuple[Any, TournamentRunner]:
+async def play(
+    t: Tournament, db: Path, placement: Placement, concurrency: int, on_game: Any = None
+) -> tuple[Any, TournamentRunner]:
     store = Store.open(db, create=True, lock=True)
     try:
         schedule = schedule_for(t)
         prepare_store(t, store, schedule)
-        runner = TournamentRunner(t, store, schedule, log_dir=db.with_name(db.stem + "-logs"),
-                                  concurrency=concurrency, placement=placement)
+        runner = TournamentRunner(
+            t, store, schedule, log_dir=db.with_name(db.stem + "-logs"), concurrency=concurrency, placement=placement
+        )
         if on_game is not None:
             runner.on_game = on_game(store, runner)
         with trio.fail_after(scaled(240)):

@@ -174,26 +174,54 @@ _PRESETS = "; ".join(
     f"{g.name.replace('_', '-')}: " + ", ".join(p + (" (default)" if p == g.default_preset else "") for p in g.presets)
     for g in GAMES.values()
 )
-RulesOpt = Annotated[Optional[str], typer.Option(
-    "--rules", "-r", metavar="PRESET", help=f"Rule preset ({_PRESETS}); `chicago-referee rules` shows each.")]
-RuleOpt = Annotated[Optional[list[str]], typer.Option(
-    "--rule", metavar="KEY=VALUE", help="Override one rule option, e.g. target_score=30 (repeatable).")]
-TimeControlOpt = Annotated[str, typer.Option(
-    "--time-control", "-t", metavar="TC",
-    help="Comma-separated limits: decision=1s (each decision), bank=60s (a time bank), inc=100ms (added to "
-    "the bank after each decision; needs bank), startup=10s (to start and answer hello); a lone 1s sets "
-    "the decision limit.")]
-SandboxOpt = Annotated[bool, typer.Option(
-    "--sandbox", help="Run each bot isolated (bubblewrap: own PID/network/user namespaces, private scratch, "
-    "limits); refuses to start if this machine cannot (see `chicago-referee doctor`).")]
-SandboxLimitsOpt = Annotated[Optional[str], typer.Option(
-    "--sandbox-limits", metavar="LIMITS",
-    help="With --sandbox: comma-separated limits; those not named keep their defaults, memory=1G, processes=64, "
-    "cpu=600s, file_size=16M, open_files=256, scratch=64M, freeze_idle=false, and env=NAME:NAME names "
-    "variables to pass on (none by default); e.g. memory=512M,processes=32.")]
-StartOpt = Annotated[Optional[str], typer.Option(
-    "--start", metavar="POSITION", help="Play every game from this position (the text form of docs/positions.md, "
-    "or @FILE holding it); the seatings rotate the bots through its seats and later deals follow the seed.")]
+RulesOpt = Annotated[
+    Optional[str],
+    typer.Option(
+        "--rules", "-r", metavar="PRESET", help=f"Rule preset ({_PRESETS}); `chicago-referee rules` shows each."
+    ),
+]
+RuleOpt = Annotated[
+    Optional[list[str]],
+    typer.Option("--rule", metavar="KEY=VALUE", help="Override one rule option, e.g. target_score=30 (repeatable)."),
+]
+TimeControlOpt = Annotated[
+    str,
+    typer.Option(
+        "--time-control",
+        "-t",
+        metavar="TC",
+        help="Comma-separated limits: decision=1s (each decision), bank=60s (a time bank), inc=100ms (added to "
+        "the bank after each decision; needs bank), startup=10s (to start and answer hello); a lone 1s sets "
+        "the decision limit.",
+    ),
+]
+SandboxOpt = Annotated[
+    bool,
+    typer.Option(
+        "--sandbox",
+        help="Run each bot isolated (bubblewrap: own PID/network/user namespaces, private scratch, "
+        "limits); refuses to start if this machine cannot (see `chicago-referee doctor`).",
+    ),
+]
+SandboxLimitsOpt = Annotated[
+    Optional[str],
+    typer.Option(
+        "--sandbox-limits",
+        metavar="LIMITS",
+        help="With --sandbox: comma-separated limits; those not named keep their defaults, memory=1G, processes=64, "
+        "cpu=600s, file_size=16M, open_files=256, scratch=64M, freeze_idle=false, and env=NAME:NAME names "
+        "variables to pass on (none by default); e.g. memory=512M,processes=32.",
+    ),
+]
+StartOpt = Annotated[
+    Optional[str],
+    typer.Option(
+        "--start",
+        metavar="POSITION",
+        help="Play every game from this position (the text form of docs/positions.md, "
+        "or @FILE holding it); the seatings rotate the bots through its seats and later deals follow the seed.",
+    ),
+]
 
 
 def shown_path(path: Path) -> str:

@@ -29,47 +29,89 @@ def _findings(host: HostReport) -> list[tuple[str, str, str]]:
             rows.append(("fail", "trial sandbox", f"failed: {host.trial_error}"))
     rows.append(("ok" if host.userns == "enabled" else "fail", "user namespaces", host.userns))
     if host.prlimit is None:
-        rows.append(("ok" if host.root else "fail", "prlimit",
-                     f"not installed: needed for the limits when the referee is not root; {install_hint('util-linux')}"))
+        rows.append(
+            (
+                "ok" if host.root else "fail",
+                "prlimit",
+                f"not installed: needed for the limits when the referee is not root; {install_hint('util-linux')}",
+            )
+        )
     if host.root:
         rows.append(("ok", "running as root", "each running seat gets a uid of its own"))
     else:
         rows.append(("ok", "running as a user", "bots get a user namespace; their processes count as yours"))
     usable = host.cgroups.usable
     if usable:
-        rows.append(("ok", f"cgroups ({host.cgroups.version})",
-                     f"{', '.join(usable)}: memory and processes limited for the whole sandbox, "
-                     "and a dead bot's limit is named for sure"))
+        rows.append(
+            (
+                "ok",
+                f"cgroups ({host.cgroups.version})",
+                f"{', '.join(usable)}: memory and processes limited for the whole sandbox, "
+                "and a dead bot's limit is named for sure",
+            )
+        )
     else:
-        rows.append(("warn", f"cgroups ({host.cgroups.version})",
-                     "none usable: memory is limited per process (RLIMIT_DATA), and which limit a bot "
-                     "hit is read from its last words"))
+        rows.append(
+            (
+                "warn",
+                f"cgroups ({host.cgroups.version})",
+                "none usable: memory is limited per process (RLIMIT_DATA), and which limit a bot "
+                "hit is read from its last words",
+            )
+        )
     for note in host.cgroups.notes:
         rows.append(("warn", "cgroups", note))
     if "freezer" in usable:
         kind = "v2 cgroup.freeze" if host.cgroups.freezer_v2 else "v1 freezer controller"
         rows.append(("ok", "freezer", f"{kind}: freeze_idle can stop a bot's sandbox while it is not its turn"))
     else:
-        rows.append(("warn", "freezer", "none usable: freeze_idle (on by default in sandboxed tournaments) "
-                     "refuses to start; run as root with cgroups, or set freeze_idle = false"))
+        rows.append(
+            (
+                "warn",
+                "freezer",
+                "none usable: freeze_idle (on by default in sandboxed tournaments) "
+                "refuses to start; run as root with cgroups, or set freeze_idle = false",
+            )
+        )
     rows += _moves(host)
     missing = [c for c in ("memory", "pids") if c not in usable]
     if usable and missing:
         rows.append(("warn", "cgroups", f"no {' or '.join(missing)} controller: those limits are per process only"))
     if host.python is None:
         rows.append(("warn", "python", "no system python of the referee's version: sandboxed .py bots cannot run"))
-        rows.append(("warn", "built-in bots", f"{builtin_names()}: by name in any bot command; sandboxed "
-                     "they need that system python too"))
+        rows.append(
+            (
+                "warn",
+                "built-in bots",
+                f"{builtin_names()}: by name in any bot command; sandboxed they need that system python too",
+            )
+        )
     else:
         rows.append(("ok", "python", f"sandboxed .py bots run with {host.python}"))
-        rows.append(("ok", "built-in bots", f"{builtin_names()}: by name in any bot command "
-                     "(`match mybot.py pimc`), sandboxed or not"))
+        rows.append(
+            (
+                "ok",
+                "built-in bots",
+                f"{builtin_names()}: by name in any bot command (`match mybot.py pimc`), sandboxed or not",
+            )
+        )
     load = host.load[0]
-    rows.append(("warn" if load > host.cores else "ok", "load",
-                 f"{load:.2f} on {host.cores} cores" + (": busy; time limits may bite" if load > host.cores else "")))
-    rows.append(("warn" if host.swap_mb else "ok", "swap",
-                 f"{host.swap_mb} MiB: a bot over its memory limit may swap before it is stopped"
-                 if host.swap_mb else "none"))
+    rows.append(
+        (
+            "warn" if load > host.cores else "ok",
+            "load",
+            f"{load:.2f} on {host.cores} cores" + (": busy; time limits may bite" if load > host.cores else ""),
+        )
+    )
+    rows.append(
+        (
+            "warn" if host.swap_mb else "ok",
+            "swap",
+            f"{host.swap_mb} MiB: a bot over its memory limit may swap before it is stopped"
+            if host.swap_mb
+            else "none",
+        )
+    )
     return rows
 
 
@@ -83,10 +125,13 @@ def _moves(host: HostReport) -> list[tuple[str, str, str]]:
     if v1:
         said.append(f"v1 groups ({', '.join(v1)}) are entered by the new process moving its one thread, at once")
     if cg.on_v2:
-        wait = ("no wait: the v2 hierarchy is mounted with favordynmods" if cg.v2_favordynmods else
-                "each such move waits for an RCU grace period, overlapped with bubblewrap's setup (a host may "
-                "mount cgroup2 with favordynmods, kernel 6.0+, to drop the wait, at some cost to every fork "
-                "and exit on the machine)")
+        wait = (
+            "no wait: the v2 hierarchy is mounted with favordynmods"
+            if cg.v2_favordynmods
+            else "each such move waits for an RCU grace period, overlapped with bubblewrap's setup (a host may "
+            "mount cgroup2 with favordynmods, kernel 6.0+, to drop the wait, at some cost to every fork "
+            "and exit on the machine)"
+        )
         names = ", ".join("freezer, with freeze_idle" if c == "freezer" else c for c in cg.on_v2)
         said.append(f"v2 groups ({names}) by the referee while bubblewrap waits; {wait}")
     return [("ok", "cgroup moves", "; ".join(said))]
@@ -97,19 +142,27 @@ def _advice(host: HostReport) -> list[str]:
     limits = SandboxLimits()
     lines = []
     concurrency = max(1, host.cores - 1)
-    lines.append(f"games at once: {concurrency} (cores - 1, the tournament default); each game runs one "
-                 "bot per seat, and only the bot to act uses a core")
+    lines.append(
+        f"games at once: {concurrency} (cores - 1, the tournament default); each game runs one "
+        "bot per seat, and only the bot to act uses a core"
+    )
     if host.memory_mb:
         bots = host.memory_mb // limits.memory_mb
         whole = "per sandbox" if "memory" in host.cgroups.usable else "per process (no memory cgroup)"
-        lines.append(f"memory: {host.memory_mb} MiB; at the default {limits.memory_mb} MiB {whole}, "
-                     f"{bots} bots at their limit fit at once; lower `memory` if more run together")
+        lines.append(
+            f"memory: {host.memory_mb} MiB; at the default {limits.memory_mb} MiB {whole}, "
+            f"{bots} bots at their limit fit at once; lower `memory` if more run together"
+        )
     if not host.root:
-        lines.append("running as a user: every bot's processes count towards your own process limit "
-                     "outside its sandbox; as root each seat gets a uid of its own")
+        lines.append(
+            "running as a user: every bot's processes count towards your own process limit "
+            "outside its sandbox; as root each seat gets a uid of its own"
+        )
     if "memory" not in host.cgroups.usable or "pids" not in host.cgroups.usable:
-        lines.append("for limits on the whole sandbox (and sure limit reasons), run as root on a machine "
-                     "with writable cgroups (v1 memory and pids controllers, or v2 with them delegated)")
+        lines.append(
+            "for limits on the whole sandbox (and sure limit reasons), run as root on a machine "
+            "with writable cgroups (v1 memory and pids controllers, or v2 with them delegated)"
+        )
     return lines
 
 
@@ -122,8 +175,12 @@ def doctor(
     host = sandbox_host.probe_host()
     problems = host.problems()
     if as_json:
-        report = {**host.as_dict(), "sandbox_possible": not problems, "advice": _advice(host),
-                  "builtin_bots": {bot.name: bot.module for bot in BUILTIN_BOTS.values()}}
+        report = {
+            **host.as_dict(),
+            "sandbox_possible": not problems,
+            "advice": _advice(host),
+            "builtin_bots": {bot.name: bot.module for bot in BUILTIN_BOTS.values()},
+        }
         sys.stdout.write(json.dumps(report, indent=2) + "\n")
     else:
         colour = {"ok": "green", "warn": "yellow", "fail": "red"}
@@ -135,7 +192,8 @@ def doctor(
         if problems:
             out.print("[red]sandboxing is not possible here[/]: " + "; ".join(problems), highlight=False)
         else:
-            out.print("[green]sandboxing is possible[/]: --sandbox and sandbox = true will isolate each bot",
-                      highlight=False)
+            out.print(
+                "[green]sandboxing is possible[/]: --sandbox and sandbox = true will isolate each bot", highlight=False
+            )
     if problems:
         raise typer.Exit(EXIT_FAILED)

@@ -12,11 +12,22 @@ from referee.seats.clock import parse_duration_ms
 
 ServeOpt = Annotated[bool, typer.Option("--serve", help="Serve a live dashboard while playing (see docs/live.md).")]
 PortOpt = Annotated[int, typer.Option("--port", min=0, max=65535, help="Port of the dashboard (0 picks a free one).")]
-HostOpt = Annotated[str, typer.Option("--host", metavar="ADDRESS", help="Address to bind; 127.0.0.1 is this machine only, 0.0.0.0 every network.")]
+HostOpt = Annotated[
+    str,
+    typer.Option(
+        "--host", metavar="ADDRESS", help="Address to bind; 127.0.0.1 is this machine only, 0.0.0.0 every network."
+    ),
+]
 NoOpenOpt = Annotated[bool, typer.Option("--no-open", help="Print the dashboard's URL without opening a browser.")]
-RevealOpt = Annotated[Optional[str], typer.Option(
-    "--reveal-delay", metavar="DURATION", help="Let spectators see all cards, each only once it is this old (e.g. 60s) or its game is "
-    "over; without it, hidden cards are never shown during play.")]
+RevealOpt = Annotated[
+    Optional[str],
+    typer.Option(
+        "--reveal-delay",
+        metavar="DURATION",
+        help="Let spectators see all cards, each only once it is this old (e.g. 60s) or its game is "
+        "over; without it, hidden cards are never shown during play.",
+    ),
+]
 
 
 def reveal_seconds(text: str | None) -> float | None:
@@ -31,5 +42,3 @@ def reveal_seconds(text: str | None) -> float | None:
 
 def print_url(url: str) -> None:
     out.print(f"live dashboard: {url}", highlight=False, markup=False, soft_wrap=True)
-
-

@@ -69,7 +69,10 @@ def rules(
     for key, value in msgspec.to_builtins(rules_obj).items():
         if key != "game":
             out.print(f"  {key} = {json.dumps(value)}", highlight=False, markup=False)
-    presets = ", ".join(f"{p} ({'defaults' if not preset_options(game, p) else 'changes ' + ', '.join(preset_options(game, p))})" for p in game.presets)
+    presets = ", ".join(
+        f"{p} ({'defaults' if not preset_options(game, p) else 'changes ' + ', '.join(preset_options(game, p))})"
+        for p in game.presets
+    )
     out.print(f"presets: {presets}", highlight=False)
     out.print(f"games: {', '.join(GAMES)}")
 
@@ -77,31 +80,74 @@ def rules(
 @app.command()
 @expected_errors
 def match(
-    bots: Annotated[list[str], typer.Argument(metavar="BOT...", help=f"2-4 bots: a .py or .js file, an executable, a quoted command line, or a built-in bot by name ({builtin_names()}).")],
+    bots: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="BOT...",
+            help=f"2-4 bots: a .py or .js file, an executable, a quoted command line, or a built-in bot by name ({builtin_names()}).",
+        ),
+    ],
     game_name: GameOpt = "chicago",
-    games: Annotated[int, typer.Option("--games", "-n", min=1, help="Games to play (rounded up to whole deal sets).")] = 20,
-    seed: Annotated[Optional[int], typer.Option("--seed", "-s", help="Match seed (random if not given; always printed).")] = None,
+    games: Annotated[
+        int, typer.Option("--games", "-n", min=1, help="Games to play (rounded up to whole deal sets).")
+    ] = 20,
+    seed: Annotated[
+        Optional[int], typer.Option("--seed", "-s", help="Match seed (random if not given; always printed).")
+    ] = None,
     preset: RulesOpt = None,
     rule: RuleOpt = None,
-    deals: Annotated[Optional[Path], typer.Option("--deals", help='JSON file of explicit deals: a list of {"dealer": 0, "deck": "As Kd 9h ..."} (the full pack, top card first); seeded shuffles follow the last one.')] = None,
+    deals: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--deals",
+            help='JSON file of explicit deals: a list of {"dealer": 0, "deck": "As Kd 9h ..."} (the full pack, top card first); seeded shuffles follow the last one.',
+        ),
+    ] = None,
     time_control: TimeControlOpt = DEFAULT_TIME_CONTROL,
-    failure_policy: Annotated[str, typer.Option("--failure-policy", metavar="POLICY", help="What a failure costs: forfeit (the game) or substitute (the referee plays a default move and counts a strike).")] = "forfeit",
-    max_strikes: Annotated[Optional[int], typer.Option("--max-strikes", min=0, help="With --failure-policy substitute: strikes allowed per game (default 3).")] = None,
+    failure_policy: Annotated[
+        str,
+        typer.Option(
+            "--failure-policy",
+            metavar="POLICY",
+            help="What a failure costs: forfeit (the game) or substitute (the referee plays a default move and counts a strike).",
+        ),
+    ] = "forfeit",
+    max_strikes: Annotated[
+        Optional[int],
+        typer.Option(
+            "--max-strikes", min=0, help="With --failure-policy substitute: strikes allowed per game (default 3)."
+        ),
+    ] = None,
     log_dir: Annotated[Optional[Path], typer.Option("--log-dir", help="Write one JSONL log per game here.")] = None,
-    sprt_text: Annotated[Optional[str], typer.Option("--sprt", help="Stop early by SPRT: elo0,elo1[,alpha,beta] (2 bots).")] = None,
+    sprt_text: Annotated[
+        Optional[str], typer.Option("--sprt", help="Stop early by SPRT: elo0,elo1[,alpha,beta] (2 bots).")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print a machine-readable summary on stdout.")] = False,
     sandbox: SandboxOpt = False,
     sandbox_limits: SandboxLimitsOpt = None,
     start: StartOpt = None,
-    concurrency: Annotated[int, typer.Option("--concurrency", "-j", min=1, help="Deal sets played at once, each with its own bot processes; results are the same as one at a time.")] = 1,
+    concurrency: Annotated[
+        int,
+        typer.Option(
+            "--concurrency",
+            "-j",
+            min=1,
+            help="Deal sets played at once, each with its own bot processes; results are the same as one at a time.",
+        ),
+    ] = 1,
     serve: ServeOpt = False,
     port: PortOpt = 0,
     host: HostOpt = "127.0.0.1",
     no_open: NoOpenOpt = False,
     reveal_delay: RevealOpt = None,
-    freeze_idle: Annotated[bool, typer.Option(
-        "--freeze-idle", help="With --sandbox: freeze each bot's sandbox while it is not its turn (cgroup "
-        "freezer), so no bot computes on another's time.")] = False,
+    freeze_idle: Annotated[
+        bool,
+        typer.Option(
+            "--freeze-idle",
+            help="With --sandbox: freeze each bot's sandbox while it is not its turn (cgroup "
+            "freezer), so no bot computes on another's time.",
+        ),
+    ] = False,
 ) -> None:
     """Play a match between 2-4 bots in deal sets and print the standings."""
     delay = reveal_seconds(reveal_delay)
@@ -114,9 +160,15 @@ def match(
     for spec in specs:
         check_runnable(spec)
     config = MatchConfig(
-        game=game, rules=rules_obj, bots=specs, games=games, seed=seed,
-        time_control=parse_time_control(time_control), policy=_failure_policy(failure_policy, max_strikes),
-        deals=load_deals(deals, game) if deals else (), log_dir=log_dir,
+        game=game,
+        rules=rules_obj,
+        bots=specs,
+        games=games,
+        seed=seed,
+        time_control=parse_time_control(time_control),
+        policy=_failure_policy(failure_policy, max_strikes),
+        deals=load_deals(deals, game) if deals else (),
+        log_dir=log_dir,
         sprt=parse_sprt(sprt_text) if sprt_text else None,
         sandbox=_sandbox_limits(sandbox, sandbox_limits, freeze_idle),
         hidden=tuple(p for p in (deals, start_file(start)) if p is not None),
@@ -139,29 +191,37 @@ def _failure_policy(mode: str, max_strikes: int | None) -> FailurePolicy:
     if mode not in ("forfeit", "substitute"):
         raise typer.BadParameter("must be forfeit or substitute", param_hint="--failure-policy")
     if max_strikes is not None and mode != "substitute":
-        raise ConfigError("--max-strikes counts the defaults played for a bot under --failure-policy substitute; "
-                          "add --failure-policy substitute, or drop --max-strikes")
-    return FailurePolicy(mode="forfeit" if mode == "forfeit" else "substitute",
-                         max_strikes=3 if max_strikes is None else max_strikes)
+        raise ConfigError(
+            "--max-strikes counts the defaults played for a bot under --failure-policy substitute; "
+            "add --failure-policy substitute, or drop --max-strikes"
+        )
+    return FailurePolicy(
+        mode="forfeit" if mode == "forfeit" else "substitute", max_strikes=3 if max_strikes is None else max_strikes
+    )
 
 
 def _announce(config: MatchConfig, preset: str | None) -> None:
     """One line on what is about to be played, and the config's notes."""
     specs, total = config.bots, config.n_sets * config.set_size
-    say_phrases(err, [
-        f"{config.game.title} ({preset or config.game.default_preset}): {' vs '.join(s.name for s in specs)}",
-        f"{plural(total, 'game')} ({plural(config.n_sets, 'deal set')})", f"seed {config.seed}",
-        f"clock {format_time_control(config.time_control)}",
-        *(["sandboxed"] if config.sandbox else []),
-        *(["every game from the --start position"] if config.start else []),
-        *([f"concurrency {config.concurrency}"] if config.concurrency > 1 else []),
-    ])
+    say_phrases(
+        err,
+        [
+            f"{config.game.title} ({preset or config.game.default_preset}): {' vs '.join(s.name for s in specs)}",
+            f"{plural(total, 'game')} ({plural(config.n_sets, 'deal set')})",
+            f"seed {config.seed}",
+            f"clock {format_time_control(config.time_control)}",
+            *(["sandboxed"] if config.sandbox else []),
+            *(["every game from the --start position"] if config.start else []),
+            *([f"concurrency {config.concurrency}"] if config.concurrency > 1 else []),
+        ],
+    )
     for note in config.notes:
         err.print(note, highlight=False, markup=False, soft_wrap=True)
 
 
-def _play_served(config: MatchConfig, log_dir: Path | None, delay: float | None, host: str, port: int,
-                 no_open: bool) -> tuple[MatchResult, bool]:
+def _play_served(
+    config: MatchConfig, log_dir: Path | None, delay: float | None, host: str, port: int, no_open: bool
+) -> tuple[MatchResult, bool]:
     """The match with its live dashboard; the stream goes with the logs (or a
     scratch folder, removed afterwards)."""
     import tempfile
@@ -175,9 +235,15 @@ def _play_served(config: MatchConfig, log_dir: Path | None, delay: float | None,
         folder = log_dir if log_dir is not None else Path(scratch)
         live = match_writer(folder, name=" vs ".join(names), game=config.game.name, bots=names, scheduled=total)
         source, public, private = match_source(folder, log_dir, " vs ".join(names), delay)
-        plan = DashboardPlan(source, public, private, host=host, port=port, open_browser=not no_open,
-                             on_url=lambda url: err.print(f"live dashboard: {url}", highlight=False,
-                                                          markup=False, soft_wrap=True))
+        plan = DashboardPlan(
+            source,
+            public,
+            private,
+            host=host,
+            port=port,
+            open_browser=not no_open,
+            on_url=lambda url: err.print(f"live dashboard: {url}", highlight=False, markup=False, soft_wrap=True),
+        )
         status = "aborted"
         try:
             result, interrupted = _run_with_progress(replace(config, watch_games=live.watch_games), total, plan)
@@ -198,8 +264,7 @@ def _print_result(result: MatchResult, as_json: bool, log_dir: Path | None) -> N
     out.print(match_table(result, out.width))
     for line in [*time_lines(result), *failure_lines(result), *elo_lines(result)]:
         out.print(line, highlight=False, markup=False)
-    out.print(f"seed {result.config.seed}" + (f", logs in {log_dir}" if log_dir else ""), highlight=False,
-              markup=False)
+    out.print(f"seed {result.config.seed}" + (f", logs in {log_dir}" if log_dir else ""), highlight=False, markup=False)
 
 
 def _sandbox_limits(sandbox: bool, limits: str | None, freeze_idle: bool = False) -> SandboxLimits | None:
@@ -248,8 +313,14 @@ def _run_with_progress(config: MatchConfig, total: int, dashboard: Any = None) -
             TimeRemainingColumn,
         )
 
-        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                      console=err, transient=True) as progress:
+        with Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=err,
+            transient=True,
+        ) as progress:
             task = progress.add_task("games", total=total)
             return trio.run(_run_served, config, on_game, dashboard), False
     except (KeyboardInterrupt, BaseExceptionGroup) as exc:
@@ -263,14 +334,30 @@ def _run_with_progress(config: MatchConfig, total: int, dashboard: Any = None) -
 @app.command()
 @expected_errors
 def check(
-    bot: Annotated[str, typer.Argument(metavar="BOT", help=f"The bot to check, as for `match` (a command, or a built-in bot: {builtin_names()}).")],
+    bot: Annotated[
+        str,
+        typer.Argument(
+            metavar="BOT", help=f"The bot to check, as for `match` (a command, or a built-in bot: {builtin_names()})."
+        ),
+    ],
     game_name: GameOpt = "chicago",
-    time_control: Annotated[Optional[str], typer.Option(
-        "--time-control", "-t", metavar="TC",
-        help=f"The clock to check with, as for `match`; by default match's own, {DEFAULT_TIME_CONTROL}.")] = None,
-    config: Annotated[Optional[Path], typer.Option(
-        "--config", metavar="TOURNAMENT.toml",
-        help="Check as that tournament would run the bot: its game, clock, sandbox and limits.")] = None,
+    time_control: Annotated[
+        Optional[str],
+        typer.Option(
+            "--time-control",
+            "-t",
+            metavar="TC",
+            help=f"The clock to check with, as for `match`; by default match's own, {DEFAULT_TIME_CONTROL}.",
+        ),
+    ] = None,
+    config: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--config",
+            metavar="TOURNAMENT.toml",
+            help="Check as that tournament would run the bot: its game, clock, sandbox and limits.",
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable report.")] = False,
     sandbox: SandboxOpt = False,
     sandbox_limits: SandboxLimitsOpt = None,
@@ -281,8 +368,15 @@ def check(
     game, clock, limits, source = _check_setup(game_name, time_control, config, sandbox, sandbox_limits)
     spec = resolve_command(bot)
     check_runnable(spec)
-    say_phrases(err, [f"checking {spec.name} on {game.title}", f"clock {format_time_control(clock)}{source}",
-                      *(["in the sandbox"] if limits else []), f"command: {bot}"])  # as typed: the interpreter and paths it resolves to are in the log
+    say_phrases(
+        err,
+        [
+            f"checking {spec.name} on {game.title}",
+            f"clock {format_time_control(clock)}{source}",
+            *(["in the sandbox"] if limits else []),
+            f"command: {bot}",
+        ],
+    )  # as typed: the interpreter and paths it resolves to are in the log
     for note in require_isolation(limits, [spec]):
         err.print(note, highlight=False, markup=False, soft_wrap=True)
 
@@ -311,16 +405,19 @@ def check(
         raise typer.Exit(EXIT_FAILED)
 
 
-def _check_setup(game_name: str, time_control: str | None, config: Path | None, sandbox: bool,
-                 sandbox_limits: str | None) -> tuple[Any, Any, SandboxLimits | None, str]:
+def _check_setup(
+    game_name: str, time_control: str | None, config: Path | None, sandbox: bool, sandbox_limits: str | None
+) -> tuple[Any, Any, SandboxLimits | None, str]:
     """(game, clock, sandbox limits, where the clock came from) for `check`:
     `match`'s defaults, or what a tournament config says."""
     if config is None:
         clock = parse_time_control(time_control or DEFAULT_TIME_CONTROL)
         return get_game(game_name), clock, _sandbox_limits(sandbox, sandbox_limits), ""
     if time_control is not None or sandbox or sandbox_limits is not None:
-        raise ConfigError("--config brings the tournament's clock and sandbox: drop --time-control, --sandbox "
-                          "and --sandbox-limits, or drop --config")
+        raise ConfigError(
+            "--config brings the tournament's clock and sandbox: drop --time-control, --sandbox "
+            "and --sandbox-limits, or drop --config"
+        )
     from referee.tournament.config import load_config
 
     t = load_config(config)
@@ -331,12 +428,20 @@ def _check_setup(game_name: str, time_control: str | None, config: Path | None, 
 @app.command()
 @expected_errors
 def bench(
-    bot: Annotated[Optional[str], typer.Argument(metavar="[BOT]", help=f"Bot used for both measurements, as for `match` (built-in: {builtin_names()}); default first-legal, which answers at once.")] = None,
+    bot: Annotated[
+        Optional[str],
+        typer.Argument(
+            metavar="[BOT]",
+            help=f"Bot used for both measurements, as for `match` (built-in: {builtin_names()}); default first-legal, which answers at once.",
+        ),
+    ] = None,
     game_name: GameOpt = "chicago",
     rounds: Annotated[int, typer.Option(help="Interleaved rounds (referee and raw pipe) compared by median.")] = 12,
     games: Annotated[int, typer.Option(help="Games played through the referee per round.")] = 4,
-    sandbox: Annotated[bool, typer.Option(
-        "--sandbox", help="Measure the sandbox instead: decisions/s and start-up with and without it.")] = False,
+    sandbox: Annotated[
+        bool,
+        typer.Option("--sandbox", help="Measure the sandbox instead: decisions/s and start-up with and without it."),
+    ] = False,
     sandbox_limits: SandboxLimitsOpt = None,
 ) -> None:
     """Referee decisions/s against the raw pipe round trip with the same bot processes."""
@@ -362,8 +467,11 @@ def bench(
         ("referee / one process", f"{100 * res.ratio_single:8.1f} %"),
         ("referee's own time", f"{res.overhead_us:8.1f} us per decision"),
     ]
-    out.print(f"{res.decisions} decisions; medians of {len(res.rounds)} interleaved rounds "
-              "(trio: send_all/receive_some; direct: the referee's own pipe reads and writes)", highlight=False)
+    out.print(
+        f"{res.decisions} decisions; medians of {len(res.rounds)} interleaved rounds "
+        "(trio: send_all/receive_some; direct: the referee's own pipe reads and writes)",
+        highlight=False,
+    )
     for label, value in rows:
         out.print(f"{label:<32}: {value}", highlight=False)
 
@@ -379,11 +487,18 @@ def _bench_sandbox(spec: Any, game: str, rounds: int, games: int, limits: Sandbo
         ("sandboxed / no sandbox", f"{100 * res.ratio:8.1f} %"),
         ("start-up to hello, no sandbox", f"{med(res.plain_start_ms):8.1f} ms"),
         ("start-up to hello, sandboxed", f"{med(res.sandboxed_start_ms):8.1f} ms"),
-        ("added start-up per bot", f"{res.added_start_ms:8.1f} ms  (quartiles "
-                                   + " to ".join(f"{q:.1f}" for q in res.added_start_quartiles) + " ms)"),
+        (
+            "added start-up per bot",
+            f"{res.added_start_ms:8.1f} ms  (quartiles "
+            + " to ".join(f"{q:.1f}" for q in res.added_start_quartiles)
+            + " ms)",
+        ),
     ]
-    out.print(f"{res.decisions} decisions; medians of {len(res.plain_per_s)} interleaved rounds and "
-              f"{len(res.plain_start_ms)} start-ups of each kind, paired (load {res.load[0]:.1f} before, "
-              f"{res.load[1]:.1f} after)", highlight=False)
+    out.print(
+        f"{res.decisions} decisions; medians of {len(res.plain_per_s)} interleaved rounds and "
+        f"{len(res.plain_start_ms)} start-ups of each kind, paired (load {res.load[0]:.1f} before, "
+        f"{res.load[1]:.1f} after)",
+        highlight=False,
+    )
     for label, value in rows:
         out.print(f"{label:<32}: {value}", highlight=False)

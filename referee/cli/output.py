@@ -70,8 +70,12 @@ def match_table(result: MatchResult, width: int = 80) -> Table:
     }
     columns = list(cells)
     while True:
-        table = Table(title=f"{result.config.game.title}: {plural(len(result.records), 'game')}",
-                      title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+        table = Table(
+            title=f"{result.config.game.title}: {plural(len(result.records), 'game')}",
+            title_justify="left",
+            box=box.SIMPLE_HEAD,
+            pad_edge=False,
+        )
         table.add_column("bot", no_wrap=True)
         for col in columns:
             table.add_column(col, justify="right", no_wrap=True)
@@ -136,8 +140,10 @@ def elo_lines(result: MatchResult) -> list[str]:
             every = "the only deal set" if s.samples == 1 else f"all {sets}"
             lines.append(f"{best} won {every}; Elo is unbounded (LOS of {best} over {other} {100 * los:.2f}%)")
         elif math.isnan(s.err95):
-            lines.append(f"Elo {names[0]} vs {names[1]}: {_num(s.elo)}; too few deal sets "
-                         f"for an error bar (over {sets}, pentanomial {result.pentanomial})")
+            lines.append(
+                f"Elo {names[0]} vs {names[1]}: {_num(s.elo)}; too few deal sets "
+                f"for an error bar (over {sets}, pentanomial {result.pentanomial})"
+            )
         else:
             lines.append(
                 f"Elo {names[0]} vs {names[1]}: {_num(s.elo)} +/- {s.err95:.1f} (95%)  "
@@ -149,8 +155,12 @@ def elo_lines(result: MatchResult) -> list[str]:
         lines.append(f"SPRT: LLR {p.llr:.3f}, bounds ({p.lower:.3f}, {p.upper:.3f}): {verdict}")
     if result.ratings is not None:
         r = result.ratings
-        parts = [f"{n} {_num(r.rating(n))} +/- {r.err(n):.0f}" if math.isfinite(r.rating(n)) and math.isfinite(r.err(n))
-                 else f"{n} {_num(r.rating(n))} (unbounded)" for n in sorted(names, key=r.rating, reverse=True)]
+        parts = [
+            f"{n} {_num(r.rating(n))} +/- {r.err(n):.0f}"
+            if math.isfinite(r.rating(n)) and math.isfinite(r.err(n))
+            else f"{n} {_num(r.rating(n))} (unbounded)"
+            for n in sorted(names, key=r.rating, reverse=True)
+        ]
         lines.append("Elo (pairwise from placements, mean 0): " + ", ".join(parts))
     if result.stopped:
         lines.append(result.stopped)
@@ -171,8 +181,13 @@ def record_dict(rec: GameRecord) -> dict[str, Any]:
         "deals": rec.deals,
         "decisions": rec.decisions,
         "failures": [
-            {"seat": f.seat, "bot": rec.seat_names[f.seat], "reason": f.reason, "message": f.message,
-             "evidence": rec.evidence[i] if i < len(rec.evidence) else ""}
+            {
+                "seat": f.seat,
+                "bot": rec.seat_names[f.seat],
+                "reason": f.reason,
+                "message": f.message,
+                "evidence": rec.evidence[i] if i < len(rec.evidence) else "",
+            }
             for i, f in enumerate(rec.failures)
         ],
         "log": rec.log_path,
@@ -196,27 +211,40 @@ def match_dict(result: MatchResult) -> dict[str, Any]:
         "ratings": None,
         "stopped": result.stopped or None,
         "referee_overhead_us_per_decision": round(
-            sum(r.overhead_us * r.decisions for r in result.records) / max(1, sum(r.decisions for r in result.records)), 1
+            sum(r.overhead_us * r.decisions for r in result.records) / max(1, sum(r.decisions for r in result.records)),
+            1,
         ),
         "results": [record_dict(r) for r in result.records],
     }
     if result.stats is not None:
         s = result.stats
         out["elo"] = {
-            "bot": result.bots[0].name, "opponent": result.bots[1].name,
-            "elo": _finite(s.elo), "err95": _finite(s.err95), "los": round(s.los, 6),
-            "deal_sets": s.samples, "pentanomial": result.pentanomial,
+            "bot": result.bots[0].name,
+            "opponent": result.bots[1].name,
+            "elo": _finite(s.elo),
+            "err95": _finite(s.err95),
+            "los": round(s.los, 6),
+            "deal_sets": s.samples,
+            "pentanomial": result.pentanomial,
             # Elo is unbounded when one side won every deal set: "elo" is null and this names the side.
-            "won_every_deal_set": (result.bots[0].name if s.elo > 0 else result.bots[1].name) if math.isinf(s.elo) else None,
+            "won_every_deal_set": (result.bots[0].name if s.elo > 0 else result.bots[1].name)
+            if math.isinf(s.elo)
+            else None,
         }
     if result.sprt is not None:
         p = result.sprt
-        out["sprt"] = {"llr": round(p.llr, 6), "lower": round(p.lower, 6), "upper": round(p.upper, 6),
-                       "decision": p.decision}
+        out["sprt"] = {
+            "llr": round(p.llr, 6),
+            "lower": round(p.lower, 6),
+            "upper": round(p.upper, 6),
+            "decision": p.decision,
+        }
     if result.ratings is not None:
         r = result.ratings
-        out["ratings"] = [{"name": n, "elo": _finite(r.rating(n)), "err95": _finite(r.err(n)),
-                           "unbounded": math.isinf(r.rating(n))} for n in r.players]
+        out["ratings"] = [
+            {"name": n, "elo": _finite(r.rating(n)), "err95": _finite(r.err(n)), "unbounded": math.isinf(r.rating(n))}
+            for n in r.players
+        ]
     return out
 
 

@@ -60,22 +60,44 @@ _NUMBERS = {2: "two", 3: "three"}
 @app.command()
 @expected_errors
 def play(
-    bots: Annotated[Optional[list[str]], typer.Argument(metavar="BOT", help=f"0-3 bots to play against: commands, or built-in bots by name ({builtin_names()}); none: pimc, the strongest.")] = None,
+    bots: Annotated[
+        Optional[list[str]],
+        typer.Argument(
+            metavar="BOT",
+            help=f"0-3 bots to play against: commands, or built-in bots by name ({builtin_names()}); none: pimc, the strongest.",
+        ),
+    ] = None,
     game_name: GameOpt = "chicago",
     seat: Annotated[int, typer.Option("--seat", help="Your seat, 0 = first.")] = 0,
-    seed: Annotated[Optional[int], typer.Option("--seed", "-s", help="Seed of the deals (random if not given; always printed).")] = None,
+    seed: Annotated[
+        Optional[int], typer.Option("--seed", "-s", help="Seed of the deals (random if not given; always printed).")
+    ] = None,
     preset: RulesOpt = None,
     rule: RuleOpt = None,
-    deals: Annotated[Optional[Path], typer.Option("--deals", help="JSON file of explicit deals (as for `match`).")] = None,
+    deals: Annotated[
+        Optional[Path], typer.Option("--deals", help="JSON file of explicit deals (as for `match`).")
+    ] = None,
     games: Annotated[int, typer.Option("--games", "-n", min=1, help="Games to play before asking 'play again?'.")] = 1,
     time_control: TimeControlOpt = DEFAULT_TIME_CONTROL,
-    human_time: Annotated[Optional[str], typer.Option("--human-time", help="Your limit (none by default), e.g. 60s or decision=30s,bank=300s; out of time forfeits.")] = None,
+    human_time: Annotated[
+        Optional[str],
+        typer.Option(
+            "--human-time",
+            help="Your limit (none by default), e.g. 60s or decision=30s,bank=300s; out of time forfeits.",
+        ),
+    ] = None,
     log_dir: Annotated[Optional[Path], typer.Option("--log-dir", help="Write one JSONL log per game here.")] = None,
     name: Annotated[str, typer.Option("--name", help="Your name at the table and in the log.")] = "human",
     web: Annotated[bool, typer.Option("--web", help="Play in the browser instead of the terminal.")] = False,
-    host: Annotated[str, typer.Option("--host", help="With --web: the address to serve on (127.0.0.1 = this machine only).")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="With --web: the port (0 picks a free one).")] = 0,
-    no_open: Annotated[bool, typer.Option("--no-open", help="With --web: print the address but open no browser.")] = False,
+    host: Annotated[
+        str, typer.Option("--host", help="With --web: the address to serve on (127.0.0.1 = this machine only).")
+    ] = "127.0.0.1",
+    port: Annotated[
+        int, typer.Option("--port", min=0, max=65535, help="With --web: the port (0 picks a free one).")
+    ] = 0,
+    no_open: Annotated[
+        bool, typer.Option("--no-open", help="With --web: print the address but open no browser.")
+    ] = False,
     sandbox: SandboxOpt = False,
     sandbox_limits: SandboxLimitsOpt = None,
     start: StartOpt = None,
@@ -88,17 +110,37 @@ def play(
     if any(s.name == name for s in specs):
         raise ConfigError(f"a bot is already called {name!r}: choose another --name")
     config = TableConfig(
-        game=game, rules=rules_obj, bots=specs, seed=seed, human_seat=seat, human_name=name, games=games,
+        game=game,
+        rules=rules_obj,
+        bots=specs,
+        seed=seed,
+        human_seat=seat,
+        human_name=name,
+        games=games,
         time_control=parse_time_control(time_control),
         human_time=parse_time_control(human_time) if human_time else None,
-        deals=load_deals(deals, game) if deals else (), log_dir=log_dir,
-        sandbox=_sandbox(sandbox, sandbox_limits), hidden=tuple(p for p in (deals, start_file(start)) if p is not None),
+        deals=load_deals(deals, game) if deals else (),
+        log_dir=log_dir,
+        sandbox=_sandbox(sandbox, sandbox_limits),
+        hidden=tuple(p for p in (deals, start_file(start)) if p is not None),
         start=read_start(start) if start is not None else None,
     )
-    you = f"you ({name}, seat {seat}" + (f", {format_time_control(config.human_time)}" if config.human_time else ", no time limit") + ")"
-    say_phrases(err, [f"{game.title} ({preset or game.default_preset}):", you, f"against {label}", f"seed {seed}",
-                      f"bots' clock {format_time_control(config.time_control)}",
-                      *(["bots sandboxed"] if config.sandbox else [])])
+    you = (
+        f"you ({name}, seat {seat}"
+        + (f", {format_time_control(config.human_time)}" if config.human_time else ", no time limit")
+        + ")"
+    )
+    say_phrases(
+        err,
+        [
+            f"{game.title} ({preset or game.default_preset}):",
+            you,
+            f"against {label}",
+            f"seed {seed}",
+            f"bots' clock {format_time_control(config.time_control)}",
+            *(["bots sandboxed"] if config.sandbox else []),
+        ],
+    )
     for note in config.notes:
         err.print(note, highlight=False, markup=False, soft_wrap=True)
     if web:
@@ -133,8 +175,11 @@ def _print_url(url: str) -> None:
 def _print_end(rec: GameRecord) -> None:
     scores = ", ".join(f"{n} {s}" for n, s in zip(rec.seat_names, rec.scores, strict=True))
     who = "nobody" if rec.winner is None else rec.seat_names[rec.winner]
-    out.print(escape(f"winner: {who}; final scores: {scores}" + (f"; log {rec.log_path}" if rec.log_path else "")),
-              highlight=False, soft_wrap=True)
+    out.print(
+        escape(f"winner: {who}; final scores: {scores}" + (f"; log {rec.log_path}" if rec.log_path else "")),
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 def _play_in_terminal(config: TableConfig) -> Any:

@@ -24,13 +24,29 @@ from referee.errors import ConfigError
 @expected_errors
 def replay(
     log_path: Annotated[Path, typer.Argument(metavar="LOG", help="A game log (.jsonl) written with --log-dir.")],
-    seat: Annotated[Optional[int], typer.Option("--seat", min=0, help="Show only what seat N could see at each moment.")] = None,
-    show_all: Annotated[bool, typer.Option("--all", help="Show everything: every hand, every private event (the default).")] = False,
-    public: Annotated[bool, typer.Option("--public", help="Show public information only (every hand face down).")] = False,
-    deal: Annotated[int, typer.Option("--deal", min=1, help="Start at deal K (the earlier deals are re-simulated silently).")] = 1,
-    step: Annotated[bool, typer.Option("--step", help="Wait for Enter after each action (only when stdin and stdout are a terminal).")] = False,
-    width: Annotated[Optional[int], typer.Option("--width", min=40, help="Line width (default: the terminal's).")] = None,
-    html: Annotated[Optional[Path], typer.Option("--html", metavar="OUT.html", help="Write the HTML replay viewer to this file instead.")] = None,
+    seat: Annotated[
+        Optional[int], typer.Option("--seat", min=0, help="Show only what seat N could see at each moment.")
+    ] = None,
+    show_all: Annotated[
+        bool, typer.Option("--all", help="Show everything: every hand, every private event (the default).")
+    ] = False,
+    public: Annotated[
+        bool, typer.Option("--public", help="Show public information only (every hand face down).")
+    ] = False,
+    deal: Annotated[
+        int, typer.Option("--deal", min=1, help="Start at deal K (the earlier deals are re-simulated silently).")
+    ] = 1,
+    step: Annotated[
+        bool,
+        typer.Option("--step", help="Wait for Enter after each action (only when stdin and stdout are a terminal)."),
+    ] = False,
+    width: Annotated[
+        Optional[int], typer.Option("--width", min=40, help="Line width (default: the terminal's).")
+    ] = None,
+    html: Annotated[
+        Optional[Path],
+        typer.Option("--html", metavar="OUT.html", help="Write the HTML replay viewer to this file instead."),
+    ] = None,
 ) -> None:
     """Replay a game log in the terminal, deal by deal and action by action."""
     from referee.replay.load import load_log
@@ -57,8 +73,10 @@ def replay(
     if log.start is not None:  # started from a position: its deal, then the logged ones
         first, last = log.deals_before, log.deals_before + deals
         if deal != 1 and not first <= deal <= last:  # 1, the default, is its first deal
-            raise ConfigError(f"--deal {deal}: the game in {log_path} started from a position in deal {first} "
-                              f"and played deals {first}-{last}")
+            raise ConfigError(
+                f"--deal {deal}: the game in {log_path} started from a position in deal {first} "
+                f"and played deals {first}-{last}"
+            )
     elif deal > deals:
         raise ConfigError(f"--deal {deal}: the game in {log_path} has {deals} deal{'s' if deals != 1 else ''}")
     viewer = Viewer.for_seat(seat) if seat is not None else Viewer.public() if public else Viewer.everything()
@@ -68,12 +86,23 @@ def replay(
         err.print("[dim]step mode: Enter shows the next action, q then Enter stops[/]")
     render_replay(log, console, viewer, start_deal=deal, pause=pause, width=width)
 
+
 @app.command()
 @expected_errors
 def verify(
-    paths: Annotated[Optional[list[Path]], typer.Argument(metavar="LOG", help="Game logs, or directories searched for *.jsonl.")] = None,
-    db: Annotated[Optional[Path], typer.Option("--db", help="A tournament's results database: check every row against its log, every log by re-running it, and the seed commitment.")] = None,
-    jobs: Annotated[int, typer.Option("--jobs", "-j", min=0, help="Processes to use (0 = one per CPU for large folders).")] = 0,
+    paths: Annotated[
+        Optional[list[Path]], typer.Argument(metavar="LOG", help="Game logs, or directories searched for *.jsonl.")
+    ] = None,
+    db: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--db",
+            help="A tournament's results database: check every row against its log, every log by re-running it, and the seed commitment.",
+        ),
+    ] = None,
+    jobs: Annotated[
+        int, typer.Option("--jobs", "-j", min=0, help="Processes to use (0 = one per CPU for large folders).")
+    ] = 0,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also list every log that verified.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable report on stdout.")] = False,
 ) -> None:
@@ -110,16 +139,31 @@ def verify(
     seconds = time.perf_counter() - started
     code = 2 if counts[UNREADABLE] else 1 if counts[MISMATCH] else 0
     if as_json:
-        sys.stdout.write(json.dumps({"verified": counts["ok"], "mismatched": counts[MISMATCH],
-                                     "unreadable": counts[UNREADABLE], "actions": actions,
-                                     "seconds": round(seconds, 3), "logs": report}, indent=2) + "\n")
+        sys.stdout.write(
+            json.dumps(
+                {
+                    "verified": counts["ok"],
+                    "mismatched": counts[MISMATCH],
+                    "unreadable": counts[UNREADABLE],
+                    "actions": actions,
+                    "seconds": round(seconds, 3),
+                    "logs": report,
+                },
+                indent=2,
+            )
+            + "\n"
+        )
     else:
         total = sum(counts.values())
         failed = counts[MISMATCH] + counts[UNREADABLE]
         colour = "green" if not failed else "red"
         extra = f" ({counts[MISMATCH]} mismatched, {counts[UNREADABLE]} unreadable)" if failed else ""
-        out.print(f"[{colour}]{counts['ok']} verified, {failed} failed[/]{extra} of {total} log{'s' if total != 1 else ''}, "
-                  f"{actions} actions re-simulated in {seconds:.1f} s", highlight=False, soft_wrap=True)
+        out.print(
+            f"[{colour}]{counts['ok']} verified, {failed} failed[/]{extra} of {total} log{'s' if total != 1 else ''}, "
+            f"{actions} actions re-simulated in {seconds:.1f} s",
+            highlight=False,
+            soft_wrap=True,
+        )
     if code:
         raise typer.Exit(code)
 
@@ -136,13 +180,18 @@ def _verify_db(db: Path, as_json: bool) -> None:
     else:
         for d in audit.differences:
             out.print(f"[red]DIFFERS[/] {d}", highlight=False, soft_wrap=True)
-        seed = {VERIFIED: "the revealed seed matches the commitment",
-                NOT_REVEALED: "the seed is not revealed yet (the tournament has not completed)"}.get(
-                    audit.commitment, "the seed cannot be checked")
+        seed = {
+            VERIFIED: "the revealed seed matches the commitment",
+            NOT_REVEALED: "the seed is not revealed yet (the tournament has not completed)",
+        }.get(audit.commitment, "the seed cannot be checked")
         colour = "green" if audit.ok else "red"
-        out.print(f"[{colour}]{audit.games} games checked against their logs, {len(audit.differences)} "
-                  f"difference{'s' if len(audit.differences) != 1 else ''}[/]; {seed}; {audit.actions} actions "
-                  f"re-simulated in {seconds:.1f} s; results digest {audit.digest}", highlight=False, soft_wrap=True)
+        out.print(
+            f"[{colour}]{audit.games} games checked against their logs, {len(audit.differences)} "
+            f"difference{'s' if len(audit.differences) != 1 else ''}[/]; {seed}; {audit.actions} actions "
+            f"re-simulated in {seconds:.1f} s; results digest {audit.digest}",
+            highlight=False,
+            soft_wrap=True,
+        )
     if not audit.ok:
         raise typer.Exit(EXIT_FAILED)
 
@@ -150,8 +199,12 @@ def _verify_db(db: Path, as_json: bool) -> None:
 def _say_if_cut_off(log: Any) -> None:
     if log.result is None:
         last = log.records[-1][0] if log.records else 1
-        err.print(f"note: {log.path} is cut off after line {last} (the game did not finish: was the referee "
-                  "stopped?); showing what there is", highlight=False, markup=False)
+        err.print(
+            f"note: {log.path} is cut off after line {last} (the game did not finish: was the referee "
+            "stopped?); showing what there is",
+            highlight=False,
+            markup=False,
+        )
 
 
 def _enter_to_continue() -> bool:

@@ -18,6 +18,7 @@ from referee.cli.common import app, err, expected_errors
 from referee.cli.live_options import HostOpt, NoOpenOpt, PortOpt, RevealOpt, print_url, reveal_seconds
 from referee.errors import RefereeError
 
+
 def database_of(target: Path) -> Path:
     """The results database of a config (its default place) or the database itself."""
     if target.suffix == ".toml":
@@ -30,7 +31,13 @@ def database_of(target: Path) -> Path:
 @app.command()
 @expected_errors
 def serve(
-    target: Annotated[Path, typer.Argument(metavar="DB_OR_CONFIG", help="Results database, or the tournament config (its default database), or a match's live stream file: `match --serve --log-dir DIR` writes DIR/match.live.ndjson, and a tournament writes tournament.live.ndjson beside its database.")],
+    target: Annotated[
+        Path,
+        typer.Argument(
+            metavar="DB_OR_CONFIG",
+            help="Results database, or the tournament config (its default database), or a match's live stream file: `match --serve --log-dir DIR` writes DIR/match.live.ndjson, and a tournament writes tournament.live.ndjson beside its database.",
+        ),
+    ],
     port: PortOpt = 0,
     host: HostOpt = "127.0.0.1",
     no_open: NoOpenOpt = False,
@@ -57,16 +64,21 @@ def serve(
         source, public, private = tournament_source(db, delay)
 
     async def run() -> None:
-        async with open_dashboard(source, public, private, host=host, port=port, open_browser=not no_open,
-                                  on_url=print_url):
+        async with open_dashboard(
+            source, public, private, host=host, port=port, open_browser=not no_open, on_url=print_url
+        ):
             await trio.sleep_forever()
 
     if source.db is not None and source.db.error is not None:
         if source.db.path.is_file():
             raise RefereeError(source.db.error)
-        err.print(f"no results at {source.db.path} yet: waiting for the tournament to start", highlight=False,
-                  soft_wrap=True)
+        err.print(
+            f"no results at {source.db.path} yet: waiting for the tournament to start", highlight=False, soft_wrap=True
+        )
     if not public.exists():
-        err.print(f"no live stream at {public} yet: showing the results database; games appear once the "
-                  "tournament runs", highlight=False, soft_wrap=True)
+        err.print(
+            f"no live stream at {public} yet: showing the results database; games appear once the tournament runs",
+            highlight=False,
+            soft_wrap=True,
+        )
     trio.run(run)

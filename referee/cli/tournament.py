@@ -87,22 +87,34 @@ def _refuse_lost_results(db: Path, log_dir: Path, finished_in_db: int) -> None:
     logs = _finished_logs(log_dir)
     if logs and not finished_in_db:
         state = "is empty" if db.exists() else "does not exist"
-        raise RefereeError(f"{db} {state}, but {log_dir} holds {logs} finished game logs: the results database "
-                           "was lost or replaced. Restore it, or start again with --fresh (deletes those logs)")
+        raise RefereeError(
+            f"{db} {state}, but {log_dir} holds {logs} finished game logs: the results database "
+            "was lost or replaced. Restore it, or start again with --fresh (deletes those logs)"
+        )
 
 
 def _print_seed(sealed: Commitment) -> None:
-    origin = ("drawn in secret" if sealed.source == "drawn"
-              else "taken from the config (known to whoever wrote it: the commitment proves only that the deals "
-                   "follow from it)")
-    err.print(f"seed commitment: {sealed.commitment} (seed {origin}; revealed when the tournament completes)",
-              highlight=False, soft_wrap=True)
+    origin = (
+        "drawn in secret"
+        if sealed.source == "drawn"
+        else "taken from the config (known to whoever wrote it: the commitment proves only that the deals "
+        "follow from it)"
+    )
+    err.print(
+        f"seed commitment: {sealed.commitment} (seed {origin}; revealed when the tournament completes)",
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 def _print_reveal(db: Path) -> None:
     """After the standings (which end with the revealed seed): how anyone checks them."""
-    out.print(f"anyone can check the deals, the logs and every result with: "
-              f"chicago-referee verify --db {shlex.quote(shown_path(db))}", highlight=False, soft_wrap=True)
+    out.print(
+        f"anyone can check the deals, the logs and every result with: "
+        f"chicago-referee verify --db {shlex.quote(shown_path(db))}",
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 def _print_tables(console: Any, items: list[Any]) -> None:
@@ -143,8 +155,9 @@ class _Ui:
                 TimeRemainingColumn,
             )
 
-            self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                     TimeRemainingColumn())
+            self.progress = Progress(
+                TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn()
+            )
             self.task = self.progress.add_task("games", total=self.scheduled, completed=len(self.rows))
             self.live = Live(self._view(), console=self.err, refresh_per_second=4, transient=False)
             self.live.__enter__()
@@ -164,10 +177,15 @@ class _Ui:
         now = time.monotonic()
         if force or now >= self._next or not hasattr(self, "_table"):
             t0 = time.perf_counter()
-            st = compute(self.rows, self.t.bot_names, name=self.t.name, table_size=self.t.table_size,
-                         scheduled=self.scheduled)
-            self._table = live_table(st, self.runner.running if self.runner else 0, self.err.width,
-                                     self.runner.in_flight() if self.runner else None)
+            st = compute(
+                self.rows, self.t.bot_names, name=self.t.name, table_size=self.t.table_size, scheduled=self.scheduled
+            )
+            self._table = live_table(
+                st,
+                self.runner.running if self.runner else 0,
+                self.err.width,
+                self.runner.in_flight() if self.runner else None,
+            )
             self._cost = time.perf_counter() - t0
             self._next = now + max(1.0, 20 * self._cost)  # the loop must not spend long here
         return Group(self.progress, self._table)
@@ -199,15 +217,32 @@ class _Ui:
             self.err.print(f"[{len(self.rows)}/{self.scheduled}] {pct:.0f}% games finished", highlight=False)
 
 
-async def _run(t: Tournament, store: Store, schedule: list[ScheduledGame], log_dir: Path, concurrency: int,
-               ui: _Ui, placement: Placement, live: Any, dashboard: Any) -> RunOutcome:
+async def _run(
+    t: Tournament,
+    store: Store,
+    schedule: list[ScheduledGame],
+    log_dir: Path,
+    concurrency: int,
+    ui: _Ui,
+    placement: Placement,
+    live: Any,
+    dashboard: Any,
+) -> RunOutcome:
     from referee.live.serve import open_planned
 
     await build_bots(t, ui.notify)
     check_commands(t)
-    runner = TournamentRunner(t, store, schedule, log_dir=log_dir, concurrency=concurrency,
-                              on_game=ui.on_game, on_start=ui.on_start, placement=placement,
-                              watch_games=live.watch_games)
+    runner = TournamentRunner(
+        t,
+        store,
+        schedule,
+        log_dir=log_dir,
+        concurrency=concurrency,
+        on_game=ui.on_game,
+        on_start=ui.on_start,
+        placement=placement,
+        watch_games=live.watch_games,
+    )
     ui.runner = runner
     for note in runner.notes:
         ui.notify(escape(note))  # a path is text, not markup
@@ -222,13 +257,56 @@ async def _run(t: Tournament, store: Store, schedule: list[ScheduledGame], log_d
 @app.command()
 @expected_errors
 def tournament(
-    config: Annotated[Path, typer.Argument(metavar="CONFIG", help="Tournament config file (TOML; see tournaments/README.md).")],
-    db: Annotated[Optional[Path], typer.Option("--db", help="Results database (default: results/<config stem>/tournament.db next to the config).")] = None,
-    log_dir: Annotated[Optional[Path], typer.Option("--log-dir", help="Folder for the game logs (default: logs/ next to the default database, or <db>-logs/).")] = None,
-    concurrency: Annotated[Optional[int], typer.Option("--concurrency", "-j", min=0, metavar="N", help="Games played at once, in all (default: the config's `concurrency`; 0: automatic, cores - 1 and at least 1).")] = None,
-    resume: Annotated[Optional[bool], typer.Option("--resume/--fresh", help="--resume: continue the existing database (also the default when it exists); --fresh: delete it and its logs and start over.")] = None,
-    workers: Annotated[int, typer.Option("--workers", "-w", min=0, metavar="N", help="Spread the games over N worker processes of this machine (one Trio loop each), for when one loop cannot keep up: many fast games on several cores. 0: all in this process.")] = 0,
-    cluster: Annotated[Optional[str], typer.Option("--cluster", metavar="ADDRESS", help="Play the games on the workers of a running Dask scheduler, e.g. tcp://10.0.0.5:8786: more machines than one (needs the \\[cluster] extra; docs/cluster.md).")] = None,
+    config: Annotated[
+        Path, typer.Argument(metavar="CONFIG", help="Tournament config file (TOML; see tournaments/README.md).")
+    ],
+    db: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--db", help="Results database (default: results/<config stem>/tournament.db next to the config)."
+        ),
+    ] = None,
+    log_dir: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--log-dir", help="Folder for the game logs (default: logs/ next to the default database, or <db>-logs/)."
+        ),
+    ] = None,
+    concurrency: Annotated[
+        Optional[int],
+        typer.Option(
+            "--concurrency",
+            "-j",
+            min=0,
+            metavar="N",
+            help="Games played at once, in all (default: the config's `concurrency`; 0: automatic, cores - 1 and at least 1).",
+        ),
+    ] = None,
+    resume: Annotated[
+        Optional[bool],
+        typer.Option(
+            "--resume/--fresh",
+            help="--resume: continue the existing database (also the default when it exists); --fresh: delete it and its logs and start over.",
+        ),
+    ] = None,
+    workers: Annotated[
+        int,
+        typer.Option(
+            "--workers",
+            "-w",
+            min=0,
+            metavar="N",
+            help="Spread the games over N worker processes of this machine (one Trio loop each), for when one loop cannot keep up: many fast games on several cores. 0: all in this process.",
+        ),
+    ] = 0,
+    cluster: Annotated[
+        Optional[str],
+        typer.Option(
+            "--cluster",
+            metavar="ADDRESS",
+            help="Play the games on the workers of a running Dask scheduler, e.g. tcp://10.0.0.5:8786: more machines than one (needs the \\[cluster] extra; docs/cluster.md).",
+        ),
+    ] = None,
     serve: ServeOpt = False,
     port: PortOpt = 0,
     host: HostOpt = "127.0.0.1",
@@ -292,8 +370,9 @@ def _check_results(db_path: Path, logs: Path, resume: bool | None) -> None:
         _refuse_lost_results(db_path, logs, 0)
 
 
-def _resume_command(config: Path, db: Path | None, log_dir: Path | None, workers: int,
-                    cluster: str | None) -> list[str]:
+def _resume_command(
+    config: Path, db: Path | None, log_dir: Path | None, workers: int, cluster: str | None
+) -> list[str]:
     """The command line that resumes this tournament where it stopped."""
     cmd = ["chicago-referee", "tournament", str(config)]
     if db is not None:
@@ -307,19 +386,32 @@ def _resume_command(config: Path, db: Path | None, log_dir: Path | None, workers
     return cmd + ["--resume"]
 
 
-def _announce(t: Tournament, store: Store, schedule: list[ScheduledGame], rows: list[GameRow], conc: int,
-              placement: Placement, logs: Path) -> None:
+def _announce(
+    t: Tournament,
+    store: Store,
+    schedule: list[ScheduledGame],
+    rows: list[GameRow],
+    conc: int,
+    placement: Placement,
+    logs: Path,
+) -> None:
     """What will be played, where, where results go, the seed's commitment."""
     sealed = store.commitment()
     assert sealed is not None  # prepare_store committed
     n_tables = len({g.table for g in schedule})
-    say_phrases(err, [
-        f"{t.name}: {t.game.title}", f"{t.format} of {len(t.bots)} bots at {t.table_size} seats:",
-        f"{n_tables} tables x {t.deal_sets} deal sets = {len(schedule)} games",
-        f"clock {format_time_control(t.time_control)}", f"failure policy {t.policy.mode}",
-        f"concurrency {conc}", *([placement.describe()] if placement.workers or placement.cluster else []),
-        "bots sandboxed" if t.sandbox is not None else "bots NOT sandboxed (sandbox = false)",
-    ])
+    say_phrases(
+        err,
+        [
+            f"{t.name}: {t.game.title}",
+            f"{t.format} of {len(t.bots)} bots at {t.table_size} seats:",
+            f"{n_tables} tables x {t.deal_sets} deal sets = {len(schedule)} games",
+            f"clock {format_time_control(t.time_control)}",
+            f"failure policy {t.policy.mode}",
+            f"concurrency {conc}",
+            *([placement.describe()] if placement.workers or placement.cluster else []),
+            "bots sandboxed" if t.sandbox is not None else "bots NOT sandboxed (sandbox = false)",
+        ],
+    )
     err.print(f"results: {shown_path(store.path)}", highlight=False, markup=False, soft_wrap=True)
     err.print(f"logs:    {shown_path(logs)}", highlight=False, markup=False, soft_wrap=True)
     _print_seed(sealed)
@@ -338,22 +430,37 @@ class _Served:
     no_open: bool
 
 
-def _play(t: Tournament, store: Store, schedule: list[ScheduledGame], rows: list[GameRow], logs: Path, conc: int,
-          placement: Placement, served: _Served) -> RunOutcome:
+def _play(
+    t: Tournament,
+    store: Store,
+    schedule: list[ScheduledGame],
+    rows: list[GameRow],
+    logs: Path,
+    conc: int,
+    placement: Placement,
+    served: _Served,
+) -> RunOutcome:
     """The games, with progress on the terminal and the live stream (served, if asked)."""
     from referee.live.serve import DashboardPlan, tournament_source, tournament_writer
 
-    live = tournament_writer(store.path, name=t.name, game=t.game.name, bots=list(t.bot_names),
-                             scheduled=len(schedule), finished=len(rows))
+    live = tournament_writer(
+        store.path, name=t.name, game=t.game.name, bots=list(t.bot_names), scheduled=len(schedule), finished=len(rows)
+    )
     outcome: RunOutcome | None = None
     try:
         with _Ui(err, t, rows, len(schedule)) as ui:
             dashboard = None
             if served.serve:  # the live stream beside the database, served from this process
                 source, public, private = tournament_source(store.path, served.delay)
-                dashboard = DashboardPlan(source, public, private, host=served.host, port=served.port,
-                                          open_browser=not served.no_open,
-                                          on_url=lambda url: ui.notify(f"live dashboard: {url}"))
+                dashboard = DashboardPlan(
+                    source,
+                    public,
+                    private,
+                    host=served.host,
+                    port=served.port,
+                    open_browser=not served.no_open,
+                    on_url=lambda url: ui.notify(f"live dashboard: {url}"),
+                )
             outcome = trio.run(_run, t, store, schedule, logs, conc, ui, placement, live, dashboard)
     finally:
         live.close(outcome.status if outcome is not None else "aborted")
@@ -365,12 +472,16 @@ def _play(t: Tournament, store: Store, schedule: list[ScheduledGame], rows: list
 def _say_outcome(outcome: RunOutcome | None, resume: list[str]) -> None:
     """How it ended; if not completed, how to resume (exit code 130)."""
     if outcome is not None:
-        err.print(f"{outcome.status}: {outcome.recorded} games played in {outcome.seconds:.1f} s; "
-                  f"{outcome.finished}/{outcome.scheduled} finished", highlight=False)
+        err.print(
+            f"{outcome.status}: {outcome.recorded} games played in {outcome.seconds:.1f} s; "
+            f"{outcome.finished}/{outcome.scheduled} finished",
+            highlight=False,
+        )
     if outcome is None or outcome.status != "completed":
         left = f"{outcome.remaining} games left; " if outcome is not None else ""
         err.print(f"{left}resume with:  {shlex.join(resume)}", highlight=False)
         raise typer.Exit(130)
+
 
 @app.command()
 @expected_errors
@@ -395,9 +506,11 @@ def standings(
             html_out.parent.mkdir(parents=True, exist_ok=True)
             written, skipped = write_replay_pages(st, store)
             if skipped:
-                err.print(f"replay pages written for the first {MAX_REPLAY_PAGES} games without one; "
-                          f"{skipped} more link their log (chicago-referee replay LOG --html PAGE writes one)",
-                          highlight=False)
+                err.print(
+                    f"replay pages written for the first {MAX_REPLAY_PAGES} games without one; "
+                    f"{skipped} more link their log (chicago-referee replay LOG --html PAGE writes one)",
+                    highlight=False,
+                )
             html_out.write_text(to_html(st, store, html_out), encoding="utf-8")
             err.print(f"wrote {html_out}", highlight=False)
         if as_json:
@@ -408,8 +521,10 @@ def standings(
             _print_tables(out, all_tables(st, out.width))
             runs = store.runs()
             killed = sum(1 for r in runs if r.status == "running")
-            err.print(f"{st.finished}/{st.scheduled} games finished over {len(runs)} run(s)"
-                      + (f" ({killed} ended without a goodbye: killed, or still running)" if killed else ""),
-                      highlight=False)
+            err.print(
+                f"{st.finished}/{st.scheduled} games finished over {len(runs)} run(s)"
+                + (f" ({killed} ended without a goodbye: killed, or still running)" if killed else ""),
+                highlight=False,
+            )
     finally:
         store.close()

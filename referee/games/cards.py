@@ -16,12 +16,34 @@ SUITS = "shdc"
 SUIT_NAMES = ("spades", "hearts", "diamonds", "clubs")
 SUIT_SYMBOLS = ("♠", "♥", "♦", "♣")
 RANK_NAMES = (
-    "two", "three", "four", "five", "six", "seven", "eight",
-    "nine", "ten", "jack", "queen", "king", "ace",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "jack",
+    "queen",
+    "king",
+    "ace",
 )
 RANK_PLURALS = (
-    "twos", "threes", "fours", "fives", "sixes", "sevens", "eights",
-    "nines", "tens", "jacks", "queens", "kings", "aces",
+    "twos",
+    "threes",
+    "fours",
+    "fives",
+    "sixes",
+    "sevens",
+    "eights",
+    "nines",
+    "tens",
+    "jacks",
+    "queens",
+    "kings",
+    "aces",
 )
 
 FULL_DECK: tuple[int, ...] = tuple(range(52))
@@ -51,9 +73,7 @@ def parse_card(text: str) -> int:
         t = "T" + t[2:]
     if len(t) == 2 and t[0].upper() in RANKS and t[1].lower() in SUITS:
         return CARD_INT[t[0].upper() + t[1].lower()]
-    raise CardError(
-        f"bad card {text!r}: write rank {RANKS} then suit {SUITS}, e.g. 'As', 'Td', '9h'"
-    )
+    raise CardError(f"bad card {text!r}: write rank {RANKS} then suit {SUITS}, e.g. 'As', 'Td', '9h'")
 
 
 def parse_cards(text: str | Iterable[str]) -> list[int]:

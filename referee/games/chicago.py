@@ -90,8 +90,9 @@ class ChicagoState(ChicagoMoves, ChicagoScoring, EngineState):
         self._start_deal(dealer)
 
     @classmethod
-    def restored(cls, rules: ChicagoRules, n_players: int, seed: int, deals: Sequence[Deal],
-                 fields: dict[str, object]) -> ChicagoState:
+    def restored(
+        cls, rules: ChicagoRules, n_players: int, seed: int, deals: Sequence[Deal], fields: dict[str, object]
+    ) -> ChicagoState:
         """A state resumed in the middle of a deal from fields that
         `referee.games.restore` has checked: no events yet, and only the decks
         of deals dealt from here on."""

@@ -22,9 +22,7 @@ from referee.games.cards import CARD_INT, CARD_STR, SUIT_NAMES, CardError, card_
 HAND_SIZE = 5
 TRICKS = 5
 
-_SUBSETS = [
-    idx for k in range(HAND_SIZE + 1) for idx in itertools.combinations(range(HAND_SIZE), k)
-]
+_SUBSETS = [idx for k in range(HAND_SIZE + 1) for idx in itertools.combinations(range(HAND_SIZE), k)]
 # Actions are frozen Structs: the legal ones are made once and shared.
 _PLAYS = tuple(PlayCard(card=name) for name in CARD_STR)
 _TAKE_OPEN = (TakeOpen(take=False), TakeOpen(take=True))
@@ -48,8 +46,12 @@ def _action_card(text: str) -> int:
 # one `translate` with a per-hand table makes the real list. JSON text never
 # holds those control bytes.
 _EXCHANGE_JSON = (
-    "[" + ",".join('{"type":"exchange","discard":[' + ",".join('"%c%c"' % (2 * k, 2 * k + 1) for k in idx) + "]}"
-                   for idx in _SUBSETS) + "]"
+    "["
+    + ",".join(
+        '{"type":"exchange","discard":[' + ",".join('"%c%c"' % (2 * k, 2 * k + 1) for k in idx) + "]}"
+        for idx in _SUBSETS
+    )
+    + "]"
 ).encode()
 _PLACEHOLDERS = bytes(range(2 * HAND_SIZE))
 _CARD_BYTES = tuple(name.encode() for name in CARD_STR)
@@ -191,8 +193,7 @@ class ChicagoMoves:
                 same = [c for c in hand if c & 3 == led]
                 if same:
                     raise IllegalAction(
-                        f"must follow suit (CH-15): {SUIT_NAMES[led]} led, hand holds "
-                        f"{' '.join(card_names(same))}"
+                        f"must follow suit (CH-15): {SUIT_NAMES[led]} led, hand holds {' '.join(card_names(same))}"
                     )
         return card
 

@@ -89,8 +89,9 @@ class ChicagoScoring:
             return False
         return self._score_showdown(rnd, hands, winners, best, cat, points)
 
-    def _showdown_winners(self, top: list[int], cat: str, hands: dict[int, list[int]],
-                          best: int) -> tuple[list[int], list[int]]:
+    def _showdown_winners(
+        self, top: list[int], cat: str, hands: dict[int, list[int]], best: int
+    ) -> tuple[list[int], list[int]]:
         """(winners, tied): nobody with a high card; the seats with the best
         hand, an exact tie settled by `exact_tie_policy`."""
         if cat == "HC":
@@ -104,8 +105,9 @@ class ChicagoScoring:
             return [max(top, key=lambda s: tie_suit(hands[s], best))], top
         return [], top
 
-    def _showdown_record(self, rnd: int, best: int, cat: str, points: int, winners: list[int],
-                         tied: list[int]) -> ShowdownRecord:
+    def _showdown_record(
+        self, rnd: int, best: int, cat: str, points: int, winners: list[int], tied: list[int]
+    ) -> ShowdownRecord:
         return ShowdownRecord(
             round=rnd,
             winners=winners,
@@ -117,8 +119,9 @@ class ChicagoScoring:
             tied=tied,
         )
 
-    def _score_showdown(self, rnd: int, hands: dict[int, list[int]], winners: list[int], best: int,
-                        cat: str, points: int) -> bool:
+    def _score_showdown(
+        self, rnd: int, hands: dict[int, list[int]], winners: list[int], best: int, cat: str, points: int
+    ) -> bool:
         """The winners score (or, CH-12's four of a kind, reset the others); True if the game ended."""
         for s in winners:
             self._scored_hands[s] = frozenset(hands[s])

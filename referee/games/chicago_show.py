@@ -27,13 +27,25 @@ from referee.games.show import (
     verb,
 )
 
-HAND_NAMES = {"1P": "a pair", "2P": "two pair", "3K": "three of a kind", "ST": "a straight", "FL": "a flush",
-              "FH": "a full house", "4K": "four of a kind", "SF": "a straight flush", "RF": "a royal flush"}
+HAND_NAMES = {
+    "1P": "a pair",
+    "2P": "two pair",
+    "3K": "three of a kind",
+    "ST": "a straight",
+    "FL": "a flush",
+    "FH": "a full house",
+    "4K": "four of a kind",
+    "SF": "a straight flush",
+    "RF": "a royal flush",
+}
 _CATEGORY_PHRASES = tuple(
     name if name.startswith(("two", "three", "four", "high")) else f"a {name}" for name in CATEGORY_NAMES
 )
-_REVEALS = {"break_up": "broke up its scoring hand", "scoring_hand": "its scoring hand",
-            "final_showdown": "final showdown"}
+_REVEALS = {
+    "break_up": "broke up its scoring hand",
+    "scoring_hand": "its scoring hand",
+    "final_showdown": "final showdown",
+}
 
 
 # ------------------------------------------------------------------ words at the table
@@ -112,8 +124,20 @@ def action_text(action: Any) -> str:
     return str(action)
 
 
-_WORDS = {"pass": "pass", "keep": "pass", "stand": "pass", "none": "pass", "chicago": "chicago",
-          "declare": "chicago", "yes": "yes", "y": "yes", "no": "no", "n": "no", "take": "take", "draw": "draw"}
+_WORDS = {
+    "pass": "pass",
+    "keep": "pass",
+    "stand": "pass",
+    "none": "pass",
+    "chicago": "chicago",
+    "declare": "chicago",
+    "yes": "yes",
+    "y": "yes",
+    "no": "no",
+    "n": "no",
+    "take": "take",
+    "draw": "draw",
+}
 
 
 def parse_words(words: list[str], legal: Sequence[Any]) -> Any:
@@ -211,11 +235,17 @@ def shortlist(view: Any, legal: Sequence[Any]) -> tuple[list[int], str] | None:
         return None
     ranked = sorted(range(1, len(legal)), key=lambda i: keep_strength(view.hand, legal[i].discard), reverse=True)
     example = " ".join(sort_cards(view.hand)[:2])
-    return [0, *ranked[:EXCHANGES_SHOWN - 1]], f"type the cards to discard, e.g. {example}; pass keeps all five"
+    return [0, *ranked[: EXCHANGES_SHOWN - 1]], f"type the cards to discard, e.g. {example}; pass keeps all five"
 
 
-WORDS = GameWords(event_text=event_text, action_text=action_text, parse_words=parse_words,
-                  parse_cards=parse_cards_typed, phase_help=phase_help, shortlist=shortlist)
+WORDS = GameWords(
+    event_text=event_text,
+    action_text=action_text,
+    parse_words=parse_words,
+    parse_cards=parse_cards_typed,
+    phase_help=phase_help,
+    shortlist=shortlist,
+)
 
 
 # ------------------------------------------------------------------ the terminal replay
@@ -253,8 +283,9 @@ def _exchanged(pen: ReplayPen, ev: Any) -> None:
         discard = getattr(action, "discard", None) if seat == ev.seat else None
         if discard:
             parts.extend(["  ", cards(*discard, sort=True)])
-        drew = next((e for e in events if getattr(e, "seat", None) == ev.seat
-                     and type(e).__struct_config__.tag == "drew"), None)
+        drew = next(
+            (e for e in events if getattr(e, "seat", None) == ev.seat and type(e).__struct_config__.tag == "drew"), None
+        )
         if drew is not None:
             parts.extend(["  draws ", cards(*drew.cards)])
             hand = pen.hand(ev.seat)
@@ -303,8 +334,9 @@ def _final_showdown(pen: ReplayPen) -> None:
 def _hand_revealed(pen: ReplayPen, ev: Any) -> None:
     if ev.reason == "break_up":  # revealed as its owner exchanges: under that round
         _seat, _action, events = pen.step()
-        rnd = next((e.round for e in events if type(e).__struct_config__.tag == "exchanged" and e.seat == ev.seat),
-                   None)
+        rnd = next(
+            (e.round for e in events if type(e).__struct_config__.tag == "exchanged" and e.seat == ev.seat), None
+        )
         if rnd is not None:
             _new_round(pen, rnd)
     if ev.reason == "final_showdown":
@@ -362,8 +394,13 @@ def position_text(pen: ReplayPen, view: Any) -> None:
         else:
             pen.emit(f"  {when}: nobody scored")
     for reveal in view.revealed:
-        pen.emit("  ", pen.name(reveal.seat), " showed ", cards(*reveal.cards, sort=True),
-                 f" ({_REVEALS.get(reveal.reason, reveal.reason.replace('_', ' '))})")
+        pen.emit(
+            "  ",
+            pen.name(reveal.seat),
+            " showed ",
+            cards(*reveal.cards, sort=True),
+            f" ({_REVEALS.get(reveal.reason, reveal.reason.replace('_', ' '))})",
+        )
     if view.phase in ("exchange", "take_open"):
         pen.memo["round"] = view.exchange_round if any(e.round == view.exchange_round for e in view.exchanges) else 0
         pen.emit(f"  exchange round {view.exchange_round} · stock {view.stock_size} · discards {view.discard_size}")
@@ -374,15 +411,29 @@ def position_text(pen: ReplayPen, view: Any) -> None:
 
 
 TEXT = GameText(
-    events={"first_dealer_cut": _first_dealer_cut, "exchanged": _exchanged, "drew": _drew,
-            "open_card": _open_card, "open_card_decision": _open_card_decision,
-            "stock_reshuffled": _stock_reshuffled, "hand_revealed": _hand_revealed, "showdown": _showdown,
-            "chicago_decision": _chicago_decision},
+    events={
+        "first_dealer_cut": _first_dealer_cut,
+        "exchanged": _exchanged,
+        "drew": _drew,
+        "open_card": _open_card,
+        "open_card_decision": _open_card_decision,
+        "stock_reshuffled": _stock_reshuffled,
+        "hand_revealed": _hand_revealed,
+        "showdown": _showdown,
+        "chicago_decision": _chicago_decision,
+    },
     position=position_text,
-    reasons={"target": "reached the target score", "royal_flush": "royal flush", "tiebreak": "won the tie-break",
-             "deal_limit": "deal limit reached", "showdown": "showdown", "last_trick": "last trick",
-             "chicago": "Chicago made", "chicago_failed": "Chicago failed",
-             "four_kind_reset": "four of a kind resets it"},
+    reasons={
+        "target": "reached the target score",
+        "royal_flush": "royal flush",
+        "tiebreak": "won the tie-break",
+        "deal_limit": "deal limit reached",
+        "showdown": "showdown",
+        "last_trick": "last trick",
+        "chicago": "Chicago made",
+        "chicago_failed": "Chicago failed",
+        "four_kind_reset": "four of a kind resets it",
+    },
     hand_words=hand_words,
 )
 
@@ -396,11 +447,20 @@ _PAGE_PHASES = {"take_open": "exchange", "chicago_call": "chicago"}
 def page_start(view: Any, state: Any) -> dict[str, Any]:
     """The table of a position's start for the HTML replay (what every seat sees)."""
     return {
-        "phase": _PAGE_PHASES.get(view.phase, view.phase), "stock": view.stock_size, "round": view.exchange_round,
-        "declarer": view.chicago_declarer, "contract": None, "trump": None, "bids": [], "swapped": None,
+        "phase": _PAGE_PHASES.get(view.phase, view.phase),
+        "stock": view.stock_size,
+        "round": view.exchange_round,
+        "declarer": view.chicago_declarer,
+        "contract": None,
+        "trump": None,
+        "bids": [],
+        "swapped": None,
         "shown": [{"seat": r.seat, "cards": list(r.cards), "reason": r.reason} for r in view.revealed],
-        "open": ({"seat": state.current_player(), "card": view.open_card}
-                 if view.open_card is not None and not state.is_terminal() else None),
+        "open": (
+            {"seat": state.current_player(), "card": view.open_card}
+            if view.open_card is not None and not state.is_terminal()
+            else None
+        ),
     }
 
 

@@ -53,8 +53,7 @@ def _fill(pack: Sequence[int], taken: list[tuple[str, list[int]]], seed: int) ->
     return rest
 
 
-def chicago_deck(n_players: int, dealer: int, hands: Hands, *, stock: Sequence[str] | str = (),
-                 seed: int = 0) -> Deal:
+def chicago_deck(n_players: int, dealer: int, hands: Hands, *, stock: Sequence[str] | str = (), seed: int = 0) -> Deal:
     """A Chicago deal giving `hands` (seat -> 5 cards, in the order dealt) and
     `stock` as the top cards of the stock (top first)."""
     if not 2 <= n_players <= 4:
@@ -83,7 +82,9 @@ def euchre_deck(dealer: int, hands: Hands, *, ghost: Sequence[str] | str | None 
     rest = _fill(EUCHRE_DECK, taken, seed)
     eldest = (dealer + 1) % N_PLAYERS
     piles = [eldest, (eldest + 1) % N_PLAYERS, "ghost", dealer]  # deck[i] goes to piles[i % 4]
-    dealt = {p: (ghost_cards if p == "ghost" else chosen.get(p) if isinstance(p, int) else None)
-             or [rest.pop() for _ in range(EUCHRE_HAND)]
-             for p in piles}
+    dealt = {
+        p: (ghost_cards if p == "ghost" else chosen.get(p) if isinstance(p, int) else None)
+        or [rest.pop() for _ in range(EUCHRE_HAND)]
+        for p in piles
+    }
     return Deal(dealer, tuple(dealt[piles[i % 4]][i // 4] for i in range(4 * EUCHRE_HAND)))

@@ -61,16 +61,24 @@ def _deal_events(events: Sequence[Any]) -> list[Any]:
     evs = [e[1] if isinstance(e, tuple) else e for e in events]
     for i in range(len(evs) - 1, -1, -1):
         if isinstance(evs[i], DealStarted):
-            return evs[i + 1:]
+            return evs[i + 1 :]
     return evs
 
 
 class SeatKnowledge:
     """What one seat knows about where the unseen cards are; `sample` draws positions."""
 
-    def __init__(self, make: Any, free: list[int], places: dict[int, int], voids: dict[int, set[int]],
-                 suit_of: Sequence[int], bound: list[int], groups: list[tuple[int, list[int], int, int]],
-                 bound_place: int | None) -> None:
+    def __init__(
+        self,
+        make: Any,
+        free: list[int],
+        places: dict[int, int],
+        voids: dict[int, set[int]],
+        suit_of: Sequence[int],
+        bound: list[int],
+        groups: list[tuple[int, list[int], int, int]],
+        bound_place: int | None,
+    ) -> None:
         self._make = make  # (rng, contents: dict place -> cards) -> Position
         self._free = free
         self._places = places  # place -> how many unseen cards it holds
@@ -114,8 +122,9 @@ class SeatKnowledge:
             rng.shuffle(cards)
         return contents
 
-    def _place_groups(self, rng: random.Random, room: dict[int, int], contents: dict[int, list[int]],
-                      loose: list[int]) -> bool:
+    def _place_groups(
+        self, rng: random.Random, room: dict[int, int], contents: dict[int, list[int]], loose: list[int]
+    ) -> bool:
         """Keep lo..hi of each group's cards in its seat's hand; the rest go to
         the bound place, or among the loose cards. False: a group cannot fit."""
         suit, voids = self._suit, self._voids
@@ -173,8 +182,9 @@ def seat_knowledge(view: ChicagoView | EuchreView, events: Sequence[Any], rules:
     raise PositionError(f"no determinization for a {type(view).__name__}")
 
 
-def determinize(view: ChicagoView | EuchreView, events: Sequence[Any], rng: random.Random,
-                rules: Any = None) -> Position:
+def determinize(
+    view: ChicagoView | EuchreView, events: Sequence[Any], rng: random.Random, rules: Any = None
+) -> Position:
     """One full position consistent with what `view.seat` has seen (see `seat_knowledge`)."""
     return seat_knowledge(view, events, rules).sample(rng)
 
@@ -296,8 +306,9 @@ def _chicago(view: ChicagoView, events: list[Any], rules: ChicagoRules) -> SeatK
     bound -= in_groups
     free = [c for c in range(52) if c not in seen and c not in bound and c not in in_groups]
     make = partial(_chicago_position, view, events, rules, hand, _scorers(view))
-    return SeatKnowledge(make, free, places, voids, suit_of, sorted(bound), groups,
-                         None if memory.reshuffled else DISCARDS)
+    return SeatKnowledge(
+        make, free, places, voids, suit_of, sorted(bound), groups, None if memory.reshuffled else DISCARDS
+    )
 
 
 def _chicago_places(view: ChicagoView, plays: list[list[tuple[int, int]]], open_seat: int | None) -> dict[int, int]:
@@ -310,8 +321,9 @@ def _chicago_places(view: ChicagoView, plays: list[list[tuple[int, int]]], open_
     return places
 
 
-def _chicago_groups(groups: dict[int, list[list[Any]]], plays: list[list[tuple[int, int]]],
-                    seen: set[int]) -> list[tuple[int, list[int], int, int]]:
+def _chicago_groups(
+    groups: dict[int, list[list[Any]]], plays: list[list[tuple[int, int]]], seen: set[int]
+) -> list[tuple[int, list[int], int, int]]:
     """The groups as (seat, unseen cards, lo, hi): a card of the group its seat
     has played left its hand, one fewer in it."""
     flat_groups = []
@@ -323,20 +335,38 @@ def _chicago_groups(groups: dict[int, list[list[Any]]], plays: list[list[tuple[i
     return flat_groups
 
 
-def _chicago_position(view: ChicagoView, events: list[Any], rules: ChicagoRules, hand: list[int],
-                      last_scorers: set[int], rng: random.Random, contents: dict[int, list[int]]) -> ChicagoPosition:
+def _chicago_position(
+    view: ChicagoView,
+    events: list[Any],
+    rules: ChicagoRules,
+    hand: list[int],
+    last_scorers: set[int],
+    rng: random.Random,
+    contents: dict[int, list[int]],
+) -> ChicagoPosition:
     """The position of one sample: the seat's own hand, the sampled others, the rest from the view."""
     me, n = view.seat, view.n_players
     hands = tuple(card_strs(hand) if s == me else card_strs(contents[s]) if s in contents else () for s in range(n))
     scored = tuple(hands[s] if s in last_scorers and len(hands[s]) == 5 else () for s in range(n))
     return ChicagoPosition(
-        n_players=n, dealer=view.dealer, hands=hands, stock=card_strs(contents[STOCK]),
-        scores=tuple(view.scores), deal=view.deal, seed=rng.getrandbits(32),
-        tied=tuple(view.active) if view.tiebreak else None, discards=card_strs(contents[DISCARDS]),
-        phase=view.phase, to_act=_chicago_caller(view, events, rules),
-        exchanged=tuple(r.count for r in view.exchanges), open_card=view.open_card,
-        showdowns=tuple(view.showdowns), revealed=tuple(view.revealed), scored_hands=scored,
-        declarer=view.chicago_declarer, tricks=tuple(tuple(p.card for p in t.cards) for t in view.tricks),
+        n_players=n,
+        dealer=view.dealer,
+        hands=hands,
+        stock=card_strs(contents[STOCK]),
+        scores=tuple(view.scores),
+        deal=view.deal,
+        seed=rng.getrandbits(32),
+        tied=tuple(view.active) if view.tiebreak else None,
+        discards=card_strs(contents[DISCARDS]),
+        phase=view.phase,
+        to_act=_chicago_caller(view, events, rules),
+        exchanged=tuple(r.count for r in view.exchanges),
+        open_card=view.open_card,
+        showdowns=tuple(view.showdowns),
+        revealed=tuple(view.revealed),
+        scored_hands=scored,
+        declarer=view.chicago_declarer,
+        tricks=tuple(tuple(p.card for p in t.cards) for t in view.tricks),
         trick=tuple(p.card for p in view.trick),
     )
 
@@ -394,8 +424,9 @@ def _dead_hand(view: EuchreView, events: list[Any]) -> list[int]:
     return dealt
 
 
-def _euchre_position(view: EuchreView, hand: list[int], dead_known: list[int], rng: random.Random,
-                     contents: dict[int, list[int]]) -> EuchrePosition:
+def _euchre_position(
+    view: EuchreView, hand: list[int], dead_known: list[int], rng: random.Random, contents: dict[int, list[int]]
+) -> EuchrePosition:
     """The position of one sample: the seat's own hand (and dead hand), the sampled others, the rest from the view."""
     me = view.seat
     i_swapped = view.swapped_by == me
@@ -403,10 +434,19 @@ def _euchre_position(view: EuchreView, hand: list[int], dead_known: list[int], r
     other = card_strs(contents.get(GHOST, []))
     swapped = view.swapped_by is not None
     return EuchrePosition(
-        dealer=view.dealer, hands=hands, scores=tuple(view.scores), deal=view.deal, seed=rng.getrandbits(32),
-        stream=(), tiebreak=view.tiebreak, ghost=() if swapped else other,
-        dead=card_strs(dead_known) if i_swapped else other if swapped else (), swapped_by=view.swapped_by,
-        phase=view.phase, bids=tuple(b.bid for b in view.bids), trump=view.trump,
+        dealer=view.dealer,
+        hands=hands,
+        scores=tuple(view.scores),
+        deal=view.deal,
+        seed=rng.getrandbits(32),
+        stream=(),
+        tiebreak=view.tiebreak,
+        ghost=() if swapped else other,
+        dead=card_strs(dead_known) if i_swapped else other if swapped else (),
+        swapped_by=view.swapped_by,
+        phase=view.phase,
+        bids=tuple(b.bid for b in view.bids),
+        trump=view.trump,
         tricks=tuple(tuple(p.card for p in t.cards) for t in view.tricks),
         trick=tuple(p.card for p in view.trick),
     )

@@ -188,9 +188,7 @@ class EuchreMoves:
             if self._swapped_by == seat:
                 raise IllegalAction(f"seat {seat} already swapped this hand and must now pass or bid (GE-06)")
             if self._swapped_by is not None:
-                raise IllegalAction(
-                    f"only one ghost swap per hand (GE-06): seat {self._swapped_by} already swapped"
-                )
+                raise IllegalAction(f"only one ghost swap per hand (GE-06): seat {self._swapped_by} already swapped")
             return -1
         if isinstance(action, Pass):
             return 0
@@ -210,7 +208,7 @@ class EuchreMoves:
         elif isinstance(raw, int) and not isinstance(raw, bool) and 1 <= raw <= 5:
             value = raw
         else:
-            raise IllegalAction(f"bad bid {raw!r}: bid {r.min_bid}..5 tricks or \"moon\", or pass (GE-05)")
+            raise IllegalAction(f'bad bid {raw!r}: bid {r.min_bid}..5 tricks or "moon", or pass (GE-05)')
         if value < r.min_bid:
             raise IllegalAction(f"bid {raw} is below the minimum bid {r.min_bid} (GE-05)")
         if value <= self._high:

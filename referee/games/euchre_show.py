@@ -91,8 +91,11 @@ def parse_words(words: list[str], legal: Sequence[Any]) -> Any:
 
 def parse_number(n: int, legal: Sequence[Any]) -> Any:
     """A bare number while bidding is a bid when it is no choice number (`4` with three choices)."""
-    if isinstance(legal[0], Bid | Pass | SwapGhost) and n > len(legal) and any(
-            isinstance(a, Bid) and a.bid == n for a in legal):
+    if (
+        isinstance(legal[0], Bid | Pass | SwapGhost)
+        and n > len(legal)
+        and any(isinstance(a, Bid) and a.bid == n for a in legal)
+    ):
         return Bid(bid=n)
     return None
 
@@ -111,8 +114,11 @@ _PHASE_HELP = {
         "Once per hand someone may swap for the unseen ghost hand before bidding (GE-06).",
     ],
     "name_trump": ["Name trump: the declarer names the trump suit and leads (GE-08). Type hearts, spades, ..."],
-    "trick": ["Trick play: follow the suit led if you can (the left bower counts as trump); "
-              "trump beats the led suit (GE-09).", "Type the card (9h) or its number."],
+    "trick": [
+        "Trick play: follow the suit led if you can (the left bower counts as trump); "
+        "trump beats the led suit (GE-09).",
+        "Type the card (9h) or its number.",
+    ],
 }
 
 
@@ -127,9 +133,15 @@ def table_lines(view: Any, who: Callable[[int], str]) -> list[str]:
     return [f"trump: {SUIT_NAMES[view.trump]} (contract {view.contract}{declarer})"]
 
 
-WORDS = GameWords(event_text=event_text, action_text=action_text, parse_words=parse_words,
-                  parse_cards=parse_cards_typed, phase_help=phase_help, parse_number=parse_number,
-                  table_lines=table_lines)
+WORDS = GameWords(
+    event_text=event_text,
+    action_text=action_text,
+    parse_words=parse_words,
+    parse_cards=parse_cards_typed,
+    phase_help=phase_help,
+    parse_number=parse_number,
+    table_lines=table_lines,
+)
 
 
 # ------------------------------------------------------------------ the terminal replay
@@ -156,12 +168,19 @@ def _all_passed(pen: ReplayPen, ev: Any) -> None:
 
 
 def _trump_named(pen: ReplayPen, ev: Any) -> None:
-    pen.emit("  ", (pen.name(ev.seat), "bold"), " names trump ", SuitMark(ev.suit), f", contract {_bid_words(ev.contract)}")
+    pen.emit(
+        "  ", (pen.name(ev.seat), "bold"), " names trump ", SuitMark(ev.suit), f", contract {_bid_words(ev.contract)}"
+    )
 
 
 def _renege(pen: ReplayPen, ev: Any) -> None:
-    pen.emit("  ", (pen.name(ev.seat), "bold red"), f" reneged in trick {ev.trick} with ", cards(ev.card),
-             f" ({ev.penalty} points)")
+    pen.emit(
+        "  ",
+        (pen.name(ev.seat), "bold red"),
+        f" reneged in trick {ev.trick} with ",
+        cards(ev.card),
+        f" ({ev.penalty} points)",
+    )
 
 
 def _hand_scored(pen: ReplayPen, ev: Any) -> None:
@@ -177,17 +196,37 @@ def position_text(pen: ReplayPen, view: Any) -> None:
     if view.swapped_by is not None:
         pen.emit("  ", pen.name(view.swapped_by), " swapped its hand for the ghost hand")
     if view.trump is not None and view.declarer is not None:
-        pen.emit("  ", (pen.name(view.declarer), "bold"), " named trump ", SuitMark(view.trump),
-                 f", contract {_bid_words(view.contract)}")
+        pen.emit(
+            "  ",
+            (pen.name(view.declarer), "bold"),
+            " named trump ",
+            SuitMark(view.trump),
+            f", contract {_bid_words(view.contract)}",
+        )
 
 
 TEXT = GameText(
-    events={"bid_made": _bid_made, "ghost_swapped": _ghost_swapped, "ghost_hand_taken": _ghost_hand_taken,
-            "all_passed": _all_passed, "trump_named": _trump_named, "renege": _renege, "hand_scored": _hand_scored},
+    events={
+        "bid_made": _bid_made,
+        "ghost_swapped": _ghost_swapped,
+        "ghost_hand_taken": _ghost_hand_taken,
+        "all_passed": _all_passed,
+        "trump_named": _trump_named,
+        "renege": _renege,
+        "hand_scored": _hand_scored,
+    },
     position=position_text,
-    reasons={"target": "reached the target score", "tiebreak": "won the tie-break", "hand_limit": "hand limit reached",
-             "contract_made": "contract made", "set": "set", "tricks": "tricks taken", "moon": "shot the moon",
-             "moon_failed": "the moon failed", "renege": "renege"},
+    reasons={
+        "target": "reached the target score",
+        "tiebreak": "won the tie-break",
+        "hand_limit": "hand limit reached",
+        "contract_made": "contract made",
+        "set": "set",
+        "tricks": "tricks taken",
+        "moon": "shot the moon",
+        "moon_failed": "the moon failed",
+        "renege": "renege",
+    },
 )
 
 
@@ -197,12 +236,17 @@ TEXT = GameText(
 def page_start(view: Any, state: Any) -> dict[str, Any]:
     """The table of a position's start for the HTML replay (what every seat sees)."""
     return {
-        "phase": "bidding" if view.phase == "name_trump" else view.phase, "stock": None, "round": 0,
-        "declarer": view.declarer, "contract": view.contract, "trump": view.trump,
-        "bids": [{"seat": b.seat, "bid": b.bid} for b in view.bids], "swapped": view.swapped_by,
-        "shown": [], "open": None,
+        "phase": "bidding" if view.phase == "name_trump" else view.phase,
+        "stock": None,
+        "round": 0,
+        "declarer": view.declarer,
+        "contract": view.contract,
+        "trump": view.trump,
+        "bids": [{"seat": b.seat, "bid": b.bid} for b in view.bids],
+        "swapped": view.swapped_by,
+        "shown": [],
+        "open": None,
     }
 
 
-PAGE = GamePage(start_fields=page_start, hints={"first_phase": "bidding", "declarer_badge": None,
-                                                "hidden_hand": True})
+PAGE = GamePage(start_fields=page_start, hints={"first_phase": "bidding", "declarer_badge": None, "hidden_hand": True})

@@ -67,8 +67,18 @@ from referee.games.euchre_moves import (
 # The pack and the rules of the cards live in `euchre_moves`; positions, the
 # search bots and tests import them from here, with the engine.
 __all__ = [
-    "EUCHRE_DECK", "HAND_SIZE", "JACK", "MOON", "N_PLAYERS", "TRICKS", "GhostEuchreState",
-    "effective_suit", "new_state", "same_colour", "trick_power", "trick_winner",
+    "EUCHRE_DECK",
+    "HAND_SIZE",
+    "JACK",
+    "MOON",
+    "N_PLAYERS",
+    "TRICKS",
+    "GhostEuchreState",
+    "effective_suit",
+    "new_state",
+    "same_colour",
+    "trick_power",
+    "trick_winner",
 ]
 
 
@@ -95,8 +105,9 @@ class GhostEuchreState(EuchreMoves, EngineState):
         self._start_deal(dealer)
 
     @classmethod
-    def restored(cls, rules: EuchreRules, seed: int, deals: Sequence[Deal],
-                 fields: dict[str, object]) -> GhostEuchreState:
+    def restored(
+        cls, rules: EuchreRules, seed: int, deals: Sequence[Deal], fields: dict[str, object]
+    ) -> GhostEuchreState:
         """A state resumed in the middle of a hand from fields that
         `referee.games.restore` has checked: no events yet, and only the decks
         of deals dealt from here on."""
@@ -204,7 +215,9 @@ class GhostEuchreState(EuchreMoves, EngineState):
         self._rec_tricks: list[EuchreTrickRecord] = []
         self._reneges: list[tuple[int, int, int, int]] = []  # (seat, trick, card, led)
         self._turn = 0
-        self._emit(DealStarted(deal=self.deal_number, dealer=dealer, active=list(range(N_PLAYERS)), tiebreak=self._tiebreak))
+        self._emit(
+            DealStarted(deal=self.deal_number, dealer=dealer, active=list(range(N_PLAYERS)), tiebreak=self._tiebreak)
+        )
         for seat in self._order:
             self._emit(HandDealt(seat=seat, cards=card_names(self._hands[seat])), seat)
         self._phase = "bidding"

@@ -54,7 +54,7 @@ def _cards(key: str, text: str) -> tuple[str, ...]:
         return ()
     if len(text) % 2:
         raise _bad(key, f"{text!r} is not a run of two-character cards such as AsKd9h")
-    return tuple(text[i:i + 2] for i in range(0, len(text), 2))
+    return tuple(text[i : i + 2] for i in range(0, len(text), 2))
 
 
 def _fmt_cards(cards: Any) -> str:
@@ -91,9 +91,18 @@ def _unwords(text: str) -> str | None:
 
 def _fmt_showdowns(records: Any) -> str:
     return ",".join(
-        ":".join([str(r.round), r.category or EMPTY, _fmt_ints(r.winners, "."), str(r.points),
-                  _fmt_ints(r.tied, "."), _words(r.description)])
-        for r in records)
+        ":".join(
+            [
+                str(r.round),
+                r.category or EMPTY,
+                _fmt_ints(r.winners, "."),
+                str(r.points),
+                _fmt_ints(r.tied, "."),
+                _words(r.description),
+            ]
+        )
+        for r in records
+    )
 
 
 def _showdowns(key: str, text: str) -> tuple[ShowdownRecord, ...]:
@@ -103,9 +112,16 @@ def _showdowns(key: str, text: str) -> tuple[ShowdownRecord, ...]:
         if len(bits) != 6:
             raise _bad(key, f"{part!r} is not round:category:winners:points:tied:description")
         rnd, cat, winners, points, tied, words = bits
-        out.append(ShowdownRecord(round=_int(key, rnd), category=None if cat == EMPTY else cat,
-                                  winners=list(_ints(key, winners, ".")), points=_int(key, points),
-                                  tied=list(_ints(key, tied, ".")), description=_unwords(words)))
+        out.append(
+            ShowdownRecord(
+                round=_int(key, rnd),
+                category=None if cat == EMPTY else cat,
+                winners=list(_ints(key, winners, ".")),
+                points=_int(key, points),
+                tied=list(_ints(key, tied, ".")),
+                description=_unwords(words),
+            )
+        )
     return tuple(out)
 
 

@@ -20,11 +20,27 @@ from referee.games.cards import CARD_STR, RANK_NAMES, RANK_PLURALS, parse_cards
 HC, P1, P2, K3, ST, FL, FH, K4, SF = range(9)
 CATEGORY_CODES: Final = ("HC", "1P", "2P", "3K", "ST", "FL", "FH", "4K", "SF", "RF")
 CATEGORY_NAMES: Final = (
-    "high card", "pair", "two pair", "three of a kind", "straight", "flush",
-    "full house", "four of a kind", "straight flush", "royal flush",
+    "high card",
+    "pair",
+    "two pair",
+    "three of a kind",
+    "straight",
+    "flush",
+    "full house",
+    "four of a kind",
+    "straight flush",
+    "royal flush",
 )
 DEFAULT_HAND_POINTS: Final = {
-    "1P": 1, "2P": 2, "3K": 3, "ST": 4, "FL": 5, "FH": 6, "4K": 7, "SF": 8, "RF": 52,
+    "1P": 1,
+    "2P": 2,
+    "3K": 3,
+    "ST": 4,
+    "FL": 5,
+    "FH": 6,
+    "4K": 7,
+    "SF": 8,
+    "RF": 52,
 }
 _PRIMES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41)
 CARD_PRIME: Final = tuple(_PRIMES[c >> 2] for c in range(52))

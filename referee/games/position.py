@@ -38,8 +38,11 @@ def norm_cards(cards: Any, what: str) -> Cards:
     out = []
     for c in cards:
         try:
-            out.append(CARD_STR[c] if isinstance(c, int) and not isinstance(c, bool) and 0 <= c < 52
-                       else CARD_STR[parse_card(c)])
+            out.append(
+                CARD_STR[c]
+                if isinstance(c, int) and not isinstance(c, bool) and 0 <= c < 52
+                else CARD_STR[parse_card(c)]
+            )
         except (CardError, TypeError) as exc:
             raise PositionError(f"{what}: {exc}") from None
     return tuple(out)

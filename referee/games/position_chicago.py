@@ -78,8 +78,9 @@ def _start_hands_shown(st: ChicagoState) -> tuple[tuple[str, ...], ...] | None:
     assumes anyway: each hand with the cards its seat has played put back."""
     if st._phase != "trick":
         return None
-    played = _played_by(st.n_players, [(p.seat, CARD_INT[p.card]) for rec in st._rec_tricks for p in rec.cards]
-                        + st._trick)
+    played = _played_by(
+        st.n_players, [(p.seat, CARD_INT[p.card]) for rec in st._rec_tricks for p in rec.cards] + st._trick
+    )
     start = tuple(card_strs(h) for h in st._start_hands)
     if start == tuple(card_strs(h + played[s]) for s, h in enumerate(st._hands)):
         return None
@@ -131,7 +132,9 @@ def build_chicago(p: ChicagoPosition, rules: ChicagoRules, deals: Sequence[Deal]
     if in_tricks:
         expected = active[(active.index(tricks.leader) + len(tricks.current)) % k]
     if p.to_act is not None and p.to_act != expected:
-        raise PositionError(f"to_act: it is seat {expected}'s turn ({p.phase.replace('_', ' ')}), not seat {p.to_act}'s")
+        raise PositionError(
+            f"to_act: it is seat {expected}'s turn ({p.phase.replace('_', ' ')}), not seat {p.to_act}'s"
+        )
     hands = [_ints(h) for h in p.hands]
     played = _played_by(n, tricks.plays)
     _check_hand_sizes(p, hands, played, active, expected)
@@ -164,7 +167,9 @@ def build_chicago(p: ChicagoPosition, rules: ChicagoRules, deals: Sequence[Deal]
         _leader=tricks.leader if in_tricks else None,
         _tricks_won=tricks.won,
         _start_hands=start_hands,
-        _rec_exchanges=[ExchangeRecord(seat=order[i % k], round=i // k + 1, count=c) for i, c in enumerate(p.exchanged)],
+        _rec_exchanges=[
+            ExchangeRecord(seat=order[i % k], round=i // k + 1, count=c) for i, c in enumerate(p.exchanged)
+        ],
         _rec_showdowns=list(p.showdowns),
         _rec_reveals=list(p.revealed),
         _rec_tricks=tricks.records,
@@ -206,7 +211,9 @@ def _check_scores(p: ChicagoPosition, rules: ChicagoRules) -> None:
             raise PositionError(f"scores: seat {s} has {score}, below the score floor {floor}")
     if rules.win_check == "immediate" and p.tied is None and max(p.scores) >= rules.target_score:
         s = p.scores.index(max(p.scores))
-        raise PositionError(f"scores: seat {s} has {p.scores[s]} >= target {rules.target_score}: the game would be over")
+        raise PositionError(
+            f"scores: seat {s} has {p.scores[s]} >= target {rules.target_score}: the game would be over"
+        )
 
 
 def _deal_order(dealer: int, active: list[int]) -> list[int]:
@@ -249,11 +256,14 @@ def _check_showdowns(p: ChicagoPosition, rules: ChicagoRules, rnd: int, active: 
     """The showdowns held after the rounds that have one (or none given), and whole hands revealed."""
     rounds_shown = [i + 1 for i in range(rnd) if rules.showdown_after[i]]
     if p.showdowns and [r.round for r in p.showdowns] != rounds_shown:  # none given: a puzzle may leave them out
-        raise PositionError(f"showdowns: this deal has had showdowns after rounds {rounds_shown}, "
-                            f"not {[r.round for r in p.showdowns]}")
+        raise PositionError(
+            f"showdowns: this deal has had showdowns after rounds {rounds_shown}, not {[r.round for r in p.showdowns]}"
+        )
     for r in p.revealed:
         if r.seat not in active or len(r.cards) != HAND_SIZE:
-            raise PositionError(f"revealed: seat {r.seat} shows {len(r.cards)} cards; a reveal is a hand of 5 of a seat in the deal")
+            raise PositionError(
+                f"revealed: seat {r.seat} shows {len(r.cards)} cards; a reveal is a hand of 5 of a seat in the deal"
+            )
 
 
 def _check_trick_fields(p: ChicagoPosition) -> None:
@@ -265,8 +275,9 @@ def _may_call(rules: ChicagoRules, p: ChicagoPosition, seat: int) -> bool:
     return rules.chicago_enabled and p.scores[seat] >= rules.chicago_min_score
 
 
-def _turn_before_tricks(p: ChicagoPosition, rules: ChicagoRules, order: list[int],
-                        turn: int) -> tuple[int | None, list[int]]:
+def _turn_before_tricks(
+    p: ChicagoPosition, rules: ChicagoRules, order: list[int], turn: int
+) -> tuple[int | None, list[int]]:
     """Whose turn it is before trick play (None in trick play), and the seats
     still to say whether they call Chicago, the one to act first."""
     if p.phase == "exchange" or p.phase == "take_open":
@@ -277,13 +288,15 @@ def _turn_before_tricks(p: ChicagoPosition, rules: ChicagoRules, order: list[int
     expected = p.to_act if p.to_act is not None else (callers[0] if callers else -1)
     if expected not in callers:
         raise PositionError(f"to_act: seat {expected} may not call Chicago (seats that may: {callers})")
-    return expected, callers[callers.index(expected):]
+    return expected, callers[callers.index(expected) :]
 
 
 def _check_declarer(p: ChicagoPosition, rules: ChicagoRules, active: list[int]) -> None:
     if p.declarer is not None and (p.declarer not in active or not _may_call(rules, p, p.declarer)):
-        raise PositionError(f"declarer: seat {p.declarer} may not have called Chicago (needs score >= "
-                            f"{rules.chicago_min_score} and Chicago enabled)")
+        raise PositionError(
+            f"declarer: seat {p.declarer} may not have called Chicago (needs score >= "
+            f"{rules.chicago_min_score} and Chicago enabled)"
+        )
 
 
 class _Tricks(NamedTuple):
@@ -314,11 +327,19 @@ def _replay_tricks(p: ChicagoPosition, rules: ChicagoRules, active: list[int], o
         led = trick[0][1] & 3
         winner, _ = max((x for x in trick if x[1] & 3 == led), key=lambda x: x[1] >> 2)
         won[winner] += 1
-        records.append(TrickRecord(number=i + 1, leader=leader,
-                                   cards=[PlayedCard(seat=s, card=CARD_STR[c]) for s, c in trick], winner=winner))
+        records.append(
+            TrickRecord(
+                number=i + 1,
+                leader=leader,
+                cards=[PlayedCard(seat=s, card=CARD_STR[c]) for s, c in trick],
+                winner=winner,
+            )
+        )
         if p.declarer is not None and winner != p.declarer:
-            raise PositionError(f"tricks[{i}]: seat {winner} won it, so the Chicago of seat {p.declarer} failed "
-                                "and the deal would be over")
+            raise PositionError(
+                f"tricks[{i}]: seat {winner} won it, so the Chicago of seat {p.declarer} failed "
+                "and the deal would be over"
+            )
         leader = winner
     if len(p.trick) >= k:
         raise PositionError(f"trick: {len(p.trick)} cards in a trick of {k} seats")
@@ -332,14 +353,16 @@ def _seated(cards: Sequence[str], leader: int, active: list[int]) -> list[tuple[
     return [(active[(active.index(leader) + j) % k], card) for j, card in enumerate(_ints(cards))]
 
 
-def _check_hand_sizes(p: ChicagoPosition, hands: list[list[int]], played: list[list[int]],
-                      active: list[int], expected: int | None) -> None:
+def _check_hand_sizes(
+    p: ChicagoPosition, hands: list[list[int]], played: list[list[int]], active: list[int], expected: int | None
+) -> None:
     """Five cards a seat, less those played, less the discard of a seat offered the open card."""
     for s in active:
         want = HAND_SIZE - len(played[s]) - (1 if p.phase == "take_open" and s == expected else 0)
         if len(hands[s]) != want:
-            raise PositionError(f"hands[{s}]: seat {s} holds {want} cards now ({p.phase.replace('_', ' ')}), "
-                                f"not {len(hands[s])}")
+            raise PositionError(
+                f"hands[{s}]: seat {s} holds {want} cards now ({p.phase.replace('_', ' ')}), not {len(hands[s])}"
+            )
 
 
 def _check_follow_suit(p: ChicagoPosition, plays: list[tuple[int, int]], hands: list[list[int]], k: int) -> None:
@@ -349,12 +372,14 @@ def _check_follow_suit(p: ChicagoPosition, plays: list[tuple[int, int]], hands: 
         led = plays[trick_start][1] & 3
         if card & 3 == led:
             continue
-        later = [c for s, c in plays[i + 1:] if s == seat] + hands[seat]
+        later = [c for s, c in plays[i + 1 :] if s == seat] + hands[seat]
         held = [CARD_STR[c] for c in later if c & 3 == led]
         if held:
             where = f"tricks[{i // k}]" if i // k < len(p.tricks) else "trick"
-            raise PositionError(f"{where}: seat {seat} played {CARD_STR[card]} on a {SUIT_NAMES[led]} lead while "
-                                f"holding {' '.join(held)} (must follow suit, CH-15)")
+            raise PositionError(
+                f"{where}: seat {seat} played {CARD_STR[card]} on a {SUIT_NAMES[led]} lead while "
+                f"holding {' '.join(held)} (must follow suit, CH-15)"
+            )
 
 
 def _start_hands(p: ChicagoPosition, hands: list[list[int]], played: list[list[int]]) -> list[list[int]]:

@@ -117,7 +117,9 @@ def build_euchre(p: EuchrePosition, rules: EuchreRules, deals: Sequence[Deal]) -
         assert tricks.leader is not None
         expected = (tricks.leader + len(tricks.current)) % N_PLAYERS
     if p.to_act is not None and p.to_act != expected:
-        raise PositionError(f"to_act: it is seat {expected}'s turn ({p.phase.replace('_', ' ')}), not seat {p.to_act}'s")
+        raise PositionError(
+            f"to_act: it is seat {expected}'s turn ({p.phase.replace('_', ' ')}), not seat {p.to_act}'s"
+        )
     _check_hand_sizes(hands, tricks.plays)
     reneges = _reneges(p, rules, tricks.plays, hands, trump)
     stream = default_euchre_stream(p.deal) if p.stream is None else p.stream
@@ -256,9 +258,14 @@ def _replay_tricks(p: EuchrePosition, trump: int | None, declarer: int | None) -
         plays += trick
         winner, _ = trick_winner(trick, trump)
         won[winner] += 1
-        records.append(EuchreTrickRecord(
-            number=i + 1, leader=leader, cards=[PlayedCard(seat=s, card=CARD_STR[c]) for s, c in trick],
-            winner=winner))
+        records.append(
+            EuchreTrickRecord(
+                number=i + 1,
+                leader=leader,
+                cards=[PlayedCard(seat=s, card=CARD_STR[c]) for s, c in trick],
+                winner=winner,
+            )
+        )
         leader = winner
     if len(p.trick) >= N_PLAYERS:
         raise PositionError(f"trick: {len(p.trick)} cards in a trick of 3 seats")
@@ -273,8 +280,9 @@ def _check_hand_sizes(hands: list[list[int]], plays: list[tuple[int, int]]) -> N
             raise PositionError(f"hands[{s}]: seat {s} holds {want} cards now, not {len(hands[s])}")
 
 
-def _reneges(p: EuchrePosition, rules: EuchreRules, plays: list[tuple[int, int]], hands: list[list[int]],
-             trump: int | None) -> list[tuple[int, int, int, int]]:
+def _reneges(
+    p: EuchrePosition, rules: EuchreRules, plays: list[tuple[int, int]], hands: list[list[int]], trump: int | None
+) -> list[tuple[int, int, int, int]]:
     """Cards played off the led suit while its seat held that suit, then or
     later (GE-09): illegal under `reject`, kept for the penalty under `penalize`."""
     reneges: list[tuple[int, int, int, int]] = []
@@ -283,12 +291,14 @@ def _reneges(p: EuchrePosition, rules: EuchreRules, plays: list[tuple[int, int]]
         led = effective_suit(plays[i - i % N_PLAYERS][1], trump)
         if i % N_PLAYERS == 0 or effective_suit(card, trump) == led:
             continue
-        later = [c for s, c in plays[i + 1:] if s == seat] + hands[seat]
+        later = [c for s, c in plays[i + 1 :] if s == seat] + hands[seat]
         held = [CARD_STR[c] for c in later if effective_suit(c, trump) == led]
         if held:
             if rules.renege_policy == "reject":
                 where = f"tricks[{i // 3}]" if i // 3 < len(p.tricks) else "trick"
-                raise PositionError(f"{where}: seat {seat} played {CARD_STR[card]} on a {SUIT_NAMES[led]} lead "
-                                    f"while holding {' '.join(held)} (must follow suit, GE-09)")
+                raise PositionError(
+                    f"{where}: seat {seat} played {CARD_STR[card]} on a {SUIT_NAMES[led]} lead "
+                    f"while holding {' '.join(held)} (must follow suit, GE-09)"
+                )
             reneges.append((seat, i // 3 + 1, card, led))
     return reneges

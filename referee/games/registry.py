@@ -49,13 +49,16 @@ CHICAGO = GameDef(
     page=chicago_show.PAGE,
     # One deal set of each; together they bring up every decision kind
     # (one_open + Chicago calls at any score in swedish_common).
-    check_scenarios=(CheckScenario(2, "gamerules", {"target_score": 25}),
-                     CheckScenario(3, "swedish_common", {"target_score": 25}),
-                     CheckScenario(4, "cardgames_zone_short")),
+    check_scenarios=(
+        CheckScenario(2, "gamerules", {"target_score": 25}),
+        CheckScenario(3, "swedish_common", {"target_score": 25}),
+        CheckScenario(4, "cardgames_zone_short"),
+    ),
     decision_kinds=("exchange", "take_open", "chicago", "play"),
     default_opponent="pimc",
-    positions=PositionHooks(position_type=ChicagoPosition, state_type=chicago.ChicagoState,
-                            describe=describe_chicago, build=build_chicago),
+    positions=PositionHooks(
+        position_type=ChicagoPosition, state_type=chicago.ChicagoState, describe=describe_chicago, build=build_chicago
+    ),
 )
 
 GHOST_EUCHRE = GameDef(
@@ -75,12 +78,18 @@ GHOST_EUCHRE = GameDef(
     text=euchre_show.TEXT,
     page=euchre_show.PAGE,
     # Short games: random bidders sink below zero and would play to max_hands.
-    check_scenarios=(CheckScenario(3, "gamerules", {"max_hands": 30}),
-                     CheckScenario(3, "renege_penalty", {"max_hands": 30})),
+    check_scenarios=(
+        CheckScenario(3, "gamerules", {"max_hands": 30}),
+        CheckScenario(3, "renege_penalty", {"max_hands": 30}),
+    ),
     decision_kinds=("pass", "bid", "swap_ghost", "name_trump", "play"),
     default_opponent="pimc",
-    positions=PositionHooks(position_type=EuchrePosition, state_type=ghost_euchre.GhostEuchreState,
-                            describe=describe_euchre, build=build_euchre),
+    positions=PositionHooks(
+        position_type=EuchrePosition,
+        state_type=ghost_euchre.GhostEuchreState,
+        describe=describe_euchre,
+        build=build_euchre,
+    ),
     deck_size=len(ghost_euchre.EUCHRE_DECK),
     full_deck=tuple(ghost_euchre.EUCHRE_DECK),
 )

@@ -18,7 +18,6 @@ from referee.games.registry import GAMES
 def _positions(found: Any, attribute: str) -> tuple[Any, PositionHooks]:
     """The game whose positions `found` (a state or a position) belongs to, and their hooks."""
 
-
     for game in GAMES.values():
         if game.positions is not None and isinstance(found, getattr(game.positions, attribute)):
             return game, game.positions

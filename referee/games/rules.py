@@ -88,7 +88,11 @@ def describe_type(t: Any) -> str:
     if isinstance(t, mi.LiteralType):
         return "one of " + ", ".join(map(str, t.values))
     if isinstance(t, mi.ListType):
-        return f"a list of {describe_type(t.item_type).removeprefix('a ')}s" if not isinstance(t.item_type, mi.BoolType) else "a list of true/false values"
+        return (
+            f"a list of {describe_type(t.item_type).removeprefix('a ')}s"
+            if not isinstance(t.item_type, mi.BoolType)
+            else "a list of true/false values"
+        )
     if isinstance(t, mi.DictType):
         return f"a table whose keys are {describe_type(t.key_type)} and whose values are {describe_type(t.value_type)}"
     return "a " + type(t).__name__.removesuffix("Type").lower()

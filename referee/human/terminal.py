@@ -91,9 +91,11 @@ class TerminalPlayer:
             self.seat, self.history = message.seat, []
             self.names = [visible(n) for n in message.players]  # a bot's name is shown, never obeyed
             self._game = get_game(message.game)
-            self.console.print(f"[bold]game {message.game_id}[/]: you are seat {message.seat}; "
-                               + escape(", ".join(seat_name(s, self.names, self.seat) for s in range(message.n_players))),
-                               highlight=False)
+            self.console.print(
+                f"[bold]game {message.game_id}[/]: you are seat {message.seat}; "
+                + escape(", ".join(seat_name(s, self.names, self.seat) for s in range(message.n_players))),
+                highlight=False,
+            )
         elif isinstance(message, Warning):
             self.console.print(f"[yellow]referee:[/] {escape(message.message)}", highlight=False)
         else:
@@ -126,8 +128,12 @@ class TerminalPlayer:
         self._show_events(request.events)
         c = self.console
         scores = "  ".join(f"{seat_name(s, self.names, self.seat)} {p}" for s, p in enumerate(view.scores))
-        c.print(Text(f"deal {view.deal}, {view.phase.replace('_', ' ')}; scores: {scores} (to {view.target_score})",
-                     style="bold"))
+        c.print(
+            Text(
+                f"deal {view.deal}, {view.phase.replace('_', ' ')}; scores: {scores} (to {view.target_score})",
+                style="bold",
+            )
+        )
         if view.trick:
             trick = Text("trick: ")
             for i, pc in enumerate(view.trick):
@@ -147,7 +153,7 @@ class TerminalPlayer:
         width = max(len(s) for s in items) + 3
         per_row = max(1, min(4, (c.width or 80) // width))
         for r in range(0, len(items), per_row):
-            c.print("".join(s.ljust(width) for s in items[r:r + per_row]).rstrip(), highlight=False, markup=False)
+            c.print("".join(s.ljust(width) for s in items[r : r + per_row]).rstrip(), highlight=False, markup=False)
         if hint:
             c.print(f"   ({len(request.legal) - len(shown)} more) or {hint}", highlight=False, markup=False)
 
@@ -187,8 +193,9 @@ class TerminalPlayer:
                 continue
             reason = judge(action)
             if reason is not None:
-                self.console.print(f"[red]illegal:[/] {escape(action_text(self.game, action))}: {escape(reason)}",
-                                   highlight=False)
+                self.console.print(
+                    f"[red]illegal:[/] {escape(action_text(self.game, action))}: {escape(reason)}", highlight=False
+                )
                 continue
             return action
 

@@ -37,8 +37,12 @@ from referee.live.tables import next_due_s, table_data, table_rows, table_start
 from referee.web.server import Receive, Send, answer_lifespan, event_stream, respond
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
-STATIC = {"live.html": "text/html", "live.js": "text/javascript", "live.css": "text/css",
-          "live-table.html": "text/html"}
+STATIC = {
+    "live.html": "text/html",
+    "live.js": "text/javascript",
+    "live.css": "text/css",
+    "live-table.html": "text/html",
+}
 SHELL = "replay-shell.html"
 MIN_GAP_S = 1.0  # the beat: a viewer's stream sends at most this often, so cost does not grow with the moves
 RAW_GAP_S = 0.5
@@ -64,12 +68,12 @@ class DashboardApp:
         if method != "GET" or not path.startswith(self.prefix):
             await respond(send, 404, b"not found", "text/plain")
             return
-        route = path[len(self.prefix):]
+        route = path[len(self.prefix) :]
         parts = route.split("/")
         if route in ("", "game/follow"):
             await self._static(send, "live.html" if route == "" else "live-table.html")
         elif route.startswith("assets/"):
-            await self._asset(scope, send, route[len("assets/"):])
+            await self._asset(scope, send, route[len("assets/") :])
         elif route in ("summary", "summary/events", "events", "game/follow/moves"):
             await self._stream_route(scope, receive, send, route)
         elif len(parts) >= 2 and parts[0] == "game" and _int(parts[1]) is not None:
@@ -148,8 +152,9 @@ class DashboardApp:
         while True:
             seen = self.source.board.version
             body = self.source.summary_bytes()
-            await send({"type": "http.response.body", "body": b"event: summary\ndata: " + body + b"\n\n",
-                        "more_body": True})
+            await send(
+                {"type": "http.response.body", "body": b"event: summary\ndata: " + body + b"\n\n", "more_body": True}
+            )
             await self._beat(send, seen)
 
     async def _raw_events(self, send: Send, after: int) -> None:

@@ -63,12 +63,22 @@ class LiveGame:
     start_bytes: bytes = b""
 
     def brief(self) -> dict[str, Any]:
-        out = {"game_id": self.game_id, "seats": self.seats, "scores": self.scores, "decisions": self.decisions,
-               "started": self.started, "deal_set": self.deal_set,
-               "failures": [{"seat": s, "reason": r} for s, r in self.failures]}
+        out = {
+            "game_id": self.game_id,
+            "seats": self.seats,
+            "scores": self.scores,
+            "decisions": self.decisions,
+            "started": self.started,
+            "deal_set": self.deal_set,
+            "failures": [{"seat": s, "reason": r} for s, r in self.failures],
+        }
         if self.result is not None:
-            out.update(winner=self.result.get("winner"), placements=self.result.get("placements"),
-                       reason=self.result.get("reason"), ended=self.ended)
+            out.update(
+                winner=self.result.get("winner"),
+                placements=self.result.get("placements"),
+                reason=self.result.get("reason"),
+                ended=self.ended,
+            )
         return out
 
 
@@ -83,7 +93,9 @@ def _score_update(g: LiveGame, event: dict[str, Any]) -> None:
     scores = event.get("scores")
     if isinstance(scores, list) and len(scores) == g.n_players and all(isinstance(x, int) for x in scores):
         g.scores = list(scores)
-    elif isinstance(event.get("total"), int) and isinstance(event.get("seat"), int) and 0 <= event["seat"] < g.n_players:
+    elif (
+        isinstance(event.get("total"), int) and isinstance(event.get("seat"), int) and 0 <= event["seat"] < g.n_players
+    ):
         g.scores[event["seat"]] = event["total"]
 
 
@@ -154,10 +166,17 @@ class LiveBoard:
             if not isinstance(n, int) or not isinstance(seats, list) or len(seats) != n or not 1 <= n <= 8:
                 self.skipped += 1
                 return
-            self.running[gid] = LiveGame(run=self.run or "", game_id=gid, game=str(rec.get("game")), n_players=n,
-                                         seats=[str(s) for s in seats], rules=rec.get("rules"),
-                                         deal_set=rec.get("deal_set"), started=float(rec.get("t") or 0),
-                                         scores=[0] * n)
+            self.running[gid] = LiveGame(
+                run=self.run or "",
+                game_id=gid,
+                game=str(rec.get("game")),
+                n_players=n,
+                seats=[str(s) for s in seats],
+                rules=rec.get("rules"),
+                deal_set=rec.get("deal_set"),
+                started=float(rec.get("t") or 0),
+                scores=[0] * n,
+            )
         elif isinstance(gid, int) and gid in self.running:
             self._game_record(self.running[gid], kind, rec)
         self.version += 1  # the follower wakes the viewers once per batch of lines (`bump`)
@@ -260,10 +279,14 @@ class LiveBoard:
         left = max(0, scheduled - done)
         return {
             "run": {k: v for k, v in self.info.items()},
-            "progress": {"finished": done, "scheduled": scheduled, "running": len(self.running),
-                         "per_minute": None if rate is None else round(rate * 60, 2),
-                         "eta_s": None if rate is None or not left else round(left / rate, 1),
-                         "finished_this_run": self.finished_this_run},
+            "progress": {
+                "finished": done,
+                "scheduled": scheduled,
+                "running": len(self.running),
+                "per_minute": None if rate is None else round(rate * 60, 2),
+                "eta_s": None if rate is None or not left else round(left / rate, 1),
+                "finished_this_run": self.finished_this_run,
+            },
             "running": [g.brief() for g in sorted(self.running.values(), key=lambda g: g.game_id)],
             "recent": [g.brief() for g in list(reversed(self.finished.values()))[:RECENT_SHOWN]],
             "tally": sorted(self.tally.values(), key=lambda r: (-r["wins"], -r["points"], r["bot"])),

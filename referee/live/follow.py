@@ -133,8 +133,9 @@ class DbStandings:
         return log if log.is_absolute() else self.path.resolve().parent / log  # as the store's abs_path
 
 
-async def follow(board: LiveBoard, public: Path, private: Path | None, db: DbStandings | None,
-                 poll_s: float = POLL_S) -> None:
+async def follow(
+    board: LiveBoard, public: Path, private: Path | None, db: DbStandings | None, poll_s: float = POLL_S
+) -> None:
     """Feed `board` from the stream files (the private one only when the board
     reveals cards) and refresh `db` when games finish, until cancelled."""
     pub = StreamTail(public)

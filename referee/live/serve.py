@@ -38,8 +38,9 @@ def tournament_source(db: Path, reveal_delay: float | None) -> tuple[LiveSource,
     return source, public, private
 
 
-def match_source(folder: Path, log_dir: Path | None, title: str, reveal_delay: float | None
-                 ) -> tuple[LiveSource, Path, Path]:
+def match_source(
+    folder: Path, log_dir: Path | None, title: str, reveal_delay: float | None
+) -> tuple[LiveSource, Path, Path]:
     """A match's dashboard: its stream in `folder`, its logs (if any) in `log_dir`."""
     public, private = stream_paths(folder / MATCH_STREAM)
 
@@ -58,8 +59,9 @@ def stream_source(public: Path, reveal_delay: float | None) -> tuple[LiveSource,
 
 def tournament_writer(db: Path, *, name: str, game: str, bots: list[str], scheduled: int, finished: int) -> LiveWriter:
     public, private = stream_paths(db)
-    return LiveWriter(public, private, source="tournament", name=name, game=game, bots=bots,
-                      scheduled=scheduled, finished=finished)
+    return LiveWriter(
+        public, private, source="tournament", name=name, game=game, bots=bots, scheduled=scheduled, finished=finished
+    )
 
 
 def match_writer(folder: Path, *, name: str, game: str, bots: list[str], scheduled: int) -> LiveWriter:
@@ -68,13 +70,26 @@ def match_writer(folder: Path, *, name: str, game: str, bots: list[str], schedul
 
 
 @asynccontextmanager
-async def open_dashboard(source: LiveSource, public: Path, private: Path | None, *, host: str = "127.0.0.1",
-                         port: int = 0, open_browser: bool = True,
-                         on_url: Callable[[str], None] | None = None) -> AsyncIterator[Served]:
+async def open_dashboard(
+    source: LiveSource,
+    public: Path,
+    private: Path | None,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    open_browser: bool = True,
+    on_url: Callable[[str], None] | None = None,
+) -> AsyncIterator[Served]:
     """Serve the dashboard while the block runs."""
     async with trio.open_nursery() as nursery:
-        served = await start_server(nursery, lambda token: DashboardApp(token, source), host=host, port=port,
-                                    open_browser=open_browser, on_url=on_url)
+        served = await start_server(
+            nursery,
+            lambda token: DashboardApp(token, source),
+            host=host,
+            port=port,
+            open_browser=open_browser,
+            on_url=on_url,
+        )
         nursery.start_soon(follow, source.board, public, private, source.db)
         try:
             yield served
@@ -102,6 +117,13 @@ async def open_planned(plan: DashboardPlan | None) -> AsyncIterator[Served | Non
     if plan is None:
         yield None
         return
-    async with open_dashboard(plan.source, plan.public, plan.private, host=plan.host, port=plan.port,
-                              open_browser=plan.open_browser, on_url=plan.on_url) as served:
+    async with open_dashboard(
+        plan.source,
+        plan.public,
+        plan.private,
+        host=plan.host,
+        port=plan.port,
+        open_browser=plan.open_browser,
+        on_url=plan.on_url,
+    ) as served:
         yield served

@@ -83,8 +83,9 @@ class LiveSource:
         if g is None:
             return None
         key = ("live", g.version, len(self.board.released(g)), g.result is not None)
-        if cached is not None and (cached[1] == key or (cached[1][0] == "live" and not key[3]
-                                                         and now - cached[0] < PAGE_REUSE_S)):
+        if cached is not None and (
+            cached[1] == key or (cached[1][0] == "live" and not key[3] and now - cached[0] < PAGE_REUSE_S)
+        ):
             return cached[2]
         data = table_data(self.board, game_id)
         return None if data is None else self._keep(game_id, now, key, gzip.compress(render_html(data).encode(), 5))

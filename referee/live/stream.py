@@ -55,8 +55,19 @@ class LiveWriter:
     the stream, never the games: `broken` then says why.
     """
 
-    def __init__(self, public: Path, private: Path | None, *, source: str, name: str, game: str,
-                 bots: list[str], scheduled: int, finished: int = 0, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        public: Path,
+        private: Path | None,
+        *,
+        source: str,
+        name: str,
+        game: str,
+        bots: list[str],
+        scheduled: int,
+        finished: int = 0,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self.public_path = public
         self.clock = clock
         self.run = secrets.token_hex(4)
@@ -64,10 +75,22 @@ class LiveWriter:
         self.running: dict[int, GameFeed] = {}
         self._public = self._open(public, 0o644)
         self._private = self._open(private, 0o600) if private is not None else None
-        head = {"type": "run_started", "v": STREAM_VERSION, "t": self.now(), "run": self.run, "source": source,
-                "name": name, "game": game, "bots": bots, "scheduled": scheduled, "finished": finished}
-        self.write([_encoder.encode(head) + b"\n"], [_encoder.encode(
-            {"type": "run_started", "v": STREAM_VERSION, "t": head["t"], "run": self.run}) + b"\n"])
+        head = {
+            "type": "run_started",
+            "v": STREAM_VERSION,
+            "t": self.now(),
+            "run": self.run,
+            "source": source,
+            "name": name,
+            "game": game,
+            "bots": bots,
+            "scheduled": scheduled,
+            "finished": finished,
+        }
+        self.write(
+            [_encoder.encode(head) + b"\n"],
+            [_encoder.encode({"type": "run_started", "v": STREAM_VERSION, "t": head["t"], "run": self.run}) + b"\n"],
+        )
 
     @staticmethod
     def _open(path: Path, mode: int) -> int:
@@ -104,8 +127,10 @@ class LiveWriter:
     def close(self, status: str) -> None:
         """The run is over: games still running are abandoned (they are played again on resume)."""
         t = self.now()
-        lines = [_encoder.encode({"type": "game_abandoned", "t": t, "game_id": g, "i": f.i})
-                 + b"\n" for g, f in self.running.items()]
+        lines = [
+            _encoder.encode({"type": "game_abandoned", "t": t, "game_id": g, "i": f.i}) + b"\n"
+            for g, f in self.running.items()
+        ]
         lines.append(_encoder.encode({"type": "run_ended", "t": t, "status": status}) + b"\n")
         self.write(lines)
         self.running.clear()
@@ -156,17 +181,26 @@ class GameFeed:
             if audience == PUBLIC:
                 self._public(pub, {"type": "event", "t": t, "game_id": self.game_id, "event": event})
             elif keep_private:  # anything not addressed to everyone is hidden
-                self._private(priv, {"type": "event", "t": t, "game_id": self.game_id, "to": audience,
-                                     "event": event})
+                self._private(priv, {"type": "event", "t": t, "game_id": self.game_id, "to": audience, "event": event})
 
     def started(self, game: WatchedGame) -> None:
         sp = game.spec
         t = self.writer.now()
         pub: list[bytes] = []
         priv: list[bytes] = []
-        self._public(pub, {"type": "game_started", "t": t, "game_id": self.game_id, "game": sp.game.name,
-                           "n_players": sp.n_players, "seats": self.names, "rules": sp.rules,
-                           "deal_set": sp.deal_set})
+        self._public(
+            pub,
+            {
+                "type": "game_started",
+                "t": t,
+                "game_id": self.game_id,
+                "game": sp.game.name,
+                "n_players": sp.n_players,
+                "seats": self.names,
+                "rules": sp.rules,
+                "deal_set": sp.deal_set,
+            },
+        )
         self._events(game, t, pub, priv)
         self.writer.write(pub, priv)
 
@@ -175,19 +209,23 @@ class GameFeed:
         pub: list[bytes] = []
         priv: list[bytes] = []
         ms = None if elapsed is None else round(elapsed * 1000, 1)
-        self._public(pub, {"type": "decision", "t": t, "game_id": self.game_id, "seat": seat, "source": source,
-                           "ms": ms})
+        self._public(
+            pub, {"type": "decision", "t": t, "game_id": self.game_id, "seat": seat, "source": source, "ms": ms}
+        )
         if self.writer.keeps_private:  # an action may name hidden cards (an exchange's discards)
-            self._private(priv, {"type": "action", "t": t, "game_id": self.game_id, "seat": seat,
-                                 "source": source, "action": action})
+            self._private(
+                priv,
+                {"type": "action", "t": t, "game_id": self.game_id, "seat": seat, "source": source, "action": action},
+            )
         self._events(game, t, pub, priv)
         self.writer.write(pub, priv)
 
     def failed(self, game: WatchedGame, seat: int, reason: str, message: str) -> None:
         # The message may quote the seat's hand: the public stream gets the reason code only.
         pub: list[bytes] = []
-        self._public(pub, {"type": "failure", "t": self.writer.now(), "game_id": self.game_id, "seat": seat,
-                           "reason": reason})
+        self._public(
+            pub, {"type": "failure", "t": self.writer.now(), "game_id": self.game_id, "seat": seat, "reason": reason}
+        )
         self.writer.write(pub)
 
     def finished(self, game: WatchedGame, record: GameRecord) -> None:
@@ -195,8 +233,19 @@ class GameFeed:
         pub: list[bytes] = []
         priv: list[bytes] = []
         self._events(game, t, pub, priv)
-        self._public(pub, {"type": "game_finished", "t": t, "game_id": self.game_id, "winner": record.winner,
-                           "scores": record.scores, "placements": record.placements, "reason": record.reason,
-                           "forfeited": sorted(record.forfeited), "decisions": record.decisions})
+        self._public(
+            pub,
+            {
+                "type": "game_finished",
+                "t": t,
+                "game_id": self.game_id,
+                "winner": record.winner,
+                "scores": record.scores,
+                "placements": record.placements,
+                "reason": record.reason,
+                "forfeited": sorted(record.forfeited),
+                "decisions": record.decisions,
+            },
+        )
         self.writer.write(pub, priv)
         self.writer.running.pop(self.game_id, None)

@@ -61,16 +61,32 @@ def private_keyed(rec: dict[str, Any]) -> tuple[Key, Record] | None:
 
 def live_result(result: dict[str, Any]) -> LogResult:
     """A finished game's result from the live stream, as a log's result record."""
-    return LogResult(winner=result.get("winner"), scores=result.get("scores") or [],
-                     placements=result.get("placements") or [], reason=str(result.get("reason")), failures=[],
-                     forfeited=result.get("forfeited") or [], decisions=0)
+    return LogResult(
+        winner=result.get("winner"),
+        scores=result.get("scores") or [],
+        placements=result.get("placements") or [],
+        reason=str(result.get("reason")),
+        failures=[],
+        forfeited=result.get("forfeited") or [],
+        decisions=0,
+    )
 
 
 def live_header(g: LiveGame) -> LogHeader:
     """A log header for a game being played: no seed, no deals, no commands."""
-    return LogHeader(referee=__version__, game=g.game, game_id=g.game_id, rules=g.rules, n_players=g.n_players,
-                     seed=0, deals=[], players=[PlayerInfo(seat=i, name=n, argv=[]) for i, n in enumerate(g.seats)],
-                     time_control=None, failure_policy=None, deal_set=g.deal_set)
+    return LogHeader(
+        referee=__version__,
+        game=g.game,
+        game_id=g.game_id,
+        rules=g.rules,
+        n_players=g.n_players,
+        seed=0,
+        deals=[],
+        players=[PlayerInfo(seat=i, name=n, argv=[]) for i, n in enumerate(g.seats)],
+        time_control=None,
+        failure_policy=None,
+        deal_set=g.deal_set,
+    )
 
 
 def table_data(board: LiveBoard, game_id: int, now: float | None = None) -> dict[str, Any] | None:
@@ -88,9 +104,13 @@ def table_data(board: LiveBoard, game_id: int, now: float | None = None) -> dict
     data = replay_data(live_header(g), records)
     data["seed"] = "not shown during play"
     data["cut_off"] = False
-    data["live"] = {"over": g.result is not None, "hidden_shown": len(released),
-                    "hidden_held": len(g.private) - len(released),
-                    "reveal_delay": board.reveal_delay, "version": g.version}
+    data["live"] = {
+        "over": g.result is not None,
+        "hidden_shown": len(released),
+        "hidden_held": len(g.private) - len(released),
+        "reveal_delay": board.reveal_delay,
+        "version": g.version,
+    }
     return data
 
 

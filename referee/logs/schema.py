@@ -22,8 +22,7 @@ JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 def build_schema() -> dict[str, Any]:
     """The log format as one JSON Schema document: `header` is line 1, `record` every later line."""
-    (header, record), components = msgspec.json.schema_components([LogHeader, Record],
-                                                                  ref_template="#/$defs/{name}")
+    (header, record), components = msgspec.json.schema_components([LogHeader, Record], ref_template="#/$defs/{name}")
     return {
         "$schema": JSON_SCHEMA_DIALECT,
         "title": f"chicago-referee game log, format {LOG_FORMAT}",

@@ -129,7 +129,7 @@ def game_stream(config: MatchConfig, games: Sequence[tuple[int, int]]) -> list[t
         while not state.is_terminal():
             seat = state.current_player()
             legal = state.legal_actions()
-            events = [ev for aud, ev in state.events[cursor[seat]:] if aud in (PUBLIC, seat)]
+            events = [ev for aud, ev in state.events[cursor[seat] :] if aud in (PUBLIC, seat)]
             cursor[seat] = len(state.events)
             rid += 1
             req = make_request(rid, game_id, events, state.view(seat), legal, clocks[seat].snapshot())
@@ -138,8 +138,9 @@ def game_stream(config: MatchConfig, games: Sequence[tuple[int, int]]) -> list[t
     return out
 
 
-async def _stream_rate(procs: Sequence[BotProcess], stream: list[tuple[int, int, bytes]],
-                       rotations: Sequence[int]) -> float:
+async def _stream_rate(
+    procs: Sequence[BotProcess], stream: list[tuple[int, int, bytes]], rotations: Sequence[int]
+) -> float:
     """Round trips/s of `stream`; in game i, seat s is process `(s + rotations[i]) % n`."""
     n = len(procs)
     t0 = trio.current_time()
@@ -150,8 +151,9 @@ async def _stream_rate(procs: Sequence[BotProcess], stream: list[tuple[int, int,
     return len(stream) / (trio.current_time() - t0)
 
 
-async def _trio_stream_rate(procs: Sequence[BotProcess], stream: list[tuple[int, int, bytes]],
-                            rotations: Sequence[int]) -> float:
+async def _trio_stream_rate(
+    procs: Sequence[BotProcess], stream: list[tuple[int, int, bytes]], rotations: Sequence[int]
+) -> float:
     """As `_stream_rate`, through trio's `send_all` and `receive_some`."""
     n = len(procs)
     t0 = trio.current_time()
@@ -174,8 +176,13 @@ async def _single_rate(proc: BotProcess, line: bytes, count: int) -> float:
     return count / (trio.current_time() - t0)
 
 
-async def _referee_rate(config: MatchConfig, handles: Sequence[BotHandle], games: Sequence[tuple[int, int]],
-                        rotations: Sequence[int], deal_set: int) -> tuple[float, int, float]:
+async def _referee_rate(
+    config: MatchConfig,
+    handles: Sequence[BotHandle],
+    games: Sequence[tuple[int, int]],
+    rotations: Sequence[int],
+    deal_set: int,
+) -> tuple[float, int, float]:
     """(decisions/s, decisions, summed own time in us) of these games through the referee."""
     decisions, overhead = 0, 0.0
     t0 = trio.current_time()
@@ -190,13 +197,20 @@ async def _referee_rate(config: MatchConfig, handles: Sequence[BotHandle], games
     return decisions / (trio.current_time() - t0), decisions, overhead
 
 
-async def run_bench(spec: BotSpec, game: str = "chicago", rounds: int = 12, games_per_round: int = 4,
-                    seed: int = 1, sandbox: SandboxLimits | None = None) -> BenchResult:
+async def run_bench(
+    spec: BotSpec,
+    game: str = "chicago",
+    rounds: int = 12,
+    games_per_round: int = 4,
+    seed: int = 1,
+    sandbox: SandboxLimits | None = None,
+) -> BenchResult:
     gdef = get_game(game)
     n = 2 if 2 in gdef.seat_counts else min(gdef.seat_counts)
     bots = [spec] + [replace(spec, name=f"{spec.name}#{i + 1}") for i in range(1, n)]
-    config = MatchConfig(game=gdef, rules=build_rules(gdef), games=rounds * games_per_round, seed=seed, bots=bots,
-                         sandbox=sandbox)
+    config = MatchConfig(
+        game=gdef, rules=build_rules(gdef), games=rounds * games_per_round, seed=seed, bots=bots, sandbox=sandbox
+    )
     results: list[Round] = []
     async with trio.open_nursery() as nursery:
         handles = [BotHandle(b, nursery) for b in config.seat_specs()]
@@ -205,8 +219,10 @@ async def run_bench(spec: BotSpec, game: str = "chicago", rounds: int = 12, game
                 _refuse_failed_start(h, await h.ensure(config.time_control, [gdef.name]))
             procs = [h.proc for h in handles if h.proc is not None]
             for r in range(rounds + 1):  # round 0 warms up and is not counted
-                games = [(r * games_per_round + g + 1, derive_seed(seed, "bench", r * games_per_round + g))
-                         for g in range(games_per_round)]
+                games = [
+                    (r * games_per_round + g + 1, derive_seed(seed, "bench", r * games_per_round + g))
+                    for g in range(games_per_round)
+                ]
                 rotations = [g % n for g in range(games_per_round)]
                 stream = game_stream(config, games)
 
@@ -220,9 +236,16 @@ async def run_bench(spec: BotSpec, game: str = "chicago", rounds: int = 12, game
                     referee, decisions, overhead = await _referee_rate(config, handles, games, rotations, r)
                 single = await _single_rate(procs[0], stream[0][2], len(stream))
                 if r:
-                    results.append(Round(referee_per_s=referee, stream_per_s=raw, trio_stream_per_s=raw_trio,
-                                         single_per_s=single,
-                                         decisions=decisions, overhead_us=overhead / max(1, decisions)))
+                    results.append(
+                        Round(
+                            referee_per_s=referee,
+                            stream_per_s=raw,
+                            trio_stream_per_s=raw_trio,
+                            single_per_s=single,
+                            decisions=decisions,
+                            overhead_us=overhead / max(1, decisions),
+                        )
+                    )
         finally:
             with trio.CancelScope(shield=True):
                 for h in handles:
@@ -280,8 +303,9 @@ def _refuse_failed_start(handle: BotHandle, failure: StartFailure | None) -> Non
     if failure is None:
         return
     said = failure.detail.strip().splitlines()[-1:]
-    raise BotStartError(f"bot {handle.spec.name!r} did not start: {failure.message}"
-                        + "".join(f"; it said: {line}" for line in said))
+    raise BotStartError(
+        f"bot {handle.spec.name!r} did not start: {failure.message}" + "".join(f"; it said: {line}" for line in said)
+    )
 
 
 def plain_twin(spec: BotSpec, home: Path) -> BotSpec:
@@ -300,31 +324,58 @@ def plain_twin(spec: BotSpec, home: Path) -> BotSpec:
     return replace(spec, argv=tuple(argv), env=tuple(env.items()))
 
 
-async def run_sandbox_bench(spec: BotSpec, game: str = "chicago", rounds: int = 12, games_per_round: int = 4,
-                            limits: SandboxLimits | None = None, starts: int = 48, seed: int = 1) -> SandboxBench:
+async def run_sandbox_bench(
+    spec: BotSpec,
+    game: str = "chicago",
+    rounds: int = 12,
+    games_per_round: int = 4,
+    limits: SandboxLimits | None = None,
+    starts: int = 48,
+    seed: int = 1,
+) -> SandboxBench:
     """Whole games through the referee with and without the sandbox, rounds
     interleaved in alternating order; and start-ups of each kind, alternating."""
     with tempfile.TemporaryDirectory() as home:
-        return await _sandbox_bench(plain_twin(spec, Path(home)), spec, game, rounds, games_per_round,
-                                    limits or SandboxLimits(), starts, seed)
+        return await _sandbox_bench(
+            plain_twin(spec, Path(home)), spec, game, rounds, games_per_round, limits or SandboxLimits(), starts, seed
+        )
 
 
-async def _sandbox_bench(twin: BotSpec, spec: BotSpec, game: str, rounds: int, games_per_round: int,
-                         limits: SandboxLimits, starts: int, seed: int) -> SandboxBench:
+async def _sandbox_bench(
+    twin: BotSpec,
+    spec: BotSpec,
+    game: str,
+    rounds: int,
+    games_per_round: int,
+    limits: SandboxLimits,
+    starts: int,
+    seed: int,
+) -> SandboxBench:
     gdef = get_game(game)
     n = 2 if 2 in gdef.seat_counts else min(gdef.seat_counts)
-    plain = MatchConfig(game=gdef, rules=build_rules(gdef), games=rounds * games_per_round, seed=seed,
-                        bots=[twin] + [replace(twin, name=f"{twin.name}#{i + 1}") for i in range(1, n)])
-    boxed = replace(plain, sandbox=limits,
-                    bots=[spec] + [replace(spec, name=f"{spec.name}#{i + 1}") for i in range(1, n)])
+    plain = MatchConfig(
+        game=gdef,
+        rules=build_rules(gdef),
+        games=rounds * games_per_round,
+        seed=seed,
+        bots=[twin] + [replace(twin, name=f"{twin.name}#{i + 1}") for i in range(1, n)],
+    )
+    boxed = replace(
+        plain, sandbox=limits, bots=[spec] + [replace(spec, name=f"{spec.name}#{i + 1}") for i in range(1, n)]
+    )
     configs = {False: plain, True: boxed}
     load_before = os.getloadavg()[0]
     async with trio.open_nursery() as nursery:
         start_ms = await _start_times(nursery, configs, starts)
         rates, decisions = await _game_rates(nursery, configs, rounds, games_per_round, seed, n)
-    return SandboxBench(plain_per_s=rates[False], sandboxed_per_s=rates[True], plain_start_ms=start_ms[False],
-                        sandboxed_start_ms=start_ms[True], decisions=decisions,
-                        load=(load_before, os.getloadavg()[0]))
+    return SandboxBench(
+        plain_per_s=rates[False],
+        sandboxed_per_s=rates[True],
+        plain_start_ms=start_ms[False],
+        sandboxed_start_ms=start_ms[True],
+        decisions=decisions,
+        load=(load_before, os.getloadavg()[0]),
+    )
 
 
 async def _start_times(nursery: trio.Nursery, configs: dict[bool, MatchConfig], starts: int) -> dict[bool, list[float]]:
@@ -344,8 +395,9 @@ async def _start_times(nursery: trio.Nursery, configs: dict[bool, MatchConfig], 
     return start_ms
 
 
-async def _game_rates(nursery: trio.Nursery, configs: dict[bool, MatchConfig], rounds: int, games_per_round: int,
-                      seed: int, n: int) -> tuple[dict[bool, list[float]], int]:
+async def _game_rates(
+    nursery: trio.Nursery, configs: dict[bool, MatchConfig], rounds: int, games_per_round: int, seed: int, n: int
+) -> tuple[dict[bool, list[float]], int]:
     """Decisions per second of whole games, rounds interleaved in alternating
     order (the first round warms up); and how many decisions were counted."""
     rates: dict[bool, list[float]] = {False: [], True: []}
@@ -356,10 +408,12 @@ async def _game_rates(nursery: trio.Nursery, configs: dict[bool, MatchConfig], r
             for h in handles:
                 await _start_ms(h, configs[sandboxed])
         for r in range(rounds + 1):
-            games = [(r * games_per_round + g + 1, derive_seed(seed, "bench", r * games_per_round + g))
-                     for g in range(games_per_round)]
+            games = [
+                (r * games_per_round + g + 1, derive_seed(seed, "bench", r * games_per_round + g))
+                for g in range(games_per_round)
+            ]
             rotations = [g % n for g in range(games_per_round)]
-            for sandboxed in ((False, True) if r % 2 else (True, False)):
+            for sandboxed in (False, True) if r % 2 else (True, False):
                 rate, count, _ = await _referee_rate(configs[sandboxed], sets[sandboxed], games, rotations, r)
                 if r:
                     rates[sandboxed].append(rate)

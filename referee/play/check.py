@@ -82,8 +82,14 @@ class CheckReport:
 Progress = Callable[[str], None]
 
 
-async def check_bot(spec: BotSpec, game: GameDef, time_control: TimeControl, seed: int = 1,
-                    on_progress: Progress | None = None, sandbox: SandboxLimits | None = None) -> CheckReport:
+async def check_bot(
+    spec: BotSpec,
+    game: GameDef,
+    time_control: TimeControl,
+    seed: int = 1,
+    on_progress: Progress | None = None,
+    sandbox: SandboxLimits | None = None,
+) -> CheckReport:
     """Check `spec` (in a sandbox with these limits, if given: as a competition
     would run it); `on_progress` hears one line as each phase starts and ends."""
     check = _Check(spec, game, time_control, seed, on_progress or (lambda _line: None), sandbox)
@@ -119,8 +125,17 @@ class _Check:
         short = {limit_key: CHECK_DEALS.get(n, 3)} if limit_key and limit_key not in options else {}
         rules = build_rules(game, scenario.preset, {**options, **short})
         bots = [replace(self.spec, name=f"{self.spec.name}@{i}") for i in range(n)]
-        return MatchConfig(game=game, rules=rules, bots=bots, games=1, seed=self.seed, time_control=self.clock,
-                           policy=FailurePolicy(mode="forfeit"), log_dir=log_dir, sandbox=self.sandbox)
+        return MatchConfig(
+            game=game,
+            rules=rules,
+            bots=bots,
+            games=1,
+            seed=self.seed,
+            time_control=self.clock,
+            policy=FailurePolicy(mode="forfeit"),
+            log_dir=log_dir,
+            sandbox=self.sandbox,
+        )
 
     async def play(self, step: str, scenario: CheckScenario) -> bool:
         """Play one scenario's game; False if the bot did not start."""
@@ -136,8 +151,7 @@ class _Check:
                 self.report.details.append(Problem("startup_failure", startup[0].message, "handshake", evidence))
                 self.say(f"{step} {label}: the bot did not start; stopping here")
                 return False
-            _count_decisions(Path(record.log_path or ""), config, self.offered, self.chosen, self.report.slowest,
-                             label)
+            _count_decisions(Path(record.log_path or ""), config, self.offered, self.chosen, self.report.slowest, label)
             self._note_failures(record, label)
         if record.failures:
             reasons = ", ".join(sorted({f.reason for f in record.failures}))
@@ -147,8 +161,9 @@ class _Check:
             self.say(f"{step} {label}: {record.decisions} decisions, ok")
         slow = sum(record.think_ms) / max(1, record.decisions)  # ms per decision, over every seat
         if slow > self.clock.decision_ms * 0.5:
-            self.report.notes.append(f"{label}: slow: about {slow:.0f} ms per decision "
-                                     f"(the limit is {self.clock.decision_ms} ms)")
+            self.report.notes.append(
+                f"{label}: slow: about {slow:.0f} ms per decision (the limit is {self.clock.decision_ms} ms)"
+            )
         return True
 
     def _note_failures(self, record: GameRecord, label: str) -> None:
@@ -158,8 +173,7 @@ class _Check:
             if seen is not None:
                 seen.count += 1
                 continue
-            self.problems[f.reason] = Problem(f.reason, f.message, f"{label}, seat {f.seat}",
-                                              _evidence(record, f.seat))
+            self.problems[f.reason] = Problem(f.reason, f.message, f"{label}, seat {f.seat}", _evidence(record, f.seat))
 
     def finish(self) -> CheckReport:
         report = self.report
@@ -177,12 +191,14 @@ class _Check:
         if not slow.kind:
             return
         share = slow.ms / limit
-        self.report.passed.append(f"slowest decision: {slow.ms:.0f} of {limit} ms ({share:.0%}), "
-                                  f"'{slow.kind}' in the {slow.where}")
+        self.report.passed.append(
+            f"slowest decision: {slow.ms:.0f} of {limit} ms ({share:.0%}), '{slow.kind}' in the {slow.where}"
+        )
         if share > 0.5:
             self.report.warnings.append(
                 f"the slowest decision took more than half the clock ({slow.ms:.0f} of {limit} ms): "
-                "on a busy machine, or in a longer game, it may run out of time; think less or ask for a longer clock")
+                "on a busy machine, or in a longer game, it may run out of time; think less or ask for a longer clock"
+            )
 
     def _decision_lines(self) -> None:
         """Every decision kind must have come up and been answered."""
@@ -196,7 +212,8 @@ class _Check:
                 usual = ", ".join(f"'{a}'" for a, _ in chosen.most_common(2)) or "nothing"
                 self.report.problems.append(
                     f"decision '{kind}' never came up: the bot always chose the same way before it ({usual}), "
-                    f"so its '{kind}' decisions were never tested; a bot must be able to make every decision")
+                    f"so its '{kind}' decisions were never tested; a bot must be able to make every decision"
+                )
 
 
 async def _one_game(config: MatchConfig) -> GameRecord:
@@ -223,12 +240,13 @@ def _evidence(record: GameRecord, seat: int) -> str:
     for _no, rec in records:
         if isinstance(rec, FailureRecord) and rec.seat == seat and isinstance(rec.detail, str) and rec.detail:
             text = " | ".join(line.strip() for line in rec.detail.splitlines() if line.strip())
-            return text if len(text) <= EVIDENCE else "..." + text[-(EVIDENCE - 3):]
+            return text if len(text) <= EVIDENCE else "..." + text[-(EVIDENCE - 3) :]
     return ""
 
 
-def _count_decisions(path: Path, config: MatchConfig, offered: Counter[str], chosen: Counter[str],
-                     slowest: Slowest, label: str) -> None:
+def _count_decisions(
+    path: Path, config: MatchConfig, offered: Counter[str], chosen: Counter[str], slowest: Slowest, label: str
+) -> None:
     """Re-play the log through the engine: which decision kinds the bot was
     offered (in its legal lists), which it chose itself, and its slowest answer."""
     try:
@@ -259,11 +277,25 @@ def _count_decisions(path: Path, config: MatchConfig, offered: Counter[str], cho
 
 
 def report_dict(report: CheckReport) -> dict[str, object]:
-    return msgspec.to_builtins({
-        "bot": report.bot, "ok": report.ok, "passed": report.passed, "problems": report.problems,
-        "notes": report.notes, "warnings": report.warnings, "time_control": report.clock,
-        "slowest_decision": {"ms": round(report.slowest.ms, 3), "kind": report.slowest.kind,
-                             "where": report.slowest.where} if report.slowest.kind else None,
-        "details": [{"reason": p.reason, "message": p.message, "where": p.where, "evidence": p.evidence,
-                     "count": p.count} for p in report.details],
-    })
+    return msgspec.to_builtins(
+        {
+            "bot": report.bot,
+            "ok": report.ok,
+            "passed": report.passed,
+            "problems": report.problems,
+            "notes": report.notes,
+            "warnings": report.warnings,
+            "time_control": report.clock,
+            "slowest_decision": {
+                "ms": round(report.slowest.ms, 3),
+                "kind": report.slowest.kind,
+                "where": report.slowest.where,
+            }
+            if report.slowest.kind
+            else None,
+            "details": [
+                {"reason": p.reason, "message": p.message, "where": p.where, "evidence": p.evidence, "count": p.count}
+                for p in report.details
+            ],
+        }
+    )

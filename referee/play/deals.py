@@ -24,7 +24,7 @@ def parse_deals(data: Any, game: GameDef, where: str = "deals") -> tuple[Deal, .
     if isinstance(data, dict):
         data = [data]
     if not isinstance(data, list):
-        raise ConfigError(f"{where}: expected a list of deals like [{{\"dealer\": 0, \"deck\": \"As Kd ...\"}}]")
+        raise ConfigError(f'{where}: expected a list of deals like [{{"dealer": 0, "deck": "As Kd ..."}}]')
     pack = sorted(game.full_deck)
     return tuple(_deal(item, f"{where}: deal {i}", pack, game) for i, item in enumerate(data, start=1))
 

@@ -69,7 +69,6 @@ class GameSpec:
     is replaced by `seed`, so the deals after it follow the game's own shuffles."""
     worker: dict[str, Any] | None = None  # where the game was played and that machine's load, for the log header
 
-
     def seat_time_control(self, seat: int) -> TimeControl:
         own = self.seat_time_controls[seat] if seat < len(self.seat_time_controls) else None
         return self.time_control if own is None else own
@@ -105,6 +104,11 @@ def make_request(rid: int, game_id: int, events: list[Any], view: Any, legal: Se
     encoded (Chicago's 32 exchanges): building and encoding 32 Structs per
     decision is slow."""
     raw_json = getattr(legal, "raw_json", None)
-    return Request(id=rid, game_id=game_id, events=events, view=view,
-                   legal=msgspec.Raw(raw_json()) if raw_json is not None else list(legal),  # type: ignore[arg-type]
-                   clock=clock)
+    return Request(
+        id=rid,
+        game_id=game_id,
+        events=events,
+        view=view,
+        legal=msgspec.Raw(raw_json()) if raw_json is not None else list(legal),  # type: ignore[arg-type]
+        clock=clock,
+    )

@@ -45,8 +45,7 @@ class InOrder(Generic[R]):
     of a sequential run that stopped there.
     """
 
-    def __init__(self, n_sets: int, set_size: int, emit: Callable[[R], None],
-                 stop_after: Callable[[int], str]) -> None:
+    def __init__(self, n_sets: int, set_size: int, emit: Callable[[R], None], stop_after: Callable[[int], str]) -> None:
         self.n_sets = n_sets
         self.set_size = set_size
         self._emit = emit
@@ -86,4 +85,4 @@ class InOrder(Generic[R]):
 
     def unemitted(self) -> list[R]:
         """Games that finished but come after a stop: a sequential run never played them."""
-        return [rec for k, recs in sorted(self._sets.items()) for rec in recs[self._game if k == self._set else 0:]]
+        return [rec for k, recs in sorted(self._sets.items()) for rec in recs[self._game if k == self._set else 0 :]]

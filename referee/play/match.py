@@ -31,6 +31,7 @@ from referee.seats.sandbox import describe
 
 __all__ = ["MatchConfig", "MatchResult", "play_one", "run_match", "seat_rotations", "summarize", "unique_names"]
 
+
 def seat_rotations(n: int) -> list[list[int]]:
     """Rotation r puts bot (s + r) % n in seat s: each bot sits in each seat once."""
     return [[(s + r) % n for s in range(n)] for r in range(n)]
@@ -111,15 +112,24 @@ async def _run_match(
     return result
 
 
-async def play_one(config: MatchConfig, game_id: int, deal_set: int, seed: int, seats: list[BotHandle],
-                   id_base: int | None = None) -> GameRecord:
+async def play_one(
+    config: MatchConfig, game_id: int, deal_set: int, seed: int, seats: list[BotHandle], id_base: int | None = None
+) -> GameRecord:
     """One game of the match on its bot processes (a game cut short leaves no log behind)."""
     spec = GameSpec(
-        game=config.game, rules=config.rules, n_players=len(seats), seed=seed, game_id=game_id,
-        time_control=config.time_control, policy=config.policy, deals=config.deals,
-        match_seed=config.seed, deal_set=deal_set,
+        game=config.game,
+        rules=config.rules,
+        n_players=len(seats),
+        seed=seed,
+        game_id=game_id,
+        time_control=config.time_control,
+        policy=config.policy,
+        deals=config.deals,
+        match_seed=config.seed,
+        deal_set=deal_set,
         request_id_base=request_id_base(game_id) if id_base is None else id_base,
-        isolation=describe(config.sandbox), start=config.start,
+        isolation=describe(config.sandbox),
+        start=config.start,
     )
     names = [h.spec.name for h in seats]
     watch = config.watch_games(spec, names) if config.watch_games is not None else None

@@ -35,7 +35,8 @@ def check_log_dir(log_dir: Path) -> None:
         if earlier:
             raise ConfigError(
                 f"--log-dir {log_dir} already holds {len(earlier)} game logs of an earlier match ({earlier[0]}, ...): "
-                "choose a new or empty folder (nothing was overwritten)")
+                "choose a new or empty folder (nothing was overwritten)"
+            )
 
 
 @dataclass(frozen=True)
@@ -67,8 +68,10 @@ class MatchConfig(IsolatedBots):
         if self.start is not None:
             object.__setattr__(self, "start", check_start(self.start, self.game, n, self.rules, self.deals))
         if self.n_sets * self.set_size > MAX_MATCH_GAMES:
-            raise ConfigError(f"--games {self.games}: a match plays at most {MAX_MATCH_GAMES:,} games (request ids "
-                              "must stay 32-bit); play several matches with different seeds")
+            raise ConfigError(
+                f"--games {self.games}: a match plays at most {MAX_MATCH_GAMES:,} games (request ids "
+                "must stay 32-bit); play several matches with different seeds"
+            )
         if self.concurrency < 1:
             raise ConfigError(f"--concurrency must be at least 1, got {self.concurrency}")
         if self.log_dir is not None:

@@ -66,13 +66,26 @@ class GameRecorder:
         if not self.enabled:
             return
         sp = self.spec
-        self.writer.write(LogHeader(
-            referee=__version__, game=sp.game.name, game_id=sp.game_id, rules=sp.rules, n_players=sp.n_players,
-            seed=sp.seed, deals=[{"dealer": d.dealer, "deck": [CARD_STR[c] for c in d.deck]} for d in sp.deals],
-            players=players, time_control=sp.time_control, failure_policy=sp.policy, match_seed=sp.match_seed,
-            deal_set=sp.deal_set, request_id_base=sp.request_id_base, isolation=sp.isolation,
-            start=msgspec.UNSET if sp.start is None else game_start_text(sp.start, sp.seed), worker=sp.worker,
-        ))
+        self.writer.write(
+            LogHeader(
+                referee=__version__,
+                game=sp.game.name,
+                game_id=sp.game_id,
+                rules=sp.rules,
+                n_players=sp.n_players,
+                seed=sp.seed,
+                deals=[{"dealer": d.dealer, "deck": [CARD_STR[c] for c in d.deck]} for d in sp.deals],
+                players=players,
+                time_control=sp.time_control,
+                failure_policy=sp.policy,
+                match_seed=sp.match_seed,
+                deal_set=sp.deal_set,
+                request_id_base=sp.request_id_base,
+                isolation=sp.isolation,
+                start=msgspec.UNSET if sp.start is None else game_start_text(sp.start, sp.seed),
+                worker=sp.worker,
+            )
+        )
 
     def sent(self, seat: int, data: bytes) -> None:
         """A whole message as sent (`data` is its encoded line)."""
@@ -82,9 +95,14 @@ class GameRecorder:
     def request(self, seat: int, rid: int, events: list[Any], clock: Any) -> None:
         """A request, without the view and legal list the game re-creates."""
         if self.enabled:
-            self.writer.write(SendRecord(seat=seat, t=self.t(), elided=ELIDED,
-                                         msg={"type": "request", "id": rid, "game_id": self.spec.game_id,
-                                              "events": events, "clock": clock}))
+            self.writer.write(
+                SendRecord(
+                    seat=seat,
+                    t=self.t(),
+                    elided=ELIDED,
+                    msg={"type": "request", "id": rid, "game_id": self.spec.game_id, "events": events, "clock": clock},
+                )
+            )
 
     def engine(self, state: GameState) -> None:
         """The deals and events the engine produced since the last call."""
@@ -94,8 +112,11 @@ class GameRecorder:
         while self.logged_deals < len(decks):
             d = decks[self.logged_deals]
             self.logged_deals += 1
-            self.writer.write(DealRecord(deal=self.deals_before + self.logged_deals, dealer=d.dealer,
-                                         deck=[CARD_STR[c] for c in d.deck]))
+            self.writer.write(
+                DealRecord(
+                    deal=self.deals_before + self.logged_deals, dealer=d.dealer, deck=[CARD_STR[c] for c in d.deck]
+                )
+            )
         events = state.events
         while self.logged_events < len(events):
             aud, ev = events[self.logged_events]
@@ -107,14 +128,30 @@ class GameRecorder:
         if self.enabled:
             self.writer.write(RecvRecord(seat=seat, t=self.t(), line=cut(line), **extra))
 
-    def action(self, seat: int, rid: int | None, source: str, action: Any, elapsed: float | None,
-               cpu: float | None, state: GameState) -> None:
+    def action(
+        self,
+        seat: int,
+        rid: int | None,
+        source: str,
+        action: Any,
+        elapsed: float | None,
+        cpu: float | None,
+        state: GameState,
+    ) -> None:
         """An applied action, then what it made the engine do."""
         if not self.enabled:
             return
         think = None if elapsed is None else round(elapsed * 1000, 3)
-        self.writer.write(ActionRecord(seat=seat, id=rid, source=source, action=action, ms=think,
-                                       cpu_ms=None if cpu is None else round(cpu * 1000, 3)))
+        self.writer.write(
+            ActionRecord(
+                seat=seat,
+                id=rid,
+                source=source,
+                action=action,
+                ms=think,
+                cpu_ms=None if cpu is None else round(cpu * 1000, 3),
+            )
+        )
         self.engine(state)
 
     def failure(self, seat: int, reason: str, message: str, detail: str) -> None:

@@ -65,8 +65,9 @@ def _union_of(game_names: tuple[str, ...]) -> Any:
 @functools.cache
 def action_reply_type(action_type: Any) -> Any:
     """The bot's `action` reply carrying `action_type`, as strict as the wire's (no unknown fields)."""
-    return msgspec.defstruct("ActionReply", [("id", int), ("action", action_type)], bases=(Inbound,), tag="action",
-                             frozen=True, kw_only=True)
+    return msgspec.defstruct(
+        "ActionReply", [("id", int), ("action", action_type)], bases=(Inbound,), tag="action", frozen=True, kw_only=True
+    )
 
 
 @functools.cache
@@ -104,20 +105,26 @@ def _refusal(decode: Any, line: bytes | str, what: str) -> ProtocolViolation:
     if not line or line.isspace():
         return ProtocolViolation(f"{what} is an empty line", detail="", reason="malformed_json")
     if nests_deeper_than(line):
-        return ProtocolViolation(f"{what} nests arrays or objects deeper than {MAX_NESTING} levels",
-                                 detail=cut(line, 500), reason="nesting_too_deep")
+        return ProtocolViolation(
+            f"{what} nests arrays or objects deeper than {MAX_NESTING} levels",
+            detail=cut(line, 500),
+            reason="nesting_too_deep",
+        )
     try:
         decode(line)
     except msgspec.ValidationError as exc:  # it may quote the bot's field names and values: cut, like the line
-        return ProtocolViolation(cut(schema_error(exc, line, what), MAX_REASON), detail=cut(line, 500),
-                                 reason="schema_violation")
+        return ProtocolViolation(
+            cut(schema_error(exc, line, what), MAX_REASON), detail=cut(line, 500), reason="schema_violation"
+        )
     except msgspec.DecodeError as exc:
-        return ProtocolViolation(cut(json_error(exc, line, what), MAX_REASON), detail=cut(line, 500),
-                                 reason="malformed_json")
+        return ProtocolViolation(
+            cut(json_error(exc, line, what), MAX_REASON), detail=cut(line, 500), reason="malformed_json"
+        )
     except (RecursionError, MemoryError, ValueError, TypeError, OverflowError) as exc:
         # Not expected after the checks above; a line still must not raise out of the reader.
-        return ProtocolViolation(f"{what} cannot be decoded ({type(exc).__name__})", detail=cut(line, 500),
-                                 reason="malformed_json")
+        return ProtocolViolation(
+            f"{what} cannot be decoded ({type(exc).__name__})", detail=cut(line, 500), reason="malformed_json"
+        )
     return ProtocolViolation(f"{what} cannot be decoded", detail=cut(line, 500), reason="malformed_json")
 
 
@@ -153,7 +160,9 @@ def check_unsolicited(lines: int, size: int, rid: int, line: bytes) -> None:
         raise ProtocolViolation(
             f"{lines} lines ({size} bytes) that answer no request while request {rid} was open "
             f"(at most {MAX_UNSOLICITED} lines or {MAX_UNSOLICITED_BYTES} bytes)",
-            detail=cut(line, 500), reason="unsolicited_flood")
+            detail=cut(line, 500),
+            reason="unsolicited_flood",
+        )
 
 
 @dataclass(slots=True)

@@ -57,7 +57,9 @@ REENCODE_OVER = 1024
 its compact re-encoding: a bot cannot pad the log through its answers."""
 
 
-_FATAL_REASONS = frozenset({"line_too_long", "unsolicited_flood", "resigned"})  # the line stream is broken, or a person gave up
+_FATAL_REASONS = frozenset(
+    {"line_too_long", "unsolicited_flood", "resigned"}
+)  # the line stream is broken, or a person gave up
 
 
 @dataclass(eq=False, slots=True)
@@ -92,15 +94,22 @@ class _Seat:
 
 
 class GameRunner:
-    def __init__(self, spec: GameSpec, bots: list[Seat | None], names: list[str], log: GameLogWriter,
-                 watch: GameWatch | None = None) -> None:
+    def __init__(
+        self,
+        spec: GameSpec,
+        bots: list[Seat | None],
+        names: list[str],
+        log: GameLogWriter,
+        watch: GameWatch | None = None,
+    ) -> None:
         self.spec = spec
         self.names = names
         self.log = GameRecorder(log, spec, trio.lowlevel.current_clock().current_time)
         self.watch = watch  # an onlooker (the live stream), told of every start, action, failure, end
         self.state: GameState = initial_state(spec.game, spec.rules, spec.n_players, spec.seed, spec.deals, spec.start)
-        self.seats = [_Seat(bot=b, clock=SeatClock(spec.seat_time_control(i)), meter=DecisionMeter(b))
-                      for i, b in enumerate(bots)]
+        self.seats = [
+            _Seat(bot=b, clock=SeatClock(spec.seat_time_control(i)), meter=DecisionMeter(b)) for i, b in enumerate(bots)
+        ]
         self.failures: list[SeatFailure] = []
         self.evidence: list[str] = []  # per failure: the offending line and the bot's stderr tail
         self.forfeited: list[int] = []
@@ -234,7 +243,9 @@ class GameRunner:
                     await bot.flush()  # the rest of a request an early deadline interrupted
                 else:
                     p.sending = True
-                    for line in bot.ready_lines(MAX_UNSOLICITED_BYTES, MAX_UNSOLICITED + 1):  # written before the request
+                    for line in bot.ready_lines(
+                        MAX_UNSOLICITED_BYTES, MAX_UNSOLICITED + 1
+                    ):  # written before the request
                         self._unsolicited(seat, s, p, line)
                     await bot.send(p.data)
                 p.sent = True
@@ -278,7 +289,11 @@ class GameRunner:
                 raise
             if isinstance(msg, BotHello):
                 self.log.received(seat, line)
-                raise ProtocolViolation(f"expected an 'action' reply to request {rid}, got {type(msg).__struct_config__.tag!r}", detail=cut(line, 500), reason="unexpected_message")
+                raise ProtocolViolation(
+                    f"expected an 'action' reply to request {rid}, got {type(msg).__struct_config__.tag!r}",
+                    detail=cut(line, 500),
+                    reason="unexpected_message",
+                )
             if msg.id < rid:  # a late answer to an earlier request: dropped
                 if msg.id > bot.late_id:
                     p.stale = line  # not explained by a timeout: a bot that only sends these gets `stale_id`
@@ -289,7 +304,11 @@ class GameRunner:
             else:  # padded with whitespace: logged as what it means, compactly (a cut line would not verify)
                 self.log.received(seat, _encoder.encode(msg), reencoded_from=len(line))
             if msg.id > rid:
-                raise ProtocolViolation(f"reply id {msg.id} was never issued (current request id is {rid})", detail=cut(line, 500), reason="stale_id")
+                raise ProtocolViolation(
+                    f"reply id {msg.id} was never issued (current request id is {rid})",
+                    detail=cut(line, 500),
+                    reason="stale_id",
+                )
             p.outcome = msg
             return
 
@@ -323,8 +342,13 @@ class GameRunner:
         if p.stale is None and p.sent:
             bot.late_id = p.rid  # its answer may still come, in this game or the next: stale, not wrong
         if p.stale is not None:
-            self._on_failure(p.seat, "stale_id", f"only answered with a stale request id (waiting for {p.rid})",
-                             cut(p.stale, 500), fatal=not p.sent)
+            self._on_failure(
+                p.seat,
+                "stale_id",
+                f"only answered with a stale request id (waiting for {p.rid})",
+                cut(p.stale, 500),
+                fatal=not p.sent,
+            )
         else:
             why = f"no reply to request {p.rid} within {p.limit * 1000:.0f} ms"
             self._on_failure(p.seat, "timeout", why, bot.stderr_text(), fatal=not p.sent)
@@ -354,8 +378,13 @@ class GameRunner:
             self._forfeit(seat)
         for seat in range(sp.n_players):
             start = GameStart(
-                game_id=sp.game_id, game=sp.game.name, rules=sp.rules, seat=seat,
-                n_players=sp.n_players, players=self.names, time_control=sp.time_control,
+                game_id=sp.game_id,
+                game=sp.game.name,
+                rules=sp.rules,
+                seat=seat,
+                n_players=sp.n_players,
+                players=self.names,
+                time_control=sp.time_control,
                 seed=derive_seed(sp.seed, "bot", seat),
             )
             await self._send_safely(seat, start)
@@ -408,15 +437,22 @@ class GameRunner:
             self.overhead += perf_counter() - started
             await self._decide(p)
 
-    async def _play_default(self, seat: int, legal: Sequence[Any], rid: int | None, elapsed: float | None,
-                            cpu: float | None = None) -> None:
+    async def _play_default(
+        self, seat: int, legal: Sequence[Any], rid: int | None, elapsed: float | None, cpu: float | None = None
+    ) -> None:
         """After a failure (or for a seat that is out): the first legal action."""
         started = perf_counter()
         s = self.seats[seat]
         if elapsed is not None and not s.out and s.bot is not None and not s.bot.dead:  # it was asked
-            await self._send_safely(seat, Warning(
-                id=rid, game_id=self.spec.game_id, reason=self.failures[-1].reason,
-                message=f"{self.failures[-1].message}; the referee played the first legal action"))
+            await self._send_safely(
+                seat,
+                Warning(
+                    id=rid,
+                    game_id=self.spec.game_id,
+                    reason=self.failures[-1].reason,
+                    message=f"{self.failures[-1].message}; the referee played the first legal action",
+                ),
+            )
         if self.ended_early:
             return
         action = legal[0]
@@ -434,28 +470,58 @@ class GameRunner:
             s.meter.wake()
         for seat in range(sp.n_players):
             # Another seat's failure message may quote its hand: others get the reason only.
-            seen = [f if f.seat == seat else SeatFailure(seat=f.seat, reason=f.reason, message=f.reason)
-                    for f in self.failures]
-            over = GameOver(game_id=sp.game_id, events=self._new_events(seat), winner=winner, scores=scores,
-                            placements=placements, reason=reason, failures=seen)
+            seen = [
+                f if f.seat == seat else SeatFailure(seat=f.seat, reason=f.reason, message=f.reason)
+                for f in self.failures
+            ]
+            over = GameOver(
+                game_id=sp.game_id,
+                events=self._new_events(seat),
+                winner=winner,
+                scores=scores,
+                placements=placements,
+                reason=reason,
+                failures=seen,
+            )
             await self._send_safely(seat, over)
         deals = len(self.state.dealt_decks())
         cpu_ms = [s.meter.cpu_ms() for s in self.seats]
         for seat, s in enumerate(self.seats):
             if s.log_budget.unlogged_lines:
                 self.log.unlogged(seat, s.log_budget.unlogged_lines, s.log_budget.unlogged_bytes)
-        self.log.result(LogResult(winner=winner, scores=scores, placements=placements, reason=reason,
-                                  failures=self.failures, forfeited=self.forfeited, decisions=self.decisions,
-                                  referee_overhead_us=round(self.overhead / max(1, self.decisions) * 1e6, 1),
-                                  think_ms=[round(t * 1000, 3) for t in self.think], cpu_ms=cpu_ms))
+        self.log.result(
+            LogResult(
+                winner=winner,
+                scores=scores,
+                placements=placements,
+                reason=reason,
+                failures=self.failures,
+                forfeited=self.forfeited,
+                decisions=self.decisions,
+                referee_overhead_us=round(self.overhead / max(1, self.decisions) * 1e6, 1),
+                think_ms=[round(t * 1000, 3) for t in self.think],
+                cpu_ms=cpu_ms,
+            )
+        )
         self.log.close()
         record = GameRecord(
-            game_id=sp.game_id, seed=sp.seed, deal_set=sp.deal_set, seat_names=self.names,
-            winner=winner, scores=scores, placements=placements, reason=reason, failures=self.failures,
-            forfeited=self.forfeited, deals=deals, decisions=self.decisions,
+            game_id=sp.game_id,
+            seed=sp.seed,
+            deal_set=sp.deal_set,
+            seat_names=self.names,
+            winner=winner,
+            scores=scores,
+            placements=placements,
+            reason=reason,
+            failures=self.failures,
+            forfeited=self.forfeited,
+            deals=deals,
+            decisions=self.decisions,
             log_path=str(self.log.path) if self.log.path else None,
             overhead_us=(self.overhead / max(1, self.decisions)) * 1e6,
-            think_ms=[t * 1000 for t in self.think], cpu_ms=cpu_ms, asked=[s.meter.asked for s in self.seats],
+            think_ms=[t * 1000 for t in self.think],
+            cpu_ms=cpu_ms,
+            asked=[s.meter.asked for s in self.seats],
             requests=self.request_id - sp.request_id_base,
             evidence=self.evidence,
         )

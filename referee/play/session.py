@@ -31,10 +31,17 @@ from referee.seats.bot_process import BotProcess, kill_group
 from referee.seats.seat import Seat
 
 
-async def play_game(spec: GameSpec, seats: Sequence[BotHandle | Seat], names: Sequence[str], *,
-                    log: Path | None = None, stderr_beside: Path | None = None, watch: GameWatch | None = None,
-                    starts: trio.CapacityLimiter | None = None,
-                    on_state: Callable[[GameState], None] | None = None) -> GameRecord:
+async def play_game(
+    spec: GameSpec,
+    seats: Sequence[BotHandle | Seat],
+    names: Sequence[str],
+    *,
+    log: Path | None = None,
+    stderr_beside: Path | None = None,
+    watch: GameWatch | None = None,
+    starts: trio.CapacityLimiter | None = None,
+    on_state: Callable[[GameState], None] | None = None,
+) -> GameRecord:
     """Play one game. `seats` are bots (handles, started here if need be) or
     people (seats already there, e.g. a `HumanSeat`); the log goes to `log`,
     and each bot's stderr of the game beside `stderr_beside` (default: the
@@ -47,8 +54,12 @@ async def play_game(spec: GameSpec, seats: Sequence[BotHandle | Seat], names: Se
     for seat, proc in enumerate(procs):
         if proc is not None:
             proc.stderr_file = stderr_path(stderr_at, seat).name if stderr_at is not None else ""
-    players = [PlayerInfo(seat=i, name=names[i], argv=list(h.spec.argv)) if h is not None
-               else PlayerInfo(seat=i, name=names[i], argv=[], human=True) for i, h in enumerate(handles)]
+    players = [
+        PlayerInfo(seat=i, name=names[i], argv=list(h.spec.argv))
+        if h is not None
+        else PlayerInfo(seat=i, name=names[i], argv=[], human=True)
+        for i, h in enumerate(handles)
+    ]
     table: list[Seat | None] = [procs[i] if h is not None else _person(seats[i]) for i, h in enumerate(handles)]
     writer = GameLogWriter(log)
     runner = GameRunner(spec, table, list(names), writer, watch)
@@ -74,8 +85,9 @@ async def play_game(spec: GameSpec, seats: Sequence[BotHandle | Seat], names: Se
                 discard_logs(log, len(seats), stderr_at)
 
 
-async def start_bots(handles: Sequence[BotHandle | None], tc: TimeControl, starts: trio.CapacityLimiter | None
-                     ) -> dict[int, StartFailure]:
+async def start_bots(
+    handles: Sequence[BotHandle | None], tc: TimeControl, starts: trio.CapacityLimiter | None
+) -> dict[int, StartFailure]:
     """Each bot running and handshaken, all at once (at most `starts` starting
     together); the seats whose bot would not start, and why."""
     failures: dict[int, StartFailure] = {}

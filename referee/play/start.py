@@ -41,16 +41,19 @@ def read_start(value: str, option: str = "--start") -> str:
     except OSError as exc:
         raise ConfigError(f"{option} {value}: cannot read the position file: {exc.strerror or exc}") from None
     if len(data) > MAX_START_FILE:
-        raise ConfigError(f"{option} {value}: the file is larger than {MAX_START_FILE // 1024} kB; "
-                          "a position is one line of text")
+        raise ConfigError(
+            f"{option} {value}: the file is larger than {MAX_START_FILE // 1024} kB; a position is one line of text"
+        )
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise ConfigError(f"{option} {value}: the file is not UTF-8 text; a position is one line of text") from None
     lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
     if len(lines) != 1:
-        raise ConfigError(f"{option} {value}: the file holds {len(lines)} position lines; put exactly one "
-                          "position on one line (lines starting with # are comments)")
+        raise ConfigError(
+            f"{option} {value}: the file holds {len(lines)} position lines; put exactly one "
+            "position on one line (lines starting with # are comments)"
+        )
     return lines[0]
 
 
@@ -59,8 +62,9 @@ def start_file(value: str | None) -> Path | None:
     return Path(value[1:]) if value is not None and value.startswith("@") else None
 
 
-def check_start(text: str, game: GameDef, n_players: int, rules: Any, deals: Sequence[Deal] = (),
-                option: str = "--start") -> str:
+def check_start(
+    text: str, game: GameDef, n_players: int, rules: Any, deals: Sequence[Deal] = (), option: str = "--start"
+) -> str:
     """Check a position for this game, seat count and rules; returns its canonical text.
 
     Raises ConfigError naming the option: a string that does not parse, a
@@ -71,11 +75,15 @@ def check_start(text: str, game: GameDef, n_players: int, rules: Any, deals: Seq
     except PositionError as exc:
         raise ConfigError(f"{option}: {exc}") from exc
     if position.game != game.name:
-        raise ConfigError(f"{option}: the position is for {position.game}, but the game is {game.name}; "
-                          f"give --game {position.game}, or a {game.name} position")
+        raise ConfigError(
+            f"{option}: the position is for {position.game}, but the game is {game.name}; "
+            f"give --game {position.game}, or a {game.name} position"
+        )
     if position.n_players != n_players:
-        raise ConfigError(f"{option}: the position has {position.n_players} seats, but {n_players} players are at "
-                          f"the table; give {position.n_players} players, or a position for {n_players}")
+        raise ConfigError(
+            f"{option}: the position has {position.n_players} seats, but {n_players} players are at "
+            f"the table; give {position.n_players} players, or a position for {n_players}"
+        )
     try:
         state_from_position(position, rules, deals=deals)
     except PositionError as exc:
@@ -94,8 +102,9 @@ def game_start_text(start: str, seed: int) -> str:
     return format_position(game_position(start, seed))
 
 
-def initial_state(game: GameDef, rules: Any, n_players: int, seed: int, deals: Sequence[Deal],
-                  start: str | None) -> GameState:
+def initial_state(
+    game: GameDef, rules: Any, n_players: int, seed: int, deals: Sequence[Deal], start: str | None
+) -> GameState:
     """The state a game begins in: a fresh game, or the game's position."""
     if start is None:
         return game.new_state(rules, n_players, seed, tuple(deals))
@@ -115,7 +124,9 @@ def check_logged_start(start: str, game: GameDef, n_players: int, seed: int) -> 
     except PositionError as exc:
         raise ConfigError(f"the header's start position does not parse: {exc}") from exc
     if position.game != game.name or position.n_players != n_players:
-        raise ConfigError(f"the header's start position is for {position.game} with {position.n_players} seats, "
-                          f"but the game is {game.name} with {n_players}")
+        raise ConfigError(
+            f"the header's start position is for {position.game} with {position.n_players} seats, "
+            f"but the game is {game.name} with {n_players}"
+        )
     if position.seed != seed:
         raise ConfigError(f"the header's start position has seed {position.seed}, but the game seed is {seed}")

@@ -33,11 +33,17 @@ class BotSummary:
         g = max(1, self.games)
         n = max(1, self.asked)
         return {
-            "name": self.name, "command": self.command, "games": self.games, "wins": self.wins,
-            "win_rate": round(self.wins / g, 4), "avg_score": round(self.score_sum / g, 3),
+            "name": self.name,
+            "command": self.command,
+            "games": self.games,
+            "wins": self.wins,
+            "win_rate": round(self.wins / g, 4),
+            "avg_score": round(self.score_sum / g, 3),
             "points_per_deal": round(self.score_sum / max(1, self.deals), 4),
-            "avg_place": round(self.place_sum / g, 3), "failures": dict(sorted(self.failures.items())),
-            "decisions": self.asked, "ms_per_decision": round(self.think_ms / n, 3),
+            "avg_place": round(self.place_sum / g, 3),
+            "failures": dict(sorted(self.failures.items())),
+            "decisions": self.asked,
+            "ms_per_decision": round(self.think_ms / n, 3),
             "cpu_ms_per_decision": None if self.cpu_ms is None else round(self.cpu_ms / n, 3),
         }
 
@@ -52,7 +58,6 @@ class MatchResult:
     ratings: Ratings | None = None
     sprt: SprtResult | None = None
     stopped: str = ""
-
 
 
 def summarize(config: MatchConfig, records: list[GameRecord]) -> MatchResult:

@@ -86,8 +86,16 @@ class TableConfig(IsolatedBots):
         """The same table as a match config (for the match table of a summary)."""
         specs = list(self.bots)
         specs.insert(self.human_seat, BotSpec(name=self.human_name, argv=()))
-        return MatchConfig(game=self.game, rules=self.rules, bots=specs, games=self.games, seed=self.seed,
-                           time_control=self.time_control, policy=self.policy, deals=self.deals)
+        return MatchConfig(
+            game=self.game,
+            rules=self.rules,
+            bots=specs,
+            games=self.games,
+            seed=self.seed,
+            time_control=self.time_control,
+            policy=self.policy,
+            deals=self.deals,
+        )
 
 
 async def play_table(
@@ -125,17 +133,28 @@ async def play_table(
     return summarize(config.as_match(), records)
 
 
-async def _play_game(config: TableConfig, k: int, handles: list[BotHandle], human: HumanSeat,
-                     request_id_base: int) -> GameRecord:
+async def _play_game(
+    config: TableConfig, k: int, handles: list[BotHandle], human: HumanSeat, request_id_base: int
+) -> GameRecord:
     seed = derive_seed(config.seed, "deal-set", k)
     n, me = config.n_players, config.human_seat
     seat_tcs: list[TimeControl | None] = [None] * n
     seat_tcs[me] = config.human_time or NO_LIMIT
     spec = GameSpec(
-        game=config.game, rules=config.rules, n_players=n, seed=seed, game_id=k + 1,
-        time_control=config.time_control, policy=config.policy, deals=config.deals,
-        match_seed=config.seed, deal_set=k, seat_time_controls=tuple(seat_tcs), request_id_base=request_id_base,
-        isolation=describe(config.sandbox), start=config.start,
+        game=config.game,
+        rules=config.rules,
+        n_players=n,
+        seed=seed,
+        game_id=k + 1,
+        time_control=config.time_control,
+        policy=config.policy,
+        deals=config.deals,
+        match_seed=config.seed,
+        deal_set=k,
+        seat_time_controls=tuple(seat_tcs),
+        request_id_base=request_id_base,
+        isolation=describe(config.sandbox),
+        start=config.start,
     )
     bots = iter(handles)
     seats = [human if seat == me else next(bots) for seat in range(n)]

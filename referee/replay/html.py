@@ -80,7 +80,8 @@ def replay_row(rec: Record) -> tuple[str, int, dict[str, Any]] | None:
         case EventRecord(to=to, event=ev) if isinstance(ev, dict) and isinstance(ev.get("type"), str):
             return ev["type"], to, {k: v for k, v in ev.items() if k != "type"}
         case ActionRecord(seat=seat, source=source, action=act) if isinstance(act, dict) and isinstance(
-                act.get("type"), str):
+            act.get("type"), str
+        ):
             # Plays repeat the public card_played event; everything else is small
             # and some of it (exchange discards) is a seat's private knowledge.
             if act["type"] == "play" and source == "bot":
@@ -167,8 +168,12 @@ def render_html(data: dict[str, Any]) -> str:
 def page_html(title: str, data_text: str) -> str:
     """The page around a data text already safe inside <script> (a live table
     fills a page made with a marker in its place in the browser)."""
-    parts = {"TITLE": _html_escape(title), "STYLE": _asset("replay.css"), "SCRIPT": _asset("replay.js"),
-             "DATA": data_text}
+    parts = {
+        "TITLE": _html_escape(title),
+        "STYLE": _asset("replay.css"),
+        "SCRIPT": _asset("replay.js"),
+        "DATA": data_text,
+    }
     # One pass, so a placeholder-like text inside a part (a bot's name) stays as it is.
     return re.sub(r"__(TITLE|STYLE|SCRIPT|DATA)__", lambda m: parts[m.group(1)], _asset("replay.html"))
 

@@ -182,8 +182,16 @@ def load_log(path: Path | str, *, require_result: bool = True, cut_ok: bool = Fa
     if result is None and require_result:
         last = records[-1][0] if records else 1
         raise CorruptLog(f"{path}:{last}: truncated: the log ends without a result record")
-    return GameLog(path=path, header=header, game=game, rules=rules, deals=deals, records=records,
-                   result=result, result_line=result_line)
+    return GameLog(
+        path=path,
+        header=header,
+        game=game,
+        rules=rules,
+        deals=deals,
+        records=records,
+        result=result,
+        result_line=result_line,
+    )
 
 
 # ------------------------------------------------------------------ simulation
@@ -228,13 +236,18 @@ class Simulation:
         except RefereeError as exc:
             raise LogMismatch(self.log.path, line, f"illegal action {show(action)} by seat {seat}: {exc}") from None
         except Exception as exc:  # noqa: BLE001 - an engine failure is reported against the log line
-            raise LogMismatch(self.log.path, line, f"the engine failed on action {show(action)} by seat {seat} "
-                                                   f"({type(exc).__name__}: {exc})") from None
+            raise LogMismatch(
+                self.log.path,
+                line,
+                f"the engine failed on action {show(action)} by seat {seat} ({type(exc).__name__}: {exc})",
+            ) from None
         self.actions += 1
         return to_act
 
 
-def expected_result(state: GameState, forfeited: Sequence[int], n_players: int) -> tuple[int | None, list[int], list[int], str]:
+def expected_result(
+    state: GameState, forfeited: Sequence[int], n_players: int
+) -> tuple[int | None, list[int], list[int], str]:
     """(winner, scores, placements, reason) exactly as the runner decides them."""
     return final_outcome(state, forfeited, n_players)
 
@@ -304,13 +317,33 @@ def frames(log: GameLog) -> Iterator[Frame]:
                 seat, action = sim.apply(line, rec)
                 new = state.events[seen:]
                 seen = len(state.events)
-                yield Frame(kind="action", index=sim.actions, state=state, line=line, seat=seat, action=action,
-                            source=rec.source, events=list(new), failures=failures, evidence=evidence)
+                yield Frame(
+                    kind="action",
+                    index=sim.actions,
+                    state=state,
+                    line=line,
+                    seat=seat,
+                    action=action,
+                    source=rec.source,
+                    events=list(new),
+                    failures=failures,
+                    evidence=evidence,
+                )
                 failures, evidence = [], []
     result = log.result
     if result is not None and not ended_early_ok(state, log.n_players, result.forfeited):
-        raise LogMismatch(log.path, log.result_line,
-                          f"the log ends after {sim.actions} actions but the game is not over "
-                          f"(seat {state.current_player()} is to act)")
-    yield Frame(kind="end", index=sim.actions + 1, state=state, line=log.result_line or None,
-                failures=failures, result=result, evidence=evidence)
+        raise LogMismatch(
+            log.path,
+            log.result_line,
+            f"the log ends after {sim.actions} actions but the game is not over "
+            f"(seat {state.current_player()} is to act)",
+        )
+    yield Frame(
+        kind="end",
+        index=sim.actions + 1,
+        state=state,
+        line=log.result_line or None,
+        failures=failures,
+        result=result,
+        evidence=evidence,
+    )

@@ -98,9 +98,15 @@ class LogChecker:
 
     def run(self) -> int:
         h = self.log.header
-        if h.match_seed is not None and h.deal_set is not None and h.seed != derive_seed(h.match_seed, "deal-set", h.deal_set):
-            raise self.fail(f"the game seed {h.seed} is not derived from match_seed {h.match_seed} and deal_set {h.deal_set} "
-                            f"(expected {derive_seed(h.match_seed, 'deal-set', h.deal_set)})")
+        if (
+            h.match_seed is not None
+            and h.deal_set is not None
+            and h.seed != derive_seed(h.match_seed, "deal-set", h.deal_set)
+        ):
+            raise self.fail(
+                f"the game seed {h.seed} is not derived from match_seed {h.match_seed} and deal_set {h.deal_set} "
+                f"(expected {derive_seed(h.match_seed, 'deal-set', h.deal_set)})"
+            )
         for line, rec in self.log.records:
             self.line = line
             kind = rec.__struct_config__.tag
@@ -143,12 +149,16 @@ class LogChecker:
         decks = self.state.dealt_decks()
         if self.deals_logged < len(decks):
             number = self.log.deals_before + self.deals_logged + 1
-            raise self.fail(f"deal {number} was never logged before {before}: "
-                            f"expected {show(_deal_dict(number, decks[self.deals_logged]))}")
+            raise self.fail(
+                f"deal {number} was never logged before {before}: "
+                f"expected {show(_deal_dict(number, decks[self.deals_logged]))}"
+            )
         events = self.state.events
         if self.events_logged < len(events):
             aud, ev = events[self.events_logged]
-            raise self.fail(f"event missing before {before}: expected {show({'to': aud, 'event': msgspec.to_builtins(ev)})}")
+            raise self.fail(
+                f"event missing before {before}: expected {show({'to': aud, 'event': msgspec.to_builtins(ev)})}"
+            )
 
     # ------------------------------------------------------------ engine records
 
@@ -180,7 +190,7 @@ class LogChecker:
 
     def _seat_events(self, seat: int) -> list[Any]:
         events = self.state.events
-        mine = [ev for aud, ev in events[self.cursors[seat]:] if aud == PUBLIC or aud == seat]
+        mine = [ev for aud, ev in events[self.cursors[seat] :] if aud == PUBLIC or aud == seat]
         self.cursors[seat] = len(events)
         return mine
 
@@ -213,8 +223,16 @@ class LogChecker:
             tc = msgspec.convert(h.time_control, type=TimeControl)
         except msgspec.ValidationError as exc:
             raise LogMismatch(self.log.path, 1, f"bad time_control in the header: {exc}") from None
-        expected = GameStart(game_id=h.game_id, game=h.game, rules=self.log.rules, seat=seat, n_players=h.n_players,
-                             players=self.log.names, time_control=tc, seed=derive_seed(h.seed, "bot", seat))
+        expected = GameStart(
+            game_id=h.game_id,
+            game=h.game,
+            rules=self.log.rules,
+            seat=seat,
+            n_players=h.n_players,
+            players=self.log.names,
+            time_control=tc,
+            seed=derive_seed(h.seed, "bot", seat),
+        )
         if not same(expected, msg):
             raise self.fail(differs("game_start", expected, msg))
 
@@ -263,8 +281,13 @@ class LogChecker:
         last = self.failures[-1]
         if last.seat != seat:
             raise self.fail(f"warning to seat {seat} but the last failure is seat {last.seat}'s")
-        expected = {"type": "warning", "id": self.open_request[1], "game_id": self.log.header.game_id,
-                    "reason": last.reason, "message": f"{last.message}; the referee played the first legal action"}
+        expected = {
+            "type": "warning",
+            "id": self.open_request[1],
+            "game_id": self.log.header.game_id,
+            "reason": last.reason,
+            "message": f"{last.message}; the referee played the first legal action",
+        }
         if not same(expected, msg):
             raise self.fail(differs(f"warning to seat {seat}", expected, msg))
 
@@ -276,10 +299,18 @@ class LogChecker:
             raise self.fail(_events_difference(f"events in game_over to seat {seat}", expected, found))
         winner, scores, placements, reason = self._outcome()
         # another seat's failure message may quote its hand: a seat sees only the reason
-        seen = [f if f.seat == seat else SeatFailure(seat=f.seat, reason=f.reason, message=f.reason)
-                for f in self.failures]
-        want = GameOver(game_id=self.log.header.game_id, events=msg["events"], winner=winner, scores=scores,
-                        placements=placements, reason=reason, failures=seen)
+        seen = [
+            f if f.seat == seat else SeatFailure(seat=f.seat, reason=f.reason, message=f.reason) for f in self.failures
+        ]
+        want = GameOver(
+            game_id=self.log.header.game_id,
+            events=msg["events"],
+            winner=winner,
+            scores=scores,
+            placements=placements,
+            reason=reason,
+            failures=seen,
+        )
         if not same(want, msg):
             raise self.fail(differs(f"game_over to seat {seat}", want, msg))
 
@@ -311,7 +342,9 @@ class LogChecker:
             legal = state.legal_actions()
             if not legal or legal[0] != action:
                 first = show(legal[0]) if legal else "nothing"
-                raise self.fail(f"the referee's default action must be the first legal one: expected {first} found {show(action)}")
+                raise self.fail(
+                    f"the referee's default action must be the first legal one: expected {first} found {show(action)}"
+                )
             asked = self.open_request[1] if self.open_request is not None and self.open_request[0] == seat else None
             if not same(asked, rid):
                 raise self.fail(f"default action id differs: expected {show(asked)} found {show(rid)}")
@@ -323,21 +356,26 @@ class LogChecker:
 
     def _check_bot_action(self, seat: int, rid: Any, action: Any) -> None:
         if self.open_request is None or self.open_request[0] != seat or not same(self.open_request[1], rid):
-            raise self.fail(f"bot action for request {show(rid)} from seat {seat}, but the open request is "
-                            f"{'none' if self.open_request is None else f'{self.open_request[1]} to seat {self.open_request[0]}'}")
+            raise self.fail(
+                f"bot action for request {show(rid)} from seat {seat}, but the open request is "
+                f"{'none' if self.open_request is None else f'{self.open_request[1]} to seat {self.open_request[0]}'}"
+            )
         if not self.replies:
             raise self.fail(f"bot action from seat {seat} without a reply line from it")
         where, line = self.replies[-1]
         try:
             reply = _reply_decoder(self.log.game.action_type).decode(line)
         except msgspec.DecodeError as exc:
-            raise self.fail(f"the reply on line {where} was accepted, but it is not a valid action reply ({exc}): "
-                            f"{line[:200]}") from None
+            raise self.fail(
+                f"the reply on line {where} was accepted, but it is not a valid action reply ({exc}): {line[:200]}"
+            ) from None
         if reply.id != rid:
             raise self.fail(f"the reply on line {where} answers request {reply.id}, not {rid}")
         sent = reply.action
         if sent != action:
-            raise self.fail(f"action differs from the bot's reply on line {where}: expected {show(sent)} found {show(action)}")
+            raise self.fail(
+                f"action differs from the bot's reply on line {where}: expected {show(sent)} found {show(action)}"
+            )
 
     # ------------------------------------------------------------ failures and result
 
@@ -360,8 +398,10 @@ class LogChecker:
         try:
             reply = _reply_decoder(any_action_type()).decode(line)
         except msgspec.DecodeError as exc:
-            raise self.fail(f"the reply on line {where} is not a valid action reply ({exc}), "
-                            f"so it cannot have been judged an illegal action") from None
+            raise self.fail(
+                f"the reply on line {where} is not a valid action reply ({exc}), "
+                f"so it cannot have been judged an illegal action"
+            ) from None
         if reply.id != self.open_request[1]:
             raise self.fail(f"the reply on line {where} answers request {reply.id}, not {self.open_request[1]}")
         action = reply.action
@@ -372,7 +412,9 @@ class LogChecker:
             if message != expected:
                 raise self.fail(f"failure message differs: expected {show(expected)} found {show(message)}") from None
             return
-        raise self.fail(f"the reply on line {where} is a legal action {show(action)}, but this failure calls it illegal")
+        raise self.fail(
+            f"the reply on line {where} is a legal action {show(action)}, but this failure calls it illegal"
+        )
 
     def _check_bad_reply(self, seat: int, reason: str, message: str) -> None:
         """A reply refused as not JSON or not the protocol: decode its logged line again."""
@@ -388,8 +430,10 @@ class LogChecker:
         else:
             raise self.fail(f"the reply on line {where} is a valid message, but this failure says {reason}")
         if (reason, message) != expected and (reason != expected[0] or message != former_wording(line)):
-            raise self.fail(f"failure differs from the reply on line {where}: expected {expected[0]} {show(expected[1])} "
-                            f"found {reason} {show(message)}")
+            raise self.fail(
+                f"failure differs from the reply on line {where}: expected {expected[0]} {show(expected[1])} "
+                f"found {reason} {show(message)}"
+            )
 
     def _on_unlogged(self, rec: UnloggedRecord) -> None:
         """Unsolicited lines past the log budget were counted, not logged."""
@@ -413,19 +457,35 @@ class LogChecker:
         assert res is not None  # load_log requires it
         seats_failed = [f.seat for f in self.failures]
         if self.forfeit_mode and res.forfeited != self.forfeited:
-            raise self.fail(f"forfeited seats differ: expected {self.forfeited} found {res.forfeited} "
-                            f"(every failure forfeits under the 'forfeit' policy)")
+            raise self.fail(
+                f"forfeited seats differ: expected {self.forfeited} found {res.forfeited} "
+                f"(every failure forfeits under the 'forfeit' policy)"
+            )
         for s in res.forfeited:
             if s not in seats_failed or res.forfeited.count(s) > 1:
                 raise self.fail(f"seat {s} is listed as forfeited without a failure record")
         if not ended_early_ok(self.state, self.n, res.forfeited):
-            raise self.fail(f"the result comes after {self.sim.actions} actions but the game is not over "
-                            f"(seat {self.state.current_player()} is to act)")
+            raise self.fail(
+                f"the result comes after {self.sim.actions} actions but the game is not over "
+                f"(seat {self.state.current_player()} is to act)"
+            )
         winner, scores, placements, reason = self._outcome()
-        want = {"winner": winner, "scores": scores, "placements": placements, "reason": reason,
-                "failures": [msgspec.to_builtins(f) for f in self.failures], "decisions": self.sim.actions}
-        got = {"winner": rec.winner, "scores": rec.scores, "placements": rec.placements, "reason": rec.reason,
-               "failures": [msgspec.to_builtins(f) for f in rec.failures], "decisions": rec.decisions}
+        want = {
+            "winner": winner,
+            "scores": scores,
+            "placements": placements,
+            "reason": reason,
+            "failures": [msgspec.to_builtins(f) for f in self.failures],
+            "decisions": self.sim.actions,
+        }
+        got = {
+            "winner": rec.winner,
+            "scores": rec.scores,
+            "placements": rec.placements,
+            "reason": rec.reason,
+            "failures": [msgspec.to_builtins(f) for f in rec.failures],
+            "decisions": rec.decisions,
+        }
         if not same(want, got):
             raise self.fail(differs("result", want, got))
 

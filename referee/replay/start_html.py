@@ -23,6 +23,7 @@ from referee.play.start import check_logged_start, initial_state
 
 START, HAND = "@start", "@hand"
 
+
 def start_records(header: LogHeader, where: str) -> list[tuple[str, int, dict[str, Any]]]:
     """(type, audience, fields) rows for the page; none for a game dealt from the start.
     A header whose start does not rebuild is a CorruptLog naming `where`."""
@@ -39,10 +40,14 @@ def start_records(header: LogHeader, where: str) -> list[tuple[str, int, dict[st
     views = [state.view(seat) for seat in range(header.n_players)]
     v = views[0]
     fields: dict[str, Any] = {
-        "deal": v.deal, "dealer": v.dealer, "scores": list(v.scores),
-        "active": list(getattr(v, "active", range(header.n_players))), "tiebreak": v.tiebreak,
+        "deal": v.deal,
+        "dealer": v.dealer,
+        "scores": list(v.scores),
+        "active": list(getattr(v, "active", range(header.n_players))),
+        "tiebreak": v.tiebreak,
         "trick": [{"seat": pc.seat, "card": pc.card} for pc in v.trick],
-        "trick_no": v.trick_number if v.trick else 0, "tricks_won": list(v.tricks_won),
+        "trick_no": v.trick_number if v.trick else 0,
+        "tricks_won": list(v.tricks_won),
         **game.page.start_fields(v, state),  # what the game's own table shows: phase, stock, bids, ...
     }
     rows: list[tuple[str, int, dict[str, Any]]] = [(START, -1, fields)]

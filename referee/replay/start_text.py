@@ -36,8 +36,11 @@ def render_start(r: Any, state: Any) -> None:
     public = views[0]
     r.deal = public.deal
     r.emit("")
-    tie = f" · tie-break between {', '.join(r.name(s) for s in public.active)}" \
-        if getattr(public, "active", None) and public.tiebreak else ""
+    tie = (
+        f" · tie-break between {', '.join(r.name(s) for s in public.active)}"
+        if getattr(public, "active", None) and public.tiebreak
+        else ""
+    )
     r.emit((f"Deal {public.deal}", "bold"), f" · dealer {r.name(public.dealer)}{tie} · the game starts here")
     r.emit("  scores: " + r.scores_text(public.scores))
     r.log.game.text.position(r, public)  # what this deal has shown: the game's own

@@ -156,7 +156,7 @@ class Renderer:
         """The seat's hand after this frame, from its view; None if the view has no
         hand or a new deal starts later in this frame (the view shows that one)."""
         assert self.frame is not None
-        later = self.frame.events[self.event_index + 1:]
+        later = self.frame.events[self.event_index + 1 :]
         if any(type(e).__struct_config__.tag == "deal_started" for _, e in later):
             return None
         hand = getattr(self.frame.state.view(seat), "hand", None)
@@ -225,7 +225,11 @@ class Renderer:
 
     def on_failure(self, failure: Any, frame: Frame) -> None:
         detail = f": {failure.message}" if self.viewer.sees_hand(failure.seat) else ""
-        then = "; the referee played the first legal action" if frame.source == "default" and frame.seat == failure.seat else ""
+        then = (
+            "; the referee played the first legal action"
+            if frame.source == "default" and frame.seat == failure.seat
+            else ""
+        )
         self.emit("  ! ", self.name(failure.seat), f" {failure.reason}{detail}{then}", style="yellow")
 
     def on_hidden(self, audience: int, kind: str, event: Any) -> None:
@@ -277,7 +281,9 @@ class Renderer:
             if cards is not None and seat == first.seat:
                 cards = cards + [first.card]
             count = self.counts[seat] if cards is None else len(cards)
-            self.emit("    ", self.pad(seat), "  ", cards_text(cards, sort=True) if cards is not None else backs_text(count))
+            self.emit(
+                "    ", self.pad(seat), "  ", cards_text(cards, sort=True) if cards is not None else backs_text(count)
+            )
 
     def on_trick_won(self, ev: Any) -> None:
         if self.lines and not self.muted:

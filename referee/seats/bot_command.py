@@ -37,8 +37,9 @@ class BotSpec:
     env: tuple[tuple[str, str], ...] | None = None  # unsandboxed: this environment instead of the referee's
 
 
-def resolve_command(command: str | Sequence[str], name: str | None = None, cwd: str | None = None,
-                    sandbox: SandboxLimits | None = None) -> BotSpec:
+def resolve_command(
+    command: str | Sequence[str], name: str | None = None, cwd: str | None = None, sandbox: SandboxLimits | None = None
+) -> BotSpec:
     """Split like a shell; run `.py` with this Python (in a sandbox: the system
     Python of the same version) and `.js` with node. A first word that is a
     built-in bot's name (`pimc`, `greedy`, ...: `referee.bots`) runs that bot,
@@ -47,8 +48,7 @@ def resolve_command(command: str | Sequence[str], name: str | None = None, cwd: 
     try:
         argv = shlex.split(command) if isinstance(command, str) else list(command)
     except ValueError as exc:  # an unbalanced quote
-        raise BotStartError(f"bot command {command!r} cannot be split into words: {exc}; "
-                            "check its quotes") from None
+        raise BotStartError(f"bot command {command!r} cannot be split into words: {exc}; check its quotes") from None
     if not argv:
         raise BotStartError("empty bot command")
     first = argv[0]
@@ -143,5 +143,6 @@ def check_runnable(spec: BotSpec, label: str | None = None) -> None:
     if path.is_dir():
         raise BotStartError(f"{who}: {target} is a folder; give the program to run")
     if not script and not os.access(path, os.X_OK):
-        raise BotStartError(f"{who}: {target} is not executable: chmod +x {target}, or name its interpreter "
-                            f"(e.g. \"python3 {target}\")")
+        raise BotStartError(
+            f'{who}: {target} is not executable: chmod +x {target}, or name its interpreter (e.g. "python3 {target}")'
+        )

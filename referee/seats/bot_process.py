@@ -339,8 +339,14 @@ async def start_bot(nursery: trio.Nursery, spec: BotSpec) -> BotProcess:
     box = None
     if spec.sandbox is not None:
         tag = ""
-        box = plan(spec.argv, spec.cwd, spec.name, spec.sandbox, forbidden_paths([Path(p) for p in spec.hidden]),
-                   uuid.uuid4().hex)
+        box = plan(
+            spec.argv,
+            spec.cwd,
+            spec.name,
+            spec.sandbox,
+            forbidden_paths([Path(p) for p in spec.hidden]),
+            uuid.uuid4().hex,
+        )
         # If this process dies, however it dies, the guardian empties and removes what its sandboxes left.
         GUARDIAN.clean_after([str(d.parent) for d in box.cgroup.dirs.values()] if box.cgroup else [], [str(stage())])
         argv, options = box.argv, box.spawn_options()
@@ -366,8 +372,10 @@ async def start_bot(nursery: trio.Nursery, spec: BotSpec) -> BotProcess:
         if box is not None:
             box.sweep()
             if box.cgroup is not None and "preexec_fn" in str(exc):  # join_self failed: nothing ran
-                raise SandboxUnavailable(f"cannot put bot {spec.name!r} into its cgroups: the new process could "
-                                         "not enter them, and was stopped before it ran bubblewrap") from exc
+                raise SandboxUnavailable(
+                    f"cannot put bot {spec.name!r} into its cgroups: the new process could "
+                    "not enter them, and was stopped before it ran bubblewrap"
+                ) from exc
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise BotStartError(f"cannot start bot {spec.name!r} ({shlex.join(spec.argv)}): {why}") from exc
     if box is not None:

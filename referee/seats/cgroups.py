@@ -56,9 +56,12 @@ class CgroupHost:
     @property
     def on_v2(self) -> tuple[str, ...]:
         """Controllers whose groups are v2 ones (entered behind the sandbox's gate)."""
-        return tuple(c for c in self.usable
-                     if (self.v2_parent is not None and self.parents[c] == self.v2_parent)
-                     or (c == "freezer" and self.freezer_v2))
+        return tuple(
+            c
+            for c in self.usable
+            if (self.v2_parent is not None and self.parents[c] == self.v2_parent)
+            or (c == "freezer" and self.freezer_v2)
+        )
 
 
 def _mounts() -> list[tuple[str, str, set[str]]]:
@@ -107,12 +110,19 @@ def find_cgroups() -> CgroupHost:
         v2_parent = _enable_v2(unified, parents, notes)
         freezer_v2 = _find_v2_freezer(unified, parents, notes)
     version = "hybrid" if v1 and v2 else "v1" if v1 else "v2" if v2 else "none"
-    return CgroupHost(version=version, parents=parents, v2_parent=v2_parent, freezer_v2=freezer_v2,
-                      notes=tuple(notes), v2_favordynmods=bool(v2) and "favordynmods" in v2[0][1])
+    return CgroupHost(
+        version=version,
+        parents=parents,
+        v2_parent=v2_parent,
+        freezer_v2=freezer_v2,
+        notes=tuple(notes),
+        v2_favordynmods=bool(v2) and "favordynmods" in v2[0][1],
+    )
 
 
-def _find_v1(mounts: list[tuple[str, set[str]]], own: dict[str, str], parents: dict[str, Path],
-             notes: list[str]) -> None:
+def _find_v1(
+    mounts: list[tuple[str, set[str]]], own: dict[str, str], parents: dict[str, Path], notes: list[str]
+) -> None:
     """The v1 controllers mounted, with this process's group writable."""
     for where, options in mounts:
         for name in CONTROLLERS:
@@ -219,8 +229,7 @@ def _kill_inside(path: Path) -> None:
 class BotCgroup:
     """The groups of one bot: created with limits, entered, read, removed."""
 
-    def __init__(self, host: CgroupHost, name: str, memory_bytes: int, processes: int,
-                 freeze: bool = False) -> None:
+    def __init__(self, host: CgroupHost, name: str, memory_bytes: int, processes: int, freeze: bool = False) -> None:
         self.dirs: dict[str, Path] = {}
         self._v2 = host.v2_parent
         self._self_fds: list[int] = []  # cgroup v1 `tasks`: the new process moves itself (`join_self`)

@@ -56,11 +56,14 @@ def parse_choice(game: GameDef, text: str, legal: Sequence[Any]) -> Any:
     bad = next((w for w, c in zip(words, chosen, strict=True) if c is None), words[0])
     if len(bad) == 2 and bad[0].upper() in RANKS + "1":
         raise ChoiceError(f"{bad!r} is not a card: a rank 2-9 T J Q K A and a suit s h d c, like 9h or Td")
-    raise ChoiceError(f"{bad!r} is not a choice: type a number 1-{len(legal)}, or cards like 9h "
-                      "(? rules, h history, q resign)")
+    raise ChoiceError(
+        f"{bad!r} is not a choice: type a number 1-{len(legal)}, or cards like 9h (? rules, h history, q resign)"
+    )
 
 
 def phase_rules(game: GameDef, view: Any) -> list[str]:
     """The rules of the phase this view is in, in a few lines (for `?`)."""
-    return [*game.words.phase_help(view),
-            f"Game to {view.target_score} points. The full rules: docs/rules.md, or `chicago-referee rules`."]
+    return [
+        *game.words.phase_help(view),
+        f"Game to {view.target_score} points. The full rules: docs/rules.md, or `chicago-referee rules`.",
+    ]

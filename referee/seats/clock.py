@@ -19,8 +19,13 @@ DEFAULT_TIME_CONTROL = "decision=1s,startup=10s"
 one clock, so a bot that passes `check` keeps to the clock of its first match."""
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$")
-_KEYS = {"decision": "decision_ms", "bank": "bank_ms", "inc": "increment_ms",
-         "increment": "increment_ms", "startup": "startup_ms"}
+_KEYS = {
+    "decision": "decision_ms",
+    "bank": "bank_ms",
+    "inc": "increment_ms",
+    "increment": "increment_ms",
+    "startup": "startup_ms",
+}
 
 
 def parse_duration_ms(text: str) -> int:
@@ -42,9 +47,7 @@ def parse_time_control(text: str) -> TimeControl:
             key, value = "decision", part
         name = _KEYS.get(key.strip().lower())
         if name is None:
-            raise ConfigError(
-                f"unknown time-control key {key.strip()!r} in {text!r}; use decision, bank, inc, startup"
-            )
+            raise ConfigError(f"unknown time-control key {key.strip()!r} in {text!r}; use decision, bank, inc, startup")
         fields[name] = parse_duration_ms(value)
     if fields.get("decision_ms", 1) <= 0:
         raise ConfigError(f"the decision limit must be positive in {text!r}")

@@ -60,7 +60,7 @@ class _ProcessCpu:
         /proc/<pid>/stat (new threads, waited-for children, the ticks)."""
         if full:
             stat = _pread(self.stat_fd)
-            fields = stat[stat.rindex(b")") + 2:].split()
+            fields = stat[stat.rindex(b")") + 2 :].split()
             self.own_ticks = (int(fields[11]) + int(fields[12])) * TICK_S  # utime, stime: ended threads too
             self.children = (int(fields[13]) + int(fields[14])) * TICK_S  # cutime, cstime
             if int(fields[17]) != len(self.thread_fds):  # num_threads: list them again only when it changed
@@ -110,7 +110,7 @@ def _parents() -> dict[int, int]:
             try:
                 with open(f"/proc/{name}/stat", "rb") as fh:
                     stat = fh.read()
-                found[int(name)] = int(stat[stat.rindex(b")") + 2:].split()[1])
+                found[int(name)] = int(stat[stat.rindex(b")") + 2 :].split()[1])
             except (OSError, ValueError):
                 pass
     _scan_cache = (now, found)

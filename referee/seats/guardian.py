@@ -216,8 +216,17 @@ class Guardian:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             self._proc = subprocess.Popen(
-                [sys.executable, "-I", "-S", "-c", _GUARD_SOURCE, TAG_VARIABLE, GROUP_PREFIX, STAGE_PREFIX,
-                 str(os.getpid())],
+                [
+                    sys.executable,
+                    "-I",
+                    "-S",
+                    "-c",
+                    _GUARD_SOURCE,
+                    TAG_VARIABLE,
+                    GROUP_PREFIX,
+                    STAGE_PREFIX,
+                    str(os.getpid()),
+                ],
                 stdin=theirs.fileno(),
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
@@ -312,7 +321,7 @@ def _start_time(pid: int) -> str:
     try:
         with open(f"/proc/{pid}/stat", "rb") as fh:
             text = fh.read()
-        return text[text.rindex(b")") + 2:].split()[19].decode()
+        return text[text.rindex(b")") + 2 :].split()[19].decode()
     except (OSError, ValueError, IndexError):
         return "0"
 

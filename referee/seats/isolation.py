@@ -18,8 +18,9 @@ from referee.seats.bot_command import BotSpec
 from referee.seats.sandbox import SandboxLimits, check_bot, forbidden_paths, require_freezer, require_sandbox
 
 
-def require_isolation(limits: SandboxLimits | None, bots: Sequence[BotSpec] = (),
-                      hidden: Sequence[Path | str] = ()) -> tuple[str, ...]:
+def require_isolation(
+    limits: SandboxLimits | None, bots: Sequence[BotSpec] = (), hidden: Sequence[Path | str] = ()
+) -> tuple[str, ...]:
     """Nothing without a sandbox. With one: SandboxUnavailable if this machine
     cannot give it, or if a bot's folder holds one of `hidden` or the
     referee's own files; else a line for the user about each bot whose folder

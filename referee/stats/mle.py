@@ -39,8 +39,7 @@ class Comparison:
     weight: float = 1.0
 
 
-def comparisons_from_scores(scores: Mapping[str, float], cluster: Hashable,
-                            weight: float = 1.0) -> list[Comparison]:
+def comparisons_from_scores(scores: Mapping[str, float], cluster: Hashable, weight: float = 1.0) -> list[Comparison]:
     """Break one table's final scores into its C(n,2) pairwise placements.
 
     Higher score finishes ahead (1), equal scores tie (1/2). Pass
@@ -49,8 +48,7 @@ def comparisons_from_scores(scores: Mapping[str, float], cluster: Hashable,
     if len(scores) < 2:
         raise RatingError("a table needs at least 2 bots")
     return [
-        Comparison(a, b, 1.0 if scores[a] > scores[b] else 0.0 if scores[a] < scores[b] else 0.5,
-                   cluster, weight)
+        Comparison(a, b, 1.0 if scores[a] > scores[b] else 0.0 if scores[a] < scores[b] else 0.5, cluster, weight)
         for a, b in combinations(sorted(scores), 2)
     ]
 
@@ -164,8 +162,9 @@ def _closure(links: list[list[int]], start: int) -> set[int]:
     return seen
 
 
-def _check_graph(names: list[str], pairs: Iterable[tuple[int, int]], scored: set[tuple[int, int]],
-                 prior: float) -> None:
+def _check_graph(
+    names: list[str], pairs: Iterable[tuple[int, int]], scored: set[tuple[int, int]], prior: float
+) -> None:
     """Refuse schedules whose ratings are not all finite and on one scale.
 
     Bots that never met (even indirectly) have no common scale. With prior 0
@@ -183,8 +182,9 @@ def _check_graph(names: list[str], pairs: Iterable[tuple[int, int]], scored: set
         groups.append("{" + ", ".join(names[i] for i in sorted(g)) + "}")
         left -= g
     if len(groups) > 1:
-        raise RatingError("these groups of bots never played each other, so they cannot be rated "
-                          "on one scale: " + " | ".join(groups))
+        raise RatingError(
+            "these groups of bots never played each other, so they cannot be rated on one scale: " + " | ".join(groups)
+        )
     if prior > 0.0:
         return
     takers: list[list[int]] = [[] for _ in range(n)]
@@ -197,8 +197,10 @@ def _check_graph(names: list[str], pairs: Iterable[tuple[int, int]], scored: set
         unbeaten = set(range(n)) - _closure(victims, 0)  # the rest took none from those
     if unbeaten:
         who = ", ".join(names[i] for i in sorted(unbeaten))
-        raise RatingError(f"with prior 0 the ratings are infinite: {{{who}}} never dropped a point "
-                          "against the other bots; use a prior > 0 (e.g. 2 virtual draws)")
+        raise RatingError(
+            f"with prior 0 the ratings are infinite: {{{who}}} never dropped a point "
+            "against the other bots; use a prior > 0 (e.g. 2 virtual draws)"
+        )
 
 
 @dataclass
@@ -248,8 +250,10 @@ def _with_prior(t: _Tally, prior: float) -> Pairs:
 
 
 def _loglik(pairs: Pairs, x: Sequence[float]) -> float:
-    return sum(s * _log_expected(K * (x[i] - x[j])) + (w - s) * _log_expected(K * (x[j] - x[i]))
-               for (i, j), (w, s) in pairs.items())
+    return sum(
+        s * _log_expected(K * (x[i] - x[j])) + (w - s) * _log_expected(K * (x[j] - x[i]))
+        for (i, j), (w, s) in pairs.items()
+    )
 
 
 def _gradient_and_information(pairs: Pairs, x: Sequence[float]) -> tuple[list[float], list[list[float]]]:
@@ -291,8 +295,9 @@ def _maximise(pairs: Pairs, n: int, max_iter: int) -> list[float]:
     raise RatingError("rating fit did not converge")
 
 
-def _covariances(comparisons: Sequence[Comparison], idx: Mapping[str, int], pairs: Pairs,
-                 x: Sequence[float]) -> tuple[list[list[float]], list[list[float]]]:
+def _covariances(
+    comparisons: Sequence[Comparison], idx: Mapping[str, int], pairs: Pairs, x: Sequence[float]
+) -> tuple[list[list[float]], list[list[float]]]:
     """(cluster-robust, model) covariances of the pinned fit: bread = inverse
     information (prior included), meat = the per-cluster score sums of the
     real comparisons only."""
@@ -318,8 +323,9 @@ def _covariances(comparisons: Sequence[Comparison], idx: Mapping[str, int], pair
 def _as_reported(cov: list[list[float]], n: int, anchor: int | None) -> list[list[float]]:
     """Pinned-bot covariance -> covariance of the reported ratings (centred on the mean, or the anchor)."""
     f = n - 1
-    full = [[0.5 * (cov[i][j] + cov[j][i]) if i < f and j < f else 0.0 for j in range(n)]
-            for i in range(n)]  # exact symmetry, so that LOS(a, b) + LOS(b, a) = 1
+    full = [
+        [0.5 * (cov[i][j] + cov[j][i]) if i < f and j < f else 0.0 for j in range(n)] for i in range(n)
+    ]  # exact symmetry, so that LOS(a, b) + LOS(b, a) = 1
     if anchor is None:
         rows = [sum(r) / n for r in full]
         tot = sum(rows) / n
@@ -332,9 +338,14 @@ def _tuples(mat: list[list[float]]) -> tuple[tuple[float, ...], ...]:
     return tuple(tuple(r) for r in mat)
 
 
-def fit_ratings(comparisons: Sequence[Comparison], players: Sequence[str], prior: float = 2.0,
-                anchor: str | None = None, anchor_value: float = 0.0,
-                max_iter: int = 100) -> Ratings:
+def fit_ratings(
+    comparisons: Sequence[Comparison],
+    players: Sequence[str],
+    prior: float = 2.0,
+    anchor: str | None = None,
+    anchor_value: float = 0.0,
+    max_iter: int = 100,
+) -> Ratings:
     """Maximum-likelihood Elo of every bot from all comparisons at once.
 
     `prior` adds BayesElo-style virtual draws (each bot spreads prior/2 draws
@@ -359,8 +370,22 @@ def fit_ratings(comparisons: Sequence[Comparison], players: Sequence[str], prior
     pair_err, los = _pairs_apart(elo, flags, c_rob, c_mod)
     err = [Z95 * math.sqrt(max((c_mod if flags[i] else c_rob)[i][i], 0.0)) for i in range(n)]
     err_mod = [Z95 * math.sqrt(max(c_mod[i][i], 0.0)) for i in range(n)]
-    return Ratings(tuple(names), tuple(elo), tuple(err), tuple(err_mod), tuple(flags), tuple(t.games),
-                   tuple(t.points), pair_err, los, _tuples(c_rob), _tuples(c_mod), prior, anchor, anchor_value)
+    return Ratings(
+        tuple(names),
+        tuple(elo),
+        tuple(err),
+        tuple(err_mod),
+        tuple(flags),
+        tuple(t.games),
+        tuple(t.points),
+        pair_err,
+        los,
+        _tuples(c_rob),
+        _tuples(c_mod),
+        prior,
+        anchor,
+        anchor_value,
+    )
 
 
 def _player_index(names: list[str], prior: float, anchor: str | None) -> dict[str, int]:
@@ -374,8 +399,9 @@ def _player_index(names: list[str], prior: float, anchor: str | None) -> dict[st
     return idx
 
 
-def _pairs_apart(elo: list[float], flags: list[str], c_rob: list[list[float]], c_mod: list[list[float]]
-                 ) -> tuple[tuple[tuple[float, ...], ...], tuple[tuple[float, ...], ...]]:
+def _pairs_apart(
+    elo: list[float], flags: list[str], c_rob: list[list[float]], c_mod: list[list[float]]
+) -> tuple[tuple[tuple[float, ...], ...], tuple[tuple[float, ...], ...]]:
     """Every pair's 95 % error of its difference and its LOS, covariance included."""
     n = len(elo)
 
@@ -385,6 +411,8 @@ def _pairs_apart(elo: list[float], flags: list[str], c_rob: list[list[float]], c
 
     var = [[pair_var(i, j) for j in range(n)] for i in range(n)]  # diagonal is exactly 0
     pair_err = tuple(tuple(Z95 * math.sqrt(max(v, 0.0)) for v in row) for row in var)
-    los = tuple(tuple(N01.cdf((elo[i] - elo[j]) / math.sqrt(v)) if v > 0.0 else math.nan
-                      for j, v in enumerate(row)) for i, row in enumerate(var))
+    los = tuple(
+        tuple(N01.cdf((elo[i] - elo[j]) / math.sqrt(v)) if v > 0.0 else math.nan for j, v in enumerate(row))
+        for i, row in enumerate(var)
+    )
     return pair_err, los

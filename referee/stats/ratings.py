@@ -90,12 +90,28 @@ def _match_stats(support: Sequence[float], counts: Sequence[float], games_per_se
     games = round(n) * games_per_set
     if se == 0.0:  # every sample identical (e.g. 10-0-0): no spread to measure
         sign = (mu > 0.5) - (mu < 0.5)
-        return MatchStats(games, round(n), mu, elo, math.nan, 0.5 + 0.5 * sign,
-                          math.copysign(math.inf, sign) if sign else math.nan, math.nan)
+        return MatchStats(
+            games,
+            round(n),
+            mu,
+            elo,
+            math.nan,
+            0.5 + 0.5 * sign,
+            math.copysign(math.inf, sign) if sign else math.nan,
+            math.nan,
+        )
     err95 = (score_to_elo(mu + Z95 * se) - score_to_elo(mu - Z95 * se)) / 2.0
     per_game_sd = sd * math.sqrt(games_per_set)  # a set of m games has ~m times the variance of a mean
-    return MatchStats(games, round(n), mu, elo, err95, N01.cdf((mu - 0.5) / se),
-                      (mu - 0.5) / per_game_sd * NELO_SCALE, Z95 * se / per_game_sd * NELO_SCALE)
+    return MatchStats(
+        games,
+        round(n),
+        mu,
+        elo,
+        err95,
+        N01.cdf((mu - 0.5) / se),
+        (mu - 0.5) / per_game_sd * NELO_SCALE,
+        Z95 * se / per_game_sd * NELO_SCALE,
+    )
 
 
 def trinomial(wins: int, losses: int, draws: int) -> MatchStats:

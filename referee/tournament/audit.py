@@ -71,9 +71,16 @@ class Audit:
         return not self.differences
 
     def to_dict(self) -> dict[str, Any]:
-        return {"db": self.db, "scheduled_games": self.scheduled, "games": self.games, "actions": self.actions,
-                "commitment": self.commitment, "results_digest": self.digest, "ok": self.ok,
-                "differences": [{"game": d.game, "what": d.what} for d in self.differences]}
+        return {
+            "db": self.db,
+            "scheduled_games": self.scheduled,
+            "games": self.games,
+            "actions": self.actions,
+            "commitment": self.commitment,
+            "results_digest": self.digest,
+            "ok": self.ok,
+            "differences": [{"game": d.game, "what": d.what} for d in self.differences],
+        }
 
 
 def file_sha256(path: Path | str) -> str:
@@ -102,19 +109,37 @@ def _show(value: Any) -> str:
 
 
 def _row_says(row: GameRow) -> dict[str, Any]:
-    return {"seats": list(row.seats), "winner": row.winner_seat, "scores": list(row.scores),
-            "placements": list(row.placements), "reason": row.reason, "forfeited": sorted(row.forfeited),
-            "decisions": row.decisions, "failures": [[f.seat, f.reason] for f in row.failures],
-            "game_id": row.game_id, "deal_set": row.deal_set, "seed": row.seed}
+    return {
+        "seats": list(row.seats),
+        "winner": row.winner_seat,
+        "scores": list(row.scores),
+        "placements": list(row.placements),
+        "reason": row.reason,
+        "forfeited": sorted(row.forfeited),
+        "decisions": row.decisions,
+        "failures": [[f.seat, f.reason] for f in row.failures],
+        "game_id": row.game_id,
+        "deal_set": row.deal_set,
+        "seed": row.seed,
+    }
 
 
 def _log_says(log: GameLog) -> dict[str, Any]:
     h, res = log.header, log.result
     assert res is not None  # load_log requires the result record
-    return {"seats": log.names, "winner": res.winner, "scores": list(res.scores),
-            "placements": list(res.placements), "reason": res.reason, "forfeited": sorted(res.forfeited),
-            "decisions": res.decisions, "failures": [[f.seat, f.reason] for f in res.failures],
-            "game_id": h.game_id, "deal_set": h.deal_set, "seed": h.seed}
+    return {
+        "seats": log.names,
+        "winner": res.winner,
+        "scores": list(res.scores),
+        "placements": list(res.placements),
+        "reason": res.reason,
+        "forfeited": sorted(res.forfeited),
+        "decisions": res.decisions,
+        "failures": [[f.seat, f.reason] for f in res.failures],
+        "game_id": h.game_id,
+        "deal_set": h.deal_set,
+        "seed": h.seed,
+    }
 
 
 class _Auditor:
@@ -139,8 +164,10 @@ class _Auditor:
     def _check_commitment(self) -> None:
         c = self.sealed
         if c is None:
-            self.differ("tournament", "the database holds no seed commitment, so nobody can check that the "
-                                      "cards were fixed before play")
+            self.differ(
+                "tournament",
+                "the database holds no seed commitment, so nobody can check that the cards were fixed before play",
+            )
             return
         if not c.revealed:
             self.audit.commitment = NOT_REVEALED
@@ -148,8 +175,11 @@ class _Auditor:
         got = commitment_of(c.seed, c.salt)
         if got != c.commitment:
             self.audit.commitment = MISMATCH
-            self.differ("tournament", f"the revealed seed {c.seed} and salt {c.salt} do not match the commitment: "
-                                      f"their sha256 is {got}, the commitment is {c.commitment}")
+            self.differ(
+                "tournament",
+                f"the revealed seed {c.seed} and salt {c.salt} do not match the commitment: "
+                f"their sha256 is {got}, the commitment is {c.commitment}",
+            )
         else:
             self.audit.commitment = VERIFIED
         info = self.store.tournament()
@@ -163,8 +193,11 @@ class _Auditor:
         if c is not None and c.revealed:
             want = derive_seed(c.seed, "deal-set", row.deal_set)
             if row.seed != want:
-                self.differ(key, f"seed {row.seed} does not follow from the revealed master seed {c.seed} "
-                                 f"(deal set {row.deal_set} gives {want})")
+                self.differ(
+                    key,
+                    f"seed {row.seed} does not follow from the revealed master seed {c.seed} "
+                    f"(deal set {row.deal_set} gives {want})",
+                )
         path = self.store.abs_path(row.log_path)
         if path is None:
             self.differ(key, "no game log was recorded, so the row cannot be checked")
@@ -180,8 +213,11 @@ class _Auditor:
         if row.log_sha256 is None:
             self.differ(key, "the database holds no sha256 of its log")
         elif actual != row.log_sha256:
-            self.differ(key, f"its log {path.name} changed after the game was recorded: sha256 {actual}, "
-                             f"the database says {row.log_sha256}")
+            self.differ(
+                key,
+                f"its log {path.name} changed after the game was recorded: sha256 {actual}, "
+                f"the database says {row.log_sha256}",
+            )
         try:
             log = load_log(path)
         except (CorruptLog, LogMismatch) as exc:
@@ -204,18 +240,24 @@ class _Auditor:
         for folder in sorted(f for f in folders if f.is_dir()):
             for p in sorted(folder.iterdir()):
                 if _GAME_LOG.match(p.name) and p not in recorded:
-                    self.differ(p.name, f"a finished game's log in {folder} has no row in the database "
-                                        "(was its row deleted?)")
+                    self.differ(
+                        p.name, f"a finished game's log in {folder} has no row in the database (was its row deleted?)"
+                    )
         self.audit.digest = results_digest(rows)
         c = self.sealed
         if c is None or not c.revealed:
             return
         if len(rows) != self.audit.scheduled:
-            self.differ("tournament", f"the tournament completed, but {len(rows)} of its "
-                                      f"{self.audit.scheduled} scheduled games have rows")
+            self.differ(
+                "tournament",
+                f"the tournament completed, but {len(rows)} of its {self.audit.scheduled} scheduled games have rows",
+            )
         if c.results_digest != self.audit.digest:
-            self.differ("tournament", f"the results digest is {self.audit.digest}, but {c.results_digest} was "
-                                      "stored when the tournament completed: results changed since")
+            self.differ(
+                "tournament",
+                f"the results digest is {self.audit.digest}, but {c.results_digest} was "
+                "stored when the tournament completed: results changed since",
+            )
 
 
 def audit_store(store: Store) -> Audit:

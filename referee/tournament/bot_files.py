@@ -77,16 +77,19 @@ def files_digest(argv: Sequence[str], cwd: str | None, folder: str | None) -> st
     return digest
 
 
-def check_same_files(name: str, argv: Sequence[str], cwd: str | None, folder: str | None, want: str,
-                     worker: str) -> None:
+def check_same_files(
+    name: str, argv: Sequence[str], cwd: str | None, folder: str | None, want: str, worker: str
+) -> None:
     """Refuse to play a bot whose files on this worker differ from the coordinator's."""
     try:
         got = files_digest(argv, cwd, folder)
     except ConfigError as exc:
-        raise ClusterError(f"worker {worker}: bot {name!r}: {exc}; every worker needs the bots at the "
-                             "same paths as the coordinator") from None
+        raise ClusterError(
+            f"worker {worker}: bot {name!r}: {exc}; every worker needs the bots at the same paths as the coordinator"
+        ) from None
     if got != want:
         where = folder or " ".join(argv)
         raise ClusterError(
             f"worker {worker}: bot {name!r} at {where} differs from the coordinator's copy (sha256 {got[:12]} "
-            f"here, {want[:12]} there): give every worker the same files (a shared folder, or the same checkout)")
+            f"here, {want[:12]} there): give every worker the same files (a shared folder, or the same checkout)"
+        )

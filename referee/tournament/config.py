@@ -124,8 +124,11 @@ def _explain(exc: msgspec.ValidationError) -> str:
         got = m.group(2).replace("object", "table").replace("array", "list")
         return f"{where or 'config'}: expected {want}, got {got}"
     if m := re.fullmatch(r"Invalid enum value (.+)", text):
-        choices = {"format": FORMATS, "failure_policy": ("forfeit", "substitute"),
-                   "failure_policy.mode": ("forfeit", "substitute")}.get(where)
+        choices = {
+            "format": FORMATS,
+            "failure_policy": ("forfeit", "substitute"),
+            "failure_policy.mode": ("forfeit", "substitute"),
+        }.get(where)
         extra = f"; choose {' or '.join(choices)}" if choices else ""
         return f"{where}: invalid value {m.group(1)}{extra}"
     return f"{where or 'config'}: {text}"
@@ -246,9 +249,22 @@ def _resolve(cfg: TournamentFile, text: str, base_dir: Path, source: Path | None
     _check_format(cfg, [b.name for b in bots])
     name = cfg.name or (source.stem if source is not None else "tournament")
     return Tournament(
-        name=name, path=source, base_dir=base_dir, text=text, game=game, rules=rules, table_size=cfg.table_size,
-        format=cfg.format, bots=bots, candidates=tuple(cfg.candidates), deal_sets=cfg.deal_sets,
-        time_control=time_control, policy=policy, concurrency=cfg.concurrency, seed=cfg.seed, sandbox=sandbox,
+        name=name,
+        path=source,
+        base_dir=base_dir,
+        text=text,
+        game=game,
+        rules=rules,
+        table_size=cfg.table_size,
+        format=cfg.format,
+        bots=bots,
+        candidates=tuple(cfg.candidates),
+        deal_sets=cfg.deal_sets,
+        time_control=time_control,
+        policy=policy,
+        concurrency=cfg.concurrency,
+        seed=cfg.seed,
+        sandbox=sandbox,
     )
 
 
@@ -279,7 +295,9 @@ def _resolve_play(cfg: TournamentFile) -> tuple[TimeControl, FailurePolicy]:
         time_control = parse_time_control(tc_text)
     except ConfigError as exc:
         raise ConfigError(f"time_control: {exc}") from None
-    policy = cfg.failure_policy if isinstance(cfg.failure_policy, FailurePolicy) else FailurePolicy(mode=cfg.failure_policy)
+    policy = (
+        cfg.failure_policy if isinstance(cfg.failure_policy, FailurePolicy) else FailurePolicy(mode=cfg.failure_policy)
+    )
     if policy.max_strikes < 0:
         raise ConfigError("failure_policy.max_strikes: must be 0 or more")
     return time_control, policy
@@ -312,7 +330,7 @@ def _check_format(cfg: TournamentFile, names: list[str]) -> None:
     k = cfg.table_size
     if cfg.format == "round-robin":
         if cfg.candidates:
-            raise ConfigError("candidates: only used with format = \"gauntlet\"")
+            raise ConfigError('candidates: only used with format = "gauntlet"')
         if len(names) < k:
             raise ConfigError(f"bots: a round robin at {k} seats needs at least {k} bots, got {len(names)}")
         return
@@ -333,8 +351,10 @@ def _check_format(cfg: TournamentFile, names: list[str]) -> None:
 def _resolve_bot(i: int, entry: BotEntry, base_dir: Path, sandbox: SandboxLimits | None) -> TournamentBot:
     label = f"bots[{i}]"
     if not BOT_NAME.match(entry.name):
-        raise ConfigError(f"{label}.name: {entry.name!r} must be 1-40 letters, digits, '_', '.' or '-' "
-                          "(it names log files and database rows)")
+        raise ConfigError(
+            f"{label}.name: {entry.name!r} must be 1-40 letters, digits, '_', '.' or '-' "
+            "(it names log files and database rows)"
+        )
     label = f"bots[{i}] ({entry.name})"
     workdir = (base_dir / entry.dir).resolve() if entry.dir else base_dir
     if not workdir.is_dir():

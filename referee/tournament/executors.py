@@ -53,8 +53,10 @@ class Placement:
         if self.workers < 0:
             raise ConfigError(f"--workers must be at least 1, got {self.workers}")
         if self.workers and self.cluster:
-            raise ConfigError("--workers and --cluster exclude each other: --workers starts worker processes on "
-                              "this machine, --cluster uses a running Dask cluster")
+            raise ConfigError(
+                "--workers and --cluster exclude each other: --workers starts worker processes on "
+                "this machine, --cluster uses a running Dask cluster"
+            )
 
     def default_concurrency(self) -> int:
         """Games in flight when neither the command nor the config says: 8 per
@@ -119,11 +121,13 @@ class DaskExecutor:
     async def play(self, job: GameJob, part: Path | None) -> PlayedGame:
         from referee.tournament.worker import run_job
 
-        future = self.client.submit(run_job, job, sys.executable, key=f"chicago-referee-{self.run_id}-{job.key}",
-                                    pure=False)
+        future = self.client.submit(
+            run_job, job, sys.executable, key=f"chicago-referee-{self.run_id}-{job.key}", pure=False
+        )
         try:
-            played: PlayedGame = await trio.to_thread.run_sync(_result, future, job.key, abandon_on_cancel=True,
-                                                               limiter=self._waiters)
+            played: PlayedGame = await trio.to_thread.run_sync(
+                _result, future, job.key, abandon_on_cancel=True, limiter=self._waiters
+            )
         finally:
             # Never blocks; the scheduler forgets the task (one not started yet never runs).
             future.release()
@@ -138,10 +142,13 @@ class DaskExecutor:
                 processing = await trio.to_thread.run_sync(self.client.processing, abandon_on_cancel=True)
             except (OSError, RuntimeError):  # a scheduler going away: the games' own waits report it
                 processing = {}
-            names = {addr: worker_label(info.get("name", addr))
-                     for addr, info in (self.client.scheduler_info().get("workers") or {}).items()}
-            self.in_flight = Counter({str(names.get(addr, addr)): len(keys)
-                                      for addr, keys in processing.items() if keys})
+            names = {
+                addr: worker_label(info.get("name", addr))
+                for addr, info in (self.client.scheduler_info().get("workers") or {}).items()
+            }
+            self.in_flight = Counter(
+                {str(names.get(addr, addr)): len(keys) for addr, keys in processing.items() if keys}
+            )
             await trio.sleep(every)
 
 
@@ -155,15 +162,18 @@ def _result(future: Any, key: str) -> PlayedGame:
     except distributed.client.FutureCancelledError as exc:
         raise ClusterError(f"game {key} was cancelled by the Dask scheduler: {exc}") from exc
     except distributed.KilledWorker as exc:
-        raise ClusterError(f"game {key} was running on {MAX_LOSSES} workers that died; it was given up "
-                           "(a bot that kills its worker? see the workers' logs)") from exc
+        raise ClusterError(
+            f"game {key} was running on {MAX_LOSSES} workers that died; it was given up "
+            "(a bot that kills its worker? see the workers' logs)"
+        ) from exc
     except Exception as exc:
         raise ClusterError(f"game {key} failed on a worker: {type(exc).__name__}: {exc}") from exc
 
 
 @asynccontextmanager
-async def open_executor(placement: Placement, concurrency: int, run_id: str = "0",
-                        watch_games: WatchGames | None = None) -> AsyncIterator[Executor]:
+async def open_executor(
+    placement: Placement, concurrency: int, run_id: str = "0", watch_games: WatchGames | None = None
+) -> AsyncIterator[Executor]:
     """The executor for `placement`, with whatever it needs running (and stopped after)."""
     if placement.cluster is None:
         if placement.workers:
@@ -179,10 +189,13 @@ async def open_executor(placement: Placement, concurrency: int, run_id: str = "0
     try:
         try:
             client = await trio.to_thread.run_sync(
-                lambda: distributed.Client(placement.cluster, timeout="10s", set_as_default=False))
+                lambda: distributed.Client(placement.cluster, timeout="10s", set_as_default=False)
+            )
         except (OSError, TimeoutError) as exc:
-            raise ClusterError(f"--cluster {placement.cluster}: no Dask scheduler answers there ({exc}); start "
-                               "one with `dask scheduler` (docs/cluster.md)") from None
+            raise ClusterError(
+                f"--cluster {placement.cluster}: no Dask scheduler answers there ({exc}); start "
+                "one with `dask scheduler` (docs/cluster.md)"
+            ) from None
         executor = DaskExecutor(client, concurrency, run_id)
         async with trio.open_nursery() as watching:
             watching.start_soon(executor.watch)

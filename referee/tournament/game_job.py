@@ -79,12 +79,22 @@ def worker_label(name: object) -> str:
 def worker_info(name: str | None = None) -> dict[str, Any]:
     """Who played a game and how busy its machine was: clocks are judged there."""
     load1, load5, _ = os.getloadavg()
-    return {"name": name or f"{socket.gethostname()}:{os.getpid()}", "cpus": os.cpu_count() or 1,
-            "load_1m": round(load1, 2), "load_5m": round(load5, 2)}
+    return {
+        "name": name or f"{socket.gethostname()}:{os.getpid()}",
+        "cpus": os.cpu_count() or 1,
+        "load_1m": round(load1, 2),
+        "load_5m": round(load5, 2),
+    }
 
 
-async def play_job(job: GameJob, proc_nursery: trio.Nursery, start_limiter: trio.CapacityLimiter,
-                   part: Path | None, worker: dict[str, Any], watch_games: WatchGames | None = None) -> GameRecord:
+async def play_job(
+    job: GameJob,
+    proc_nursery: trio.Nursery,
+    start_limiter: trio.CapacityLimiter,
+    part: Path | None,
+    worker: dict[str, Any],
+    watch_games: WatchGames | None = None,
+) -> GameRecord:
     """Play `job` here, its bots in `proc_nursery`; the log goes to `part`
     (its stderr files beside it under the final log's name). Each game starts
     fresh bot processes, closed before this returns or raises (a game cut
@@ -93,14 +103,23 @@ async def play_job(job: GameJob, proc_nursery: trio.Nursery, start_limiter: trio
     handles = [BotHandle(spec, proc_nursery) for spec in job.bots]
     final = part.with_name(job.log_name) if part is not None and job.log_name else None
     spec = GameSpec(
-        game=get_game(job.game_name), rules=job.rules, n_players=len(g.seats), seed=g.seed, game_id=g.game_id,
-        time_control=job.time_control, policy=job.policy, match_seed=None, deal_set=g.deal_set,
-        isolation=describe(job.sandbox), worker=worker,
+        game=get_game(job.game_name),
+        rules=job.rules,
+        n_players=len(g.seats),
+        seed=g.seed,
+        game_id=g.game_id,
+        time_control=job.time_control,
+        policy=job.policy,
+        match_seed=None,
+        deal_set=g.deal_set,
+        isolation=describe(job.sandbox),
+        worker=worker,
     )
     watch = watch_games(spec, list(g.seats)) if watch_games is not None else None
     try:
-        return await play_game(spec, handles, list(g.seats), log=part, stderr_beside=final, watch=watch,
-                               starts=start_limiter)
+        return await play_game(
+            spec, handles, list(g.seats), log=part, stderr_beside=final, watch=watch, starts=start_limiter
+        )
     finally:
         with trio.CancelScope(shield=True):
             async with trio.open_nursery() as closing:

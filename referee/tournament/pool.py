@@ -42,8 +42,18 @@ import trio
 
 from referee.errors import ClusterError
 from referee.tournament.game_job import STARTS_AT_ONCE, GameJob, PlayedGame
-from referee.tournament.pool_wire import Bye, Cancel, Done, Failed, FrameError, FrameReader, FromWorker, Play, \
-    Ready, frame
+from referee.tournament.pool_wire import (
+    Bye,
+    Cancel,
+    Done,
+    Failed,
+    FrameError,
+    FrameReader,
+    FromWorker,
+    Play,
+    Ready,
+    frame,
+)
 
 WORKER_COMMAND = (sys.executable, "-m", "referee.tournament.pool_worker")
 MAX_LOSSES = 3  # a game that took down this many workers is given up (as with Dask's allowed failures)
@@ -209,9 +219,18 @@ class LocalPool:
     async def _start_worker(self) -> _Worker:
         name = f"local-{next(self._numbers)}"
         try:
-            process: trio.Process = await self.nursery.start(partial(
-                trio.run_process, [*self.command, name, str(self.starts)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, check=False, start_new_session=True, deliver_cancel=_kill))
+            process: trio.Process = await self.nursery.start(
+                partial(
+                    trio.run_process,
+                    [*self.command, name, str(self.starts)],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    check=False,
+                    start_new_session=True,
+                    deliver_cancel=_kill,
+                )
+            )
         except OSError as exc:
             raise ClusterError(f"cannot start worker {name} ({' '.join(self.command)}): {exc}") from None
         worker = _Worker(name, process)
@@ -255,8 +274,10 @@ class LocalPool:
             except WorkerLost as exc:
                 losses.append(str(exc))
                 if len(losses) >= MAX_LOSSES:
-                    raise ClusterError(f"game {job.key} was running on {MAX_LOSSES} worker processes that died; it "
-                                       f"was given up (a bot that kills its worker?): {'; '.join(losses)}") from None
+                    raise ClusterError(
+                        f"game {job.key} was running on {MAX_LOSSES} worker processes that died; it "
+                        f"was given up (a bot that kills its worker?): {'; '.join(losses)}"
+                    ) from None
 
     async def _play_on(self, worker: _Worker, job: GameJob, part: Path | None) -> PlayedGame:
         game_id = next(self._ids)
@@ -275,8 +296,9 @@ class LocalPool:
         if isinstance(result, BaseException):
             raise result
         if isinstance(result, Failed):
-            raise ClusterError(result.error if result.refused else
-                               f"game {job.key} failed on worker {worker.name}: {result.error}")
+            raise ClusterError(
+                result.error if result.refused else f"game {job.key} failed on worker {worker.name}: {result.error}"
+            )
         assert isinstance(result, Done)
         return PlayedGame(record=result.record, worker=result.worker)
 

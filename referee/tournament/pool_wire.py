@@ -117,19 +117,21 @@ class FrameReader:
         """The next message, or None at a clean end of stream (between frames)."""
         if not await self._fill(HEADER):
             if self._buffer:
-                raise FrameError(f"{self.who} stopped in the middle of a frame header "
-                                 f"({bytes(self._buffer)[:16]!r})")
+                raise FrameError(f"{self.who} stopped in the middle of a frame header ({bytes(self._buffer)[:16]!r})")
             return None
         size = int.from_bytes(self._buffer[:HEADER], "big")
         if size > MAX_FRAME:
-            raise FrameError(f"{self.who} wrote a frame of {size} bytes (at most {MAX_FRAME}); it began "
-                             f"{bytes(self._buffer)[:16]!r}: not the referee's pool protocol")
+            raise FrameError(
+                f"{self.who} wrote a frame of {size} bytes (at most {MAX_FRAME}); it began "
+                f"{bytes(self._buffer)[:16]!r}: not the referee's pool protocol"
+            )
         if not await self._fill(HEADER + size):
             raise FrameError(f"{self.who} stopped after {len(self._buffer) - HEADER} of a frame's {size} bytes")
-        payload = bytes(self._buffer[HEADER:HEADER + size])
-        del self._buffer[:HEADER + size]
+        payload = bytes(self._buffer[HEADER : HEADER + size])
+        del self._buffer[: HEADER + size]
         try:
             return self._decoder.decode(payload)
         except msgspec.DecodeError as exc:
-            raise FrameError(f"{self.who} wrote a frame that is not a valid message ({exc}); it began "
-                             f"{payload[:16]!r}") from None
+            raise FrameError(
+                f"{self.who} wrote a frame that is not a valid message ({exc}); it began {payload[:16]!r}"
+            ) from None

@@ -36,15 +36,29 @@ from referee.seats.guardian import GUARDIAN
 from referee.seats.isolation import require_isolation
 from referee.seats.sandbox import SandboxLimits
 from referee.tournament.game_job import STARTS_AT_ONCE, play_job, worker_info
-from referee.tournament.pool_wire import BEAT_EVERY, Beat, Bye, Cancel, Done, Failed, FrameError, FrameReader, \
-    Play, Ready, ToWorker, frame, restore_rules
+from referee.tournament.pool_wire import (
+    BEAT_EVERY,
+    Beat,
+    Bye,
+    Cancel,
+    Done,
+    Failed,
+    FrameError,
+    FrameReader,
+    Play,
+    Ready,
+    ToWorker,
+    frame,
+    restore_rules,
+)
 
 
 class PoolWorker:
     """The games this worker is playing, and the one pipe their results share."""
 
-    def __init__(self, out: trio.abc.SendStream, procs: trio.Nursery, games: trio.Nursery,
-                 starts: int = STARTS_AT_ONCE) -> None:
+    def __init__(
+        self, out: trio.abc.SendStream, procs: trio.Nursery, games: trio.Nursery, starts: int = STARTS_AT_ONCE
+    ) -> None:
         self.out = out
         self.procs = procs
         self.games = games
@@ -105,8 +119,7 @@ def check_worker_isolation(limits: SandboxLimits | None, name: str) -> None:
     try:
         require_isolation(limits)
     except SandboxUnavailable as exc:
-        raise SandboxUnavailable(f"worker {name} cannot isolate bots, and the tournament is sandboxed: "
-                                 f"{exc}") from None
+        raise SandboxUnavailable(f"worker {name} cannot isolate bots, and the tournament is sandboxed: {exc}") from None
 
 
 def _cpu(who: int) -> float:
@@ -114,8 +127,9 @@ def _cpu(who: int) -> float:
     return r.ru_utime + r.ru_stime
 
 
-async def serve(frames_in: trio.abc.ReceiveStream, frames_out: trio.abc.SendStream, name: str,
-                starts: int = STARTS_AT_ONCE) -> None:
+async def serve(
+    frames_in: trio.abc.ReceiveStream, frames_out: trio.abc.SendStream, name: str, starts: int = STARTS_AT_ONCE
+) -> None:
     """Play what arrives on `frames_in` until it ends; results to `frames_out`."""
     GUARDIAN.start()  # before the first bot: if this process is killed, its bots go with it
     reader = FrameReader(frames_in, ToWorker, "the coordinator")

@@ -66,13 +66,17 @@ def elo_chart_svg(st: Standings) -> str:
     def x(v: float) -> float:
         return left + (v - lo) / (hi - lo) * plot
 
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-             f'viewBox="0 0 {width} {height}" role="img" aria-label="Elo ratings with 95% error bars">']
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" role="img" aria-label="Elo ratings with 95% error bars">'
+    ]
     v = lo
     while v <= hi + 1e-9:
         xv = x(v)
-        parts.append(f'<line x1="{xv:.1f}" y1="{top - 8}" x2="{xv:.1f}" y2="{height - 6}" '
-                     f'stroke="{"#888" if abs(v) < 1e-9 else "#e3e3e3"}" stroke-width="1"/>')
+        parts.append(
+            f'<line x1="{xv:.1f}" y1="{top - 8}" x2="{xv:.1f}" y2="{height - 6}" '
+            f'stroke="{"#888" if abs(v) < 1e-9 else "#e3e3e3"}" stroke-width="1"/>'
+        )
         tick = "0" if abs(v) < 1e-9 else f"{v:+.0f}"
         parts.append(f'<text x="{xv:.1f}" y="{top - 12}" text-anchor="middle" fill="#666">{tick}</text>')
         v += step
@@ -81,11 +85,14 @@ def elo_chart_svg(st: Standings) -> str:
         parts.append(f'<text x="{left - 10}" y="{y + 4:.1f}" text-anchor="end">{html.escape(b.name)}</text>')
         if math.isfinite(b.err95):
             x1, x2 = x(b.elo - b.err95), x(b.elo + b.err95)
-            parts.append(f'<line x1="{x1:.1f}" y1="{y:.1f}" x2="{x2:.1f}" y2="{y:.1f}" stroke="#3366aa" '
-                         'stroke-width="2"/>')
+            parts.append(
+                f'<line x1="{x1:.1f}" y1="{y:.1f}" x2="{x2:.1f}" y2="{y:.1f}" stroke="#3366aa" stroke-width="2"/>'
+            )
             for xe in (x1, x2):
-                parts.append(f'<line x1="{xe:.1f}" y1="{y - 5:.1f}" x2="{xe:.1f}" y2="{y + 5:.1f}" '
-                             'stroke="#3366aa" stroke-width="2"/>')
+                parts.append(
+                    f'<line x1="{xe:.1f}" y1="{y - 5:.1f}" x2="{xe:.1f}" y2="{y + 5:.1f}" '
+                    'stroke="#3366aa" stroke-width="2"/>'
+                )
         parts.append(f'<circle cx="{x(b.elo):.1f}" cy="{y:.1f}" r="4.5" fill="#aa3333"/>')
         label = f"{fmt_elo(b.elo)} ± {fmt_err(b.err95)}" + (f" {b.flag}" if b.flag else "")
         parts.append(f'<text x="{left + plot + 10}" y="{y + 4:.1f}">{html.escape(label)}</text>')
@@ -98,9 +105,14 @@ def _html_table(head: list[str], rows: list[list[str]], left_cols: int = 1) -> s
     out += [f'<th class="{"l" if i < left_cols else ""}">{h}</th>' for i, h in enumerate(head)]
     out.append("</tr></thead><tbody>")
     for r in rows:
-        out.append("<tr>" + "".join(
-            c if c.startswith("<td") else f'<td class="{"l" if i < left_cols else ""}">{c}</td>'
-            for i, c in enumerate(r)) + "</tr>")
+        out.append(
+            "<tr>"
+            + "".join(
+                c if c.startswith("<td") else f'<td class="{"l" if i < left_cols else ""}">{c}</td>'
+                for i, c in enumerate(r)
+            )
+            + "</tr>"
+        )
     out.append("</tbody></table>")
     return "".join(out)
 
@@ -108,13 +120,26 @@ def _html_table(head: list[str], rows: list[list[str]], left_cols: int = 1) -> s
 def to_html(st: Standings, store: Store | None = None, out_path: Path | None = None) -> str:
     """A self-contained report page (no scripts, no external files)."""
     e = html.escape
-    body = [f"<h1>{e(st.name)}</h1>", _about_html(st, store), "<h2>Standings</h2>", elo_chart_svg(st),
-            _standings_html(st), f"<p class='note'>{e(st.rating_note or RATINGS_NOTE)}</p>", _los_html(st),
-            _crosstable_html(st), _seats_html(st), _failures_html(st),
-            f"<h2>Seed</h2><p class='note'>{e(seed_note(st))}</p>", _games_html(st, store, out_path)]
-    return ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
-            f"<title>{e(st.name)}: standings</title><style>{_CSS}</style></head><body>"
-            + "\n".join(part for part in body if part) + "</body></html>\n")
+    body = [
+        f"<h1>{e(st.name)}</h1>",
+        _about_html(st, store),
+        "<h2>Standings</h2>",
+        elo_chart_svg(st),
+        _standings_html(st),
+        f"<p class='note'>{e(st.rating_note or RATINGS_NOTE)}</p>",
+        _los_html(st),
+        _crosstable_html(st),
+        _seats_html(st),
+        _failures_html(st),
+        f"<h2>Seed</h2><p class='note'>{e(seed_note(st))}</p>",
+        _games_html(st, store, out_path),
+    ]
+    return (
+        "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
+        f"<title>{e(st.name)}: standings</title><style>{_CSS}</style></head><body>"
+        + "\n".join(part for part in body if part)
+        + "</body></html>\n"
+    )
 
 
 def _standings_html(st: Standings) -> str:
@@ -122,11 +147,25 @@ def _standings_html(st: Standings) -> str:
     wld = "W-L-D" if st.table_size == 2 else "pair W-L-D"
     return _html_table(
         ["#", "bot", "Elo", "±95%", "games", "points", "score %", wld, "1st %", "avg place", "avg pts", "failures"],
-        [[str(b.rank), e(b.name), fmt_elo(b.elo) + (f" <span class='flag'>{e(b.flag)}</span>" if b.flag else ""),
-          fmt_err(b.err95), str(b.games),
-          f"{b.points:g}", fmt_pct(b.score), f"{b.pair_wins}-{b.pair_losses}-{b.pair_draws}",
-          fmt_pct(b.wins / b.games if b.games else math.nan), fmt_num(b.avg_place), fmt_num(b.avg_points, 1),
-          e(fmt_failures(b.failures))] for b in st.bots], left_cols=2)
+        [
+            [
+                str(b.rank),
+                e(b.name),
+                fmt_elo(b.elo) + (f" <span class='flag'>{e(b.flag)}</span>" if b.flag else ""),
+                fmt_err(b.err95),
+                str(b.games),
+                f"{b.points:g}",
+                fmt_pct(b.score),
+                f"{b.pair_wins}-{b.pair_losses}-{b.pair_draws}",
+                fmt_pct(b.wins / b.games if b.games else math.nan),
+                fmt_num(b.avg_place),
+                fmt_num(b.avg_points, 1),
+                e(fmt_failures(b.failures)),
+            ]
+            for b in st.bots
+        ],
+        left_cols=2,
+    )
 
 
 def _los_html(st: Standings) -> str:
@@ -144,9 +183,11 @@ def _los_html(st: Standings) -> str:
         cls = "los-hi" if p >= 0.95 else "los-lo" if p <= 0.05 else ""
         return f'<td class="{cls}">{fmt_pct(p)}</td>'
 
-    return ("<h2>Likelihood of superiority</h2><p class='note'>% probability that the row bot is "
-            "stronger than the column bot.</p>\n"
-            + _html_table([""] + [e(n) for n in rated], [[e(a), *(cell(a, b) for b in rated)] for a in rated]))
+    return (
+        "<h2>Likelihood of superiority</h2><p class='note'>% probability that the row bot is "
+        "stronger than the column bot.</p>\n"
+        + _html_table([""] + [e(n) for n in rated], [[e(a), *(cell(a, b) for b in rated)] for a in rated])
+    )
 
 
 def _crosstable_html(st: Standings) -> str:
@@ -157,18 +198,23 @@ def _crosstable_html(st: Standings) -> str:
         w = st.crosstable.get(a, {}).get(b)
         return "" if a == b else "-" if w is None else f"{w[0]}-{w[1]}-{w[2]}"
 
-    return ("<h2>Crosstable</h2><p class='note'>W-L-D of the row bot against the column bot"
-            f"{'' if st.table_size == 2 else ' (pairwise placements at shared tables)'}.</p>\n"
-            + _html_table([""] + [e(n) for n in names], [[e(a), *(cell(a, b) for b in names)] for a in names]))
+    return (
+        "<h2>Crosstable</h2><p class='note'>W-L-D of the row bot against the column bot"
+        f"{'' if st.table_size == 2 else ' (pairwise placements at shared tables)'}.</p>\n"
+        + _html_table([""] + [e(n) for n in names], [[e(a), *(cell(a, b) for b in names)] for a in names])
+    )
 
 
 def _seats_html(st: Standings) -> str:
     e = html.escape
-    seat_rows = [[e(b.name)] + [f"{fmt_num(x.avg_place)} ({fmt_pct(x.win_rate)})" for x in b.seats[:st.table_size]]
-                 for b in st.bots]
+    seat_rows = [
+        [e(b.name)] + [f"{fmt_num(x.avg_place)} ({fmt_pct(x.win_rate)})" for x in b.seats[: st.table_size]]
+        for b in st.bots
+    ]
     seat_rows.append(["<b>all bots</b>"] + [f"{fmt_num(x.avg_place)} ({fmt_pct(x.win_rate)})" for x in st.seat_totals])
-    return ("<h2>Per seat</h2><p class='note'>Average place (1st-place %).</p>\n"
-            + _html_table(["bot"] + [f"seat {s}" for s in range(st.table_size)], seat_rows))
+    return "<h2>Per seat</h2><p class='note'>Average place (1st-place %).</p>\n" + _html_table(
+        ["bot"] + [f"seat {s}" for s in range(st.table_size)], seat_rows
+    )
 
 
 def _failures_html(st: Standings) -> str:
@@ -177,10 +223,10 @@ def _failures_html(st: Standings) -> str:
     reasons = sorted({x for b in st.bots for x in b.failures})
     if not reasons:
         return ""
-    return ("<h2>Failures by reason</h2>\n"
-            + _html_table(["bot", *map(e, reasons), "total"],
-                          [[e(b.name), *[str(b.failures.get(x, 0)) for x in reasons],
-                            str(sum(b.failures.values()))] for b in st.bots]))
+    return "<h2>Failures by reason</h2>\n" + _html_table(
+        ["bot", *map(e, reasons), "total"],
+        [[e(b.name), *[str(b.failures.get(x, 0)) for x in reasons], str(sum(b.failures.values()))] for b in st.bots],
+    )
 
 
 def _about_html(st: Standings, store: Store | None) -> str:
@@ -194,12 +240,16 @@ def _about_html(st: Standings, store: Store | None) -> str:
         rules = rules_diff(game, msgspec.convert(d["rules"], type=game.rules_type)) if d.get("rules") else {}
     except (RefereeError, KeyError, msgspec.ValidationError):
         title, rules = st.game, {}
-    rows = [("game", f"{title}, {st.format}, {st.table_size} seats per table"),
-            ("games", f"{st.finished} of {st.scheduled} scheduled games finished")]
+    rows = [
+        ("game", f"{title}, {st.format}, {st.table_size} seats per table"),
+        ("games", f"{st.finished} of {st.scheduled} scheduled games finished"),
+    ]
     runs = store.runs() if store is not None else []
     if runs:
         first, last = runs[0].started_at[:16].replace("T", " "), (runs[-1].ended_at or runs[-1].started_at)[:16]
-        rows.append(("played", f"{first} to {last.replace('T', ' ')} UTC ({len(runs)} run{'s' if len(runs) != 1 else ''})"))
+        rows.append(
+            ("played", f"{first} to {last.replace('T', ' ')} UTC ({len(runs)} run{'s' if len(runs) != 1 else ''})")
+        )
     if d.get("time_control"):
         try:
             rows.append(("time control", format_time_control(msgspec.convert(d["time_control"], type=TimeControl))))
@@ -208,7 +258,12 @@ def _about_html(st: Standings, store: Store | None) -> str:
     rows.append(("rules", ", ".join(f"{k} = {json.dumps(v)}" for k, v in rules.items()) or "the defaults"))
     if d.get("failure_policy"):
         fp = d["failure_policy"]
-        rows.append(("failures", fp.get("mode", "") + (f", {fp.get('max_strikes')} strikes" if fp.get("mode") == "substitute" else "")))
+        rows.append(
+            (
+                "failures",
+                fp.get("mode", "") + (f", {fp.get('max_strikes')} strikes" if fp.get("mode") == "substitute" else ""),
+            )
+        )
     rows.append(("seed", seed_note(st)))
     return "<table class='about'>" + "".join(f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>" for k, v in rows) + "</table>"
 
@@ -259,11 +314,15 @@ def _games_html(st: Standings, store: Store | None, out_path: Path | None) -> st
         seats = ", ".join(f"{e(n)} {s} ({p})" for n, s, p in zip(g.seats, g.scores, g.placements))
         fails = ", ".join(f"{e(f.bot)}: {e(f.reason)}" for f in g.failures) or ""
         rows.append([str(g.game_id), e(g.table_key), str(g.deal_set), seats, e(g.reason), fails, links])
-    table = _html_table(["id", "table", "deal set", "seats: score (place)", "end", "failures", "links"],
-                        [[r[0], f'<td class="l">{r[1]}</td>', r[2], *[f'<td class="l">{c}</td>' for c in r[3:]]]
-                         for r in rows], left_cols=0)
-    return (f"<h2>Games</h2><details{' open' if len(rows) <= 60 else ''}><summary>{len(rows)} games"
-            f"{f', {replays} with replay pages' if replays else ''}</summary>{table}</details>")
+    table = _html_table(
+        ["id", "table", "deal set", "seats: score (place)", "end", "failures", "links"],
+        [[r[0], f'<td class="l">{r[1]}</td>', r[2], *[f'<td class="l">{c}</td>' for c in r[3:]]] for r in rows],
+        left_cols=0,
+    )
+    return (
+        f"<h2>Games</h2><details{' open' if len(rows) <= 60 else ''}><summary>{len(rows)} games"
+        f"{f', {replays} with replay pages' if replays else ''}</summary>{table}</details>"
+    )
 
 
 def _href(target: Path, base: Path | None) -> str:

@@ -101,8 +101,12 @@ def _changes(old: dict[str, Any], new: dict[str, Any], prefix: str = "") -> str:
     return "; ".join(f"{prefix}{k}: {_short(old.get(k))} -> {_short(new.get(k))}" for k in keys)
 
 
-def check_unchanged(t: Tournament, old_definition: dict[str, Any], finished: dict[str, tuple[str, dict[str, Any]]],
-                    schedule: list[ScheduledGame]) -> None:
+def check_unchanged(
+    t: Tournament,
+    old_definition: dict[str, Any],
+    finished: dict[str, tuple[str, dict[str, Any]]],
+    schedule: list[ScheduledGame],
+) -> None:
     """Raise ConfigError naming what changed if the config would change a finished game.
 
     Allowed: more (or fewer, not yet played) deal sets, a different
@@ -112,12 +116,17 @@ def check_unchanged(t: Tournament, old_definition: dict[str, Any], finished: dic
     """
     if not finished:
         return
-    what = (_changed_setting(old_definition, t.definition()) or _changed_bot(old_definition, t.definition(), finished)
-            or _changed_game(t, finished, schedule))
+    what = (
+        _changed_setting(old_definition, t.definition())
+        or _changed_bot(old_definition, t.definition(), finished)
+        or _changed_game(t, finished, schedule)
+    )
     if what:
-        raise ConfigError(f"the config no longer matches the {len(finished)} finished games in the results "
-                          f"database: {what}. Use another --db for a new tournament, --fresh to discard the "
-                          "finished games, or restore the config.")
+        raise ConfigError(
+            f"the config no longer matches the {len(finished)} finished games in the results "
+            f"database: {what}. Use another --db for a new tournament, --fresh to discard the "
+            "finished games, or restore the config."
+        )
 
 
 def _changed_setting(old: dict[str, Any], new: dict[str, Any]) -> str:
@@ -144,19 +153,21 @@ def _changed_bot(old: dict[str, Any], new: dict[str, Any], finished: dict[str, t
     return ""
 
 
-def _changed_game(t: Tournament, finished: dict[str, tuple[str, dict[str, Any]]],
-                  schedule: list[ScheduledGame]) -> str:
+def _changed_game(t: Tournament, finished: dict[str, tuple[str, dict[str, Any]]], schedule: list[ScheduledGame]) -> str:
     """A finished game the new schedule drops or would play differently."""
     by_key = {g.key: g for g in schedule}
     for key, (h, old_spec) in sorted(finished.items(), key=lambda kv: kv[1][1].get("game_id", 0)):
         g = by_key.get(key)
         if g is None:
-            return (f"finished game {key} is not in the new schedule (were deal_sets reduced or "
-                    "bots/candidates changed?)")
+            return (
+                f"finished game {key} is not in the new schedule (were deal_sets reduced or bots/candidates changed?)"
+            )
         spec = game_spec(t, g)
         if spec_hash(spec) != h:
-            return (f"finished game {key} would be played differently ({_changes(old_spec, spec)}); "
-                    "bots can only be added at a new --db")
+            return (
+                f"finished game {key} would be played differently ({_changes(old_spec, spec)}); "
+                "bots can only be added at a new --db"
+            )
     return ""
 
 
@@ -175,17 +186,24 @@ def prepare_store(t: Tournament, store: Store, schedule: list[ScheduledGame] | N
     sealed = store.commitment()
     configured = sealed.seed if sealed is not None and sealed.source == "config" else None
     if sealed is None or (configured != t.seed and not finished):
-        sealed = store.commit_seed(t.seed if t.seed is not None else secrets.randbits(63),
-                                   "config" if t.seed is not None else "drawn")
+        sealed = store.commit_seed(
+            t.seed if t.seed is not None else secrets.randbits(63), "config" if t.seed is not None else "drawn"
+        )
     schedule = schedule if schedule is not None else schedule_for(t, sealed.seed)
     if row is not None:
         check_unchanged(t, row.definition, finished, schedule)
     if sealed.revealed and any(g.key not in finished for g in schedule):
-        raise ConfigError(f"{store.path}: this tournament completed and revealed its seed, so new games would be "
-                          "dealt from a known seed; start a new tournament with another --db (or --fresh)")
+        raise ConfigError(
+            f"{store.path}: this tournament completed and revealed its seed, so new games would be "
+            "dealt from a known seed; start a new tournament with another --db (or --fresh)"
+        )
     store.write_tournament(
-        name=t.name, config_path=str(t.path) if t.path else None, config_text=t.text,
-        definition=t.definition(), fingerprint=fingerprint(t), scheduled_games=len(schedule),
+        name=t.name,
+        config_path=str(t.path) if t.path else None,
+        config_text=t.text,
+        definition=t.definition(),
+        fingerprint=fingerprint(t),
+        scheduled_games=len(schedule),
         bots=[(b.name, b.entry.command, b.entry.dir, b.entry.build, list(b.spec.argv)) for b in t.bots],
     )
     return schedule
@@ -202,14 +220,23 @@ async def build_bots(t: Tournament, notify: Callable[[str], None] | None = None)
         if notify is not None:
             notify(f"building {b.name}: {b.entry.build}")
         try:
-            res = await trio.run_process(b.entry.build, shell=True, cwd=b.workdir, check=False,
-                                         capture_stdout=True, capture_stderr=True, stdin=subprocess.DEVNULL)
+            res = await trio.run_process(
+                b.entry.build,
+                shell=True,
+                cwd=b.workdir,
+                check=False,
+                capture_stdout=True,
+                capture_stderr=True,
+                stdin=subprocess.DEVNULL,
+            )
         except OSError as exc:
             raise RefereeError(f"bots[{i}] ({b.name}).build: cannot run {b.entry.build!r}: {exc}") from None
         if res.returncode != 0:
             tail = (res.stderr or res.stdout or b"").decode("utf-8", "replace").strip()[-1500:]
-            raise RefereeError(f"bots[{i}] ({b.name}).build: {b.entry.build!r} failed with exit code "
-                               f"{res.returncode}" + (f":\n{tail}" if tail else ""))
+            raise RefereeError(
+                f"bots[{i}] ({b.name}).build: {b.entry.build!r} failed with exit code "
+                f"{res.returncode}" + (f":\n{tail}" if tail else "")
+            )
 
 
 def check_commands(t: Tournament) -> None:
@@ -256,12 +283,19 @@ def _only_cancelled(exc: BaseException) -> bool:
 class TournamentRunner:
     """Plays the games of `schedule` that `store` does not have yet."""
 
-    def __init__(self, t: Tournament, store: Store, schedule: list[ScheduledGame] | None = None, *,
-                 log_dir: Path | None, concurrency: int,
-                 on_game: Callable[[GameRow], None] | None = None,
-                 on_start: Callable[[ScheduledGame], None] | None = None,
-                 placement: Placement | None = None,
-                 watch_games: WatchGames | None = None) -> None:
+    def __init__(
+        self,
+        t: Tournament,
+        store: Store,
+        schedule: list[ScheduledGame] | None = None,
+        *,
+        log_dir: Path | None,
+        concurrency: int,
+        on_game: Callable[[GameRow], None] | None = None,
+        on_start: Callable[[ScheduledGame], None] | None = None,
+        placement: Placement | None = None,
+        watch_games: WatchGames | None = None,
+    ) -> None:
         if concurrency < 1:
             raise ConfigError(f"concurrency must be at least 1, got {concurrency}")
         self.t = t
@@ -334,8 +368,9 @@ class TournamentRunner:
             with trio.CancelScope() as self._scope:
                 if self._aborted:
                     self._scope.cancel()
-                async with open_executor(self.placement, self.concurrency, f"{run_id}-{secrets.token_hex(4)}",
-                                         self.watch_games) as ex:
+                async with open_executor(
+                    self.placement, self.concurrency, f"{run_id}-{secrets.token_hex(4)}", self.watch_games
+                ) as ex:
                     self.executor = ex
                     async with trio.open_nursery() as games:
                         # One dispatcher, so games start in schedule order (trio does
@@ -359,8 +394,14 @@ class TournamentRunner:
         finally:
             with trio.CancelScope(shield=True):
                 self.store.end_run(run_id, status)
-        return RunOutcome(status=status, scheduled=len(self.schedule), finished_before=before,
-                          recorded=self.counters.recorded, seconds=time.monotonic() - t0, commitment=self._sealed)
+        return RunOutcome(
+            status=status,
+            scheduled=len(self.schedule),
+            finished_before=before,
+            recorded=self.counters.recorded,
+            seconds=time.monotonic() - t0,
+            commitment=self._sealed,
+        )
 
     def _check_untouched(self) -> None:
         """The database is the file this run opened and holds exactly what it
@@ -373,17 +414,22 @@ class TournamentRunner:
             if got is None:
                 changes.append(f"game {key} was deleted")
             elif got != want:
-                fields = ", ".join(f"{k} {json.dumps(want[k])} -> {json.dumps(got.get(k))}"
-                                   for k in sorted(want) if got.get(k) != want[k])
+                fields = ", ".join(
+                    f"{k} {json.dumps(want[k])} -> {json.dumps(got.get(k))}"
+                    for k in sorted(want)
+                    if got.get(k) != want[k]
+                )
                 changes.append(f"game {key}: {fields}")
         changes += [f"game {key} was added by someone else" for key in sorted(set(found) - set(self._written))]
         if self.store.commitment() != self._sealed:
             changes.append("the seed commitment was changed")
         if changes:
             more = f" (and {len(changes) - 3} more)" if len(changes) > 3 else ""
-            raise ResultsError(f"{self.store.path}: the results database was changed behind the referee's back "
-                               f"during the run: {'; '.join(changes[:3])}{more}; the game logs hold the true "
-                               "results (check with chicago-referee verify --db)")
+            raise ResultsError(
+                f"{self.store.path}: the results database was changed behind the referee's back "
+                f"during the run: {'; '.join(changes[:3])}{more}; the game logs hold the true "
+                "results (check with chicago-referee verify --db)"
+            )
 
     async def _play(self, g: ScheduledGame) -> None:
         """One game, holding the limiter slot the dispatcher took for it."""
@@ -398,9 +444,17 @@ class TournamentRunner:
         """Everything a worker needs to play `g`."""
         t = self.t
         digests = tuple((name, *self._bot_digests[name]) for name in g.seats) if self._bot_digests else ()
-        return GameJob(game=g, game_name=t.game.name, rules=t.rules, time_control=t.time_control, policy=t.policy,
-                       bots=tuple(self.specs[name] for name in g.seats), sandbox=t.sandbox, bot_digests=digests,
-                       log_name=g.log_name() if self.log_dir is not None else None)
+        return GameJob(
+            game=g,
+            game_name=t.game.name,
+            rules=t.rules,
+            time_control=t.time_control,
+            policy=t.policy,
+            bots=tuple(self.specs[name] for name in g.seats),
+            sandbox=t.sandbox,
+            bot_digests=digests,
+            log_name=g.log_name() if self.log_dir is not None else None,
+        )
 
     async def _play_game(self, g: ScheduledGame) -> None:
         assert self.executor is not None
@@ -428,8 +482,9 @@ class TournamentRunner:
             os.replace(part, final)
             rec.log_path = str(final)
         spec_dict = game_spec(self.t, g)
-        self.store.record_game(g, spec_dict, spec_hash(spec_dict), rec, final, started, time.time(), self._run_id,
-                               log_sha256=digest)
+        self.store.record_game(
+            g, spec_dict, spec_hash(spec_dict), rec, final, started, time.time(), self._run_id, log_sha256=digest
+        )
         self.counters.recorded += 1
         row = row_from_record(g, rec, self.store.rel_path(final), time.time() - started, digest)
         self._written[g.key] = result_record(row)
@@ -442,16 +497,29 @@ def _committed_seed(store: Store) -> int | None:
     return None if sealed is None else sealed.seed
 
 
-def row_from_record(g: ScheduledGame, rec: GameRecord, log_path: str | None, duration: float,
-                    log_sha256: str | None = None) -> GameRow:
+def row_from_record(
+    g: ScheduledGame, rec: GameRecord, log_path: str | None, duration: float, log_sha256: str | None = None
+) -> GameRow:
     names = list(rec.seat_names)
     return GameRow(
-        key=g.key, game_id=g.game_id, table=g.table, deal_set=g.deal_set, rotation=g.rotation, seed=g.seed,
-        seats=tuple(names), scores=tuple(rec.scores), placements=tuple(rec.placements),
-        forfeited=tuple(sorted(rec.forfeited)), winner_seat=rec.winner, reason=rec.reason, deals=rec.deals,
-        decisions=rec.decisions, failures=tuple(FailureRow(f.seat, names[f.seat], f.reason, f.message)
-                                                for f in rec.failures),
-        log_path=log_path, duration_s=round(duration, 3), log_sha256=log_sha256,
+        key=g.key,
+        game_id=g.game_id,
+        table=g.table,
+        deal_set=g.deal_set,
+        rotation=g.rotation,
+        seed=g.seed,
+        seats=tuple(names),
+        scores=tuple(rec.scores),
+        placements=tuple(rec.placements),
+        forfeited=tuple(sorted(rec.forfeited)),
+        winner_seat=rec.winner,
+        reason=rec.reason,
+        deals=rec.deals,
+        decisions=rec.decisions,
+        failures=tuple(FailureRow(f.seat, names[f.seat], f.reason, f.message) for f in rec.failures),
+        log_path=log_path,
+        duration_s=round(duration, 3),
+        log_sha256=log_sha256,
     )
 
 
@@ -466,8 +534,10 @@ async def handle_signals(runner: TournamentRunner, notify: Callable[[str], None]
             count += 1
             if signum == signal.SIGINT and count == 1:
                 runner.stop()
-                notify(f"stopping: no new games; waiting for the {runner.running} running game(s) to finish "
-                       "(Ctrl-C again to abort them)")
+                notify(
+                    f"stopping: no new games; waiting for the {runner.running} running game(s) to finish "
+                    "(Ctrl-C again to abort them)"
+                )
             elif count <= 2 or signum == signal.SIGTERM:
                 notify("aborting: running games are cancelled (they will be played again on resume)")
                 runner.abort()

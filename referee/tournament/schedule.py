@@ -78,7 +78,9 @@ def seating(table: Sequence[str], deal_set: int, rotation: int) -> tuple[str, ..
     return tuple(table[order[(s + rotation) % k]] for s in range(k))
 
 
-def make_tables(bots: Sequence[str], table_size: int, fmt: str, candidates: Sequence[str] = ()) -> list[tuple[str, ...]]:
+def make_tables(
+    bots: Sequence[str], table_size: int, fmt: str, candidates: Sequence[str] = ()
+) -> list[tuple[str, ...]]:
     """The tables of a round robin or gauntlet; bots keep their config order."""
     if table_size < 2:
         raise ConfigError("a table needs at least 2 seats")
@@ -95,8 +97,9 @@ def make_tables(bots: Sequence[str], table_size: int, fmt: str, candidates: Sequ
     raise ConfigError(f"unknown tournament format {fmt!r}; choose round-robin or gauntlet")
 
 
-def build_schedule(bots: Sequence[str], table_size: int, fmt: str, deal_sets: int, seed: int,
-                   candidates: Sequence[str] = ()) -> list[ScheduledGame]:
+def build_schedule(
+    bots: Sequence[str], table_size: int, fmt: str, deal_sets: int, seed: int, candidates: Sequence[str] = ()
+) -> list[ScheduledGame]:
     """Every game of the tournament, in playing order (see the module doc)."""
     tables = make_tables(bots, table_size, fmt, candidates)
     games: list[ScheduledGame] = []
@@ -104,10 +107,17 @@ def build_schedule(bots: Sequence[str], table_size: int, fmt: str, deal_sets: in
         seed_d = derive_seed(seed, "deal-set", d)
         for table in tables:
             for r in range(table_size):
-                games.append(ScheduledGame(
-                    key=game_key(table, d, r), game_id=len(games) + 1, table=table, deal_set=d,
-                    rotation=r, seats=seating(table, d, r), seed=seed_d,
-                ))
+                games.append(
+                    ScheduledGame(
+                        key=game_key(table, d, r),
+                        game_id=len(games) + 1,
+                        table=table,
+                        deal_set=d,
+                        rotation=r,
+                        seats=seating(table, d, r),
+                        seed=seed_d,
+                    )
+                )
     return games
 
 
@@ -115,8 +125,9 @@ def schedule_for(t: Tournament, seed: int | None = None) -> list[ScheduledGame]:
     """The tournament's games from its master seed (`seed`, else the config's)."""
     master = seed if seed is not None else t.seed
     if master is None:
-        raise ConfigError("the master seed is drawn when the tournament starts (prepare_store); "
-                          "no schedule before that")
+        raise ConfigError(
+            "the master seed is drawn when the tournament starts (prepare_store); no schedule before that"
+        )
     return build_schedule(t.bot_names, t.table_size, t.format, t.deal_sets, master, t.candidates)
 
 

@@ -116,18 +116,36 @@ TABLES = ("meta", "tournament", "bots", "runs", "games", "game_seats", "failures
 def damaged(path: Path, exc: BaseException) -> ResultsError:
     what = " ".join(str(exc).split())  # SQLite's text may span lines; the error is one
     if "locked" in what or "busy" in what:
-        return ResultsError(f"{path}: the results database is locked by another process ({what}); try again "
-                            "when it has finished")
-    return ResultsError(f"{path}: the results database is damaged or is not one ({what}); restore it from a "
-                        "backup, or start the tournament again with --fresh")
+        return ResultsError(
+            f"{path}: the results database is locked by another process ({what}); try again when it has finished"
+        )
+    return ResultsError(
+        f"{path}: the results database is damaged or is not one ({what}); restore it from a "
+        "backup, or start the tournament again with --fresh"
+    )
 
 
 _INT, _TEXT = ("integer",), ("text",)
 _TYPED = (
-    ("games", "key", {"key": _TEXT, "game_id": _INT, "table_key": _TEXT, "deal_set": _INT, "rotation": _INT,
-                      "seed": _INT, "winner_seat": ("integer", "null"), "reason": _TEXT, "deals": _INT,
-                      "decisions": _INT, "log_path": ("text", "null"), "log_sha256": ("text", "null"),
-                      "duration_s": ("real", "integer")}),
+    (
+        "games",
+        "key",
+        {
+            "key": _TEXT,
+            "game_id": _INT,
+            "table_key": _TEXT,
+            "deal_set": _INT,
+            "rotation": _INT,
+            "seed": _INT,
+            "winner_seat": ("integer", "null"),
+            "reason": _TEXT,
+            "deals": _INT,
+            "decisions": _INT,
+            "log_path": ("text", "null"),
+            "log_sha256": ("text", "null"),
+            "duration_s": ("real", "integer"),
+        },
+    ),
     ("game_seats", "game_key", {"seat": _INT, "bot": _TEXT, "score": _INT, "placement": _INT, "forfeited": _INT}),
     ("failures", "game_key", {"seat": _INT, "bot": _TEXT, "reason": _TEXT, "message": _TEXT}),
 )
@@ -151,22 +169,27 @@ def check_sound(path: Path, conn: sqlite3.Connection) -> None:
     have = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     missing = [t for t in TABLES if t not in have]
     if missing:
-        raise ResultsError(f"{path}: the results database lacks the table(s) {', '.join(missing)}; restore it "
-                           "from a backup, or start the tournament again with --fresh")
+        raise ResultsError(
+            f"{path}: the results database lacks the table(s) {', '.join(missing)}; restore it "
+            "from a backup, or start the tournament again with --fresh"
+        )
     problems = [" ".join(str(r[0]).split()) for r in conn.execute("PRAGMA quick_check")]
     if problems != ["ok"]:
-        raise ResultsError(f"{path}: the results database is damaged ({'; '.join(problems[:3])}); restore it "
-                           "from a backup, or start the tournament again with --fresh")
+        raise ResultsError(
+            f"{path}: the results database is damaged ({'; '.join(problems[:3])}); restore it "
+            "from a backup, or start the tournament again with --fresh"
+        )
 
 
 def check_types(path: Path, conn: sqlite3.Connection) -> None:
     """SQLite stores any value in any column: a text where a number belongs
     (a hand-edited row) is one ResultsError naming the game, not a crash later."""
     for table, key, columns in _TYPED:
-        test = " OR ".join(f"typeof({c}) NOT IN ({', '.join(repr(t) for t in types)})"
-                           for c, types in columns.items())
+        test = " OR ".join(f"typeof({c}) NOT IN ({', '.join(repr(t) for t in types)})" for c, types in columns.items())
         bad = conn.execute(f"SELECT {key} FROM {table} WHERE {test} LIMIT 1").fetchone()  # noqa: S608
         if bad is not None:
-            raise ResultsError(f"{path}: the {table} row of game {bad[0]} holds a value of the wrong type "
-                               "(the database was edited by hand or tampered with); check it with "
-                               "chicago-referee verify --db")
+            raise ResultsError(
+                f"{path}: the {table} row of game {bad[0]} holds a value of the wrong type "
+                "(the database was edited by hand or tampered with); check it with "
+                "chicago-referee verify --db"
+            )

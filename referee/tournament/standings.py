@@ -23,10 +23,12 @@ from referee.tournament.store import Store
 from referee.tournament.store_rows import GameRow
 
 PRIOR = 2.0
-RATINGS_NOTE = ("Elo: maximum-likelihood fit of pairwise placements (logistic, 400/ln10 scale), mean 0, "
-                f"prior {PRIOR:g} virtual draws; ±95 % relative to the pool mean, clustered by deal set. "
-                "Judge two bots by the LOS matrix, not by adding their ± bars. "
-                "'>' all wins, '<' all losses (model-based ±).")
+RATINGS_NOTE = (
+    "Elo: maximum-likelihood fit of pairwise placements (logistic, 400/ln10 scale), mean 0, "
+    f"prior {PRIOR:g} virtual draws; ±95 % relative to the pool mean, clustered by deal set. "
+    "Judge two bots by the LOS matrix, not by adding their ± bars. "
+    "'>' all wins, '<' all losses (model-based ±)."
+)
 
 
 @dataclass
@@ -131,8 +133,17 @@ def comparisons(rows: list[GameRow]) -> list[Comparison]:
     return comps
 
 
-def compute(rows: list[GameRow], bots: list[str], *, name: str = "", game: str = "", table_size: int = 0,
-            fmt: str = "", scheduled: int = 0, with_ratings: bool = True) -> Standings:
+def compute(
+    rows: list[GameRow],
+    bots: list[str],
+    *,
+    name: str = "",
+    game: str = "",
+    table_size: int = 0,
+    fmt: str = "",
+    scheduled: int = 0,
+    with_ratings: bool = True,
+) -> Standings:
     """The standings of `rows` (the games played so far) among `bots`."""
     by_name = {b: BotStanding(name=b) for b in bots}
     k = table_size or max((len(g.seats) for g in rows), default=0)
@@ -142,9 +153,20 @@ def compute(rows: list[GameRow], bots: list[str], *, name: str = "", game: str =
     comps = comparisons(rows)
     cross = _tally_pairs(comps, by_name, bots)
     ratings, note = _rate(comps, by_name, with_ratings)
-    return Standings(name=name, game=game, table_size=k, format=fmt, scheduled=scheduled, finished=len(rows),
-                     bots=_ranked(by_name, k), ratings=ratings, rating_note=note, crosstable=cross,
-                     seat_totals=seat_totals, games=rows)
+    return Standings(
+        name=name,
+        game=game,
+        table_size=k,
+        format=fmt,
+        scheduled=scheduled,
+        finished=len(rows),
+        bots=_ranked(by_name, k),
+        ratings=ratings,
+        rating_note=note,
+        crosstable=cross,
+        seat_totals=seat_totals,
+        games=rows,
+    )
 
 
 def _tally_game(g: GameRow, by_name: dict[str, BotStanding], seat_totals: list[SeatStat]) -> None:
@@ -168,8 +190,9 @@ def _tally_game(g: GameRow, by_name: dict[str, BotStanding], seat_totals: list[S
         by_name[f.bot].failures[f.reason] += 1
 
 
-def _tally_pairs(comps: list[Comparison], by_name: dict[str, BotStanding],
-                 bots: list[str]) -> dict[str, dict[str, list[int]]]:
+def _tally_pairs(
+    comps: list[Comparison], by_name: dict[str, BotStanding], bots: list[str]
+) -> dict[str, dict[str, list[int]]]:
     """Pairwise wins, losses and draws per bot, and the crosstable."""
     cross: dict[str, dict[str, list[int]]] = {b: {} for b in bots}
     for c in comps:
@@ -188,8 +211,7 @@ def _tally_pairs(comps: list[Comparison], by_name: dict[str, BotStanding],
     return cross
 
 
-def _rate(comps: list[Comparison], by_name: dict[str, BotStanding],
-          with_ratings: bool) -> tuple[Ratings | None, str]:
+def _rate(comps: list[Comparison], by_name: dict[str, BotStanding], with_ratings: bool) -> tuple[Ratings | None, str]:
     """The fitted ratings written into each bot's standing, or why there are none."""
     played = [b for b in by_name if by_name[b].games > 0]
     if not with_ratings:
@@ -207,6 +229,7 @@ def _rate(comps: list[Comparison], by_name: dict[str, BotStanding],
 
 def _ranked(by_name: dict[str, BotStanding], table_size: int) -> list[BotStanding]:
     """By Elo, then score, then name; each with a row for every seat."""
+
     def key(b: BotStanding) -> tuple[float, float, str]:
         elo = b.elo if not math.isnan(b.elo) else -math.inf
         sc = b.score if not math.isnan(b.score) else -1.0
@@ -223,9 +246,16 @@ def _ranked(by_name: dict[str, BotStanding], table_size: int) -> list[BotStandin
 def from_store(store: Store, with_ratings: bool = True) -> Standings:
     info = store.tournament()
     d = info.definition if info else {}
-    st = compute(store.games(), store.bot_names(), name=info.name if info else "", game=d.get("game", ""),
-                 table_size=d.get("table_size", 0), fmt=d.get("format", ""),
-                 scheduled=info.scheduled_games if info else 0, with_ratings=with_ratings)
+    st = compute(
+        store.games(),
+        store.bot_names(),
+        name=info.name if info else "",
+        game=d.get("game", ""),
+        table_size=d.get("table_size", 0),
+        fmt=d.get("format", ""),
+        scheduled=info.scheduled_games if info else 0,
+        with_ratings=with_ratings,
+    )
     sealed = store.commitment()
     st.seed = sealed.public() if sealed is not None else None
     return st
@@ -238,5 +268,7 @@ def seed_note(st: Standings) -> str:
         return "no seed commitment in this database"
     if not c["revealed"]:
         return f"seed commitment {c['commitment']}: the seed is revealed when the tournament completes"
-    return (f"seed {c['seed']}, salt {c['salt']} (commitment {c['commitment']} = sha256 of "
-            f"chicago-referee-seed:{c['seed']}:{c['salt']}); results digest {c['results_digest']}")
+    return (
+        f"seed {c['seed']}, salt {c['salt']} (commitment {c['commitment']} = sha256 of "
+        f"chicago-referee-seed:{c['seed']}:{c['salt']}); results digest {c['results_digest']}"
+    )

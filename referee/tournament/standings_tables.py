@@ -70,18 +70,39 @@ def fitted(build: Callable[[list[str]], Table], columns: list[str], droppable: S
         columns.remove(left[0])
 
 
-_STANDING_COLUMNS = ["#", "bot", "Elo", "", "±95%", "games", "points", "score %", "W-L-D", "1st %", "avg place",
-                     "avg pts", "failures"]
+_STANDING_COLUMNS = [
+    "#",
+    "bot",
+    "Elo",
+    "",
+    "±95%",
+    "games",
+    "points",
+    "score %",
+    "W-L-D",
+    "1st %",
+    "avg place",
+    "avg pts",
+    "failures",
+]
 _DROP_FIRST = ["avg pts", "points", "1st %", "W-L-D", "avg place", "games"]
 
 
 def _standing_cells(st: Standings, b: BotStanding) -> dict[str, str]:
     return {
-        "#": str(b.rank), "bot": shown(b.name), "Elo": fmt_elo(b.elo), "": b.flag or "", "±95%": fmt_err(b.err95),
-        "games": str(b.games), "points": f"{b.points:g}", "score %": fmt_pct(b.score),
+        "#": str(b.rank),
+        "bot": shown(b.name),
+        "Elo": fmt_elo(b.elo),
+        "": b.flag or "",
+        "±95%": fmt_err(b.err95),
+        "games": str(b.games),
+        "points": f"{b.points:g}",
+        "score %": fmt_pct(b.score),
         "W-L-D": f"{b.pair_wins}-{b.pair_losses}-{b.pair_draws}",
-        "1st %": fmt_pct(b.wins / b.games if b.games else math.nan), "avg place": fmt_num(b.avg_place),
-        "avg pts": fmt_num(b.avg_points, 1), "failures": str(sum(b.failures.values())) if b.failures else "-",
+        "1st %": fmt_pct(b.wins / b.games if b.games else math.nan),
+        "avg place": fmt_num(b.avg_place),
+        "avg pts": fmt_num(b.avg_points, 1),
+        "failures": str(sum(b.failures.values())) if b.failures else "-",
     }
 
 
@@ -91,8 +112,9 @@ def _bots_table(st: Standings, title: str, columns: list[str], droppable: list[s
     def build(kept: list[str]) -> Table:
         table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
         for col in kept:
-            table.add_column(wld if col == "W-L-D" else col, justify="left" if col in ("bot", "") else "right",
-                             no_wrap=True)
+            table.add_column(
+                wld if col == "W-L-D" else col, justify="left" if col in ("bot", "") else "right", no_wrap=True
+            )
         for bot in st.bots:
             cells = _standing_cells(st, bot)
             table.add_row(*(cells[c] for c in kept))
@@ -102,8 +124,9 @@ def _bots_table(st: Standings, title: str, columns: list[str], droppable: list[s
 
 
 def standings_table(st: Standings, title: str | None = None, width: int = 80) -> Table:
-    return _bots_table(st, title or f"{st.name}: {st.finished}/{st.scheduled} games", _STANDING_COLUMNS,
-                       _DROP_FIRST, width)
+    return _bots_table(
+        st, title or f"{st.name}: {st.finished}/{st.scheduled} games", _STANDING_COLUMNS, _DROP_FIRST, width
+    )
 
 
 def _matrix(st: Standings, title: str, names: list[str], cell: Callable[[str, str], str], width: int) -> Any:
@@ -130,8 +153,13 @@ def los_table(st: Standings, width: int = 80) -> Any:
     if r is None:
         return None
     names = [b.name for b in st.bots if b.name in r.players]
-    return _matrix(st, "LOS: % chance that the row bot is stronger than the column bot", names,
-                   lambda a, b: "" if a == b else fmt_pct(r.los(a, b)), width)
+    return _matrix(
+        st,
+        "LOS: % chance that the row bot is stronger than the column bot",
+        names,
+        lambda a, b: "" if a == b else fmt_pct(r.los(a, b)),
+        width,
+    )
 
 
 def crosstable_table(st: Standings, width: int = 80) -> Any:
@@ -151,8 +179,12 @@ def seats_table(st: Standings) -> Table:
     for s in range(st.table_size):
         table.add_column(f"seat {s}", justify="right", no_wrap=True)
     for b in st.bots:
-        table.add_row(shown(b.name), *[f"{fmt_num(x.avg_place)} ({fmt_pct(x.win_rate)})" for x in b.seats[:st.table_size]])
-    table.add_row("all bots", *[f"{fmt_num(x.avg_place)} ({fmt_pct(x.win_rate)})" for x in st.seat_totals], style="bold")
+        table.add_row(
+            shown(b.name), *[f"{fmt_num(x.avg_place)} ({fmt_pct(x.win_rate)})" for x in b.seats[: st.table_size]]
+        )
+    table.add_row(
+        "all bots", *[f"{fmt_num(x.avg_place)} ({fmt_pct(x.win_rate)})" for x in st.seat_totals], style="bold"
+    )
     return table
 
 
@@ -183,5 +215,6 @@ def live_table(st: Standings, running: int = 0, width: int = 80, in_flight: dict
     title = f"{st.finished}/{st.scheduled} games" + (f", {running} running" if running else "")
     if in_flight and set(in_flight) != {"local"}:
         title += " (" + ", ".join(f"{name} {n}" for name, n in sorted(in_flight.items())) + ")"
-    return _bots_table(st, title, ["#", "bot", "Elo", "", "±95%", "games", "score %", "1st %", "failures"],
-                       ["1st %", "games"], width)
+    return _bots_table(
+        st, title, ["#", "bot", "Elo", "", "±95%", "games", "score %", "1st %", "failures"], ["1st %", "games"], width
+    )

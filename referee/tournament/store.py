@@ -68,9 +68,11 @@ def _translated(method: F) -> F:
         except sqlite3.DatabaseError as exc:
             raise damaged(self.path, exc) from exc
         except ValueError as exc:  # a JSON column that no longer parses
-            raise ResultsError(f"{self.path}: the results database holds a value that does not parse ({exc}); "
-                               "it was edited by hand or tampered with; restore it or check it with "
-                               "chicago-referee verify --db") from exc
+            raise ResultsError(
+                f"{self.path}: the results database holds a value that does not parse ({exc}); "
+                "it was edited by hand or tampered with; restore it or check it with "
+                "chicago-referee verify --db"
+            ) from exc
 
     return wrapper  # type: ignore[return-value]
 
@@ -123,9 +125,11 @@ class Store:
                 conn.executescript(SCHEMA)
                 conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
             elif version != SCHEMA_VERSION:
-                raise ResultsError(f"{path}: results database schema {version} is not supported (this referee "
-                                   f"reads schema {SCHEMA_VERSION}); finish that tournament with the referee that "
-                                   "started it, or start it again with --fresh")
+                raise ResultsError(
+                    f"{path}: results database schema {version} is not supported (this referee "
+                    f"reads schema {SCHEMA_VERSION}); finish that tournament with the referee that "
+                    "started it, or start it again with --fresh"
+                )
             check_sound(path, conn)
             st = os.stat(path)
         except sqlite3.DatabaseError as exc:
@@ -160,11 +164,15 @@ class Store:
         try:
             st = os.stat(self.path)
         except OSError:
-            raise ResultsError(f"{self.path}: the results database was deleted while the tournament ran; "
-                               "its results are lost (the logs remain); restore it or run again with --fresh") from None
+            raise ResultsError(
+                f"{self.path}: the results database was deleted while the tournament ran; "
+                "its results are lost (the logs remain); restore it or run again with --fresh"
+            ) from None
         if (st.st_dev, st.st_ino) != self._identity:
-            raise ResultsError(f"{self.path}: the results database was replaced by another file while the "
-                               "tournament ran; restore the original or run again with --fresh")
+            raise ResultsError(
+                f"{self.path}: the results database was replaced by another file while the "
+                "tournament ran; restore the original or run again with --fresh"
+            )
 
     def close(self) -> None:
         self.conn.close()
@@ -218,14 +226,24 @@ class Store:
     def tournament(self) -> TournamentRow | None:
         row = self.conn.execute(
             "SELECT name, config_path, config_text, definition, fingerprint, scheduled_games, created_at,"
-            " updated_at, referee_version FROM tournament WHERE id = 1").fetchone()
+            " updated_at, referee_version FROM tournament WHERE id = 1"
+        ).fetchone()
         if row is None:
             return None
         return TournamentRow(row[0], row[1], row[2], json.loads(row[3]), row[4], row[5], row[6], row[7], row[8])
 
     @_translated
-    def write_tournament(self, *, name: str, config_path: str | None, config_text: str, definition: dict[str, Any],
-                         fingerprint: str, scheduled_games: int, bots: list[tuple[str, Any, str | None, str | None, list[str]]]) -> None:
+    def write_tournament(
+        self,
+        *,
+        name: str,
+        config_path: str | None,
+        config_text: str,
+        definition: dict[str, Any],
+        fingerprint: str,
+        scheduled_games: int,
+        bots: list[tuple[str, Any, str | None, str | None, list[str]]],
+    ) -> None:
         """Insert or update the tournament row and the bot list (one transaction)."""
         now = _now()
         with self._transaction():
@@ -236,12 +254,23 @@ class Store:
                 " config_text=excluded.config_text, definition=excluded.definition,"
                 " fingerprint=excluded.fingerprint, scheduled_games=excluded.scheduled_games,"
                 " updated_at=excluded.updated_at, referee_version=excluded.referee_version",
-                (name, config_path, config_text, json.dumps(definition, sort_keys=True), fingerprint,
-                 scheduled_games, now, now, __version__))
+                (
+                    name,
+                    config_path,
+                    config_text,
+                    json.dumps(definition, sort_keys=True),
+                    fingerprint,
+                    scheduled_games,
+                    now,
+                    now,
+                    __version__,
+                ),
+            )
             self.conn.execute("DELETE FROM bots")
             self.conn.executemany(
                 "INSERT INTO bots (name, position, command, dir, build, argv) VALUES (?,?,?,?,?,?)",
-                [(n, i, json.dumps(cmd), d, b, json.dumps(argv)) for i, (n, cmd, d, b, argv) in enumerate(bots)])
+                [(n, i, json.dumps(cmd), d, b, json.dumps(argv)) for i, (n, cmd, d, b, argv) in enumerate(bots)],
+            )
 
     @_translated
     def bot_names(self) -> list[str]:
@@ -254,7 +283,8 @@ class Store:
         with self._transaction():
             cur = self.conn.execute(
                 "INSERT INTO runs (started_at, status, concurrency, pid, games_before) VALUES (?,?,?,?,?)",
-                (_now(), "running", concurrency, os.getpid(), self.finished_count()))
+                (_now(), "running", concurrency, os.getpid(), self.finished_count()),
+            )
         return int(cur.lastrowid or 0)
 
     @_translated
@@ -263,13 +293,18 @@ class Store:
             self.conn.execute(
                 "UPDATE runs SET ended_at = ?, status = ?,"
                 " games_recorded = (SELECT count(*) FROM games WHERE run_id = ?) WHERE id = ?",
-                (_now(), status, run_id, run_id))
+                (_now(), status, run_id, run_id),
+            )
 
     @_translated
     def runs(self) -> list[RunRow]:
-        return [RunRow(*r) for r in self.conn.execute(
-            "SELECT r.id, r.started_at, r.ended_at, r.status, r.concurrency, r.pid, r.games_before,"
-            " (SELECT count(*) FROM games g WHERE g.run_id = r.id) FROM runs r ORDER BY r.id")]
+        return [
+            RunRow(*r)
+            for r in self.conn.execute(
+                "SELECT r.id, r.started_at, r.ended_at, r.status, r.concurrency, r.pid, r.games_before,"
+                " (SELECT count(*) FROM games g WHERE g.run_id = r.id) FROM runs r ORDER BY r.id"
+            )
+        ]
 
     # ------------------------------------------------------------ games
 
@@ -287,9 +322,18 @@ class Store:
         return {k: (h, json.loads(s)) for k, h, s in self.conn.execute("SELECT key, spec_hash, spec FROM games")}
 
     @_translated
-    def record_game(self, game: ScheduledGame, spec: dict[str, Any], spec_hash: str, rec: GameRecord,
-                    log_path: Path | str | None, started: float, finished: float, run_id: int | None,
-                    log_sha256: str | None = None) -> None:
+    def record_game(
+        self,
+        game: ScheduledGame,
+        spec: dict[str, Any],
+        spec_hash: str,
+        rec: GameRecord,
+        log_path: Path | str | None,
+        started: float,
+        finished: float,
+        run_id: int | None,
+        log_sha256: str | None = None,
+    ) -> None:
         """Commit one finished game: its row (with its log's sha256), seats and failures, atomically."""
         self.check_same_file()
         names = list(rec.seat_names)
@@ -305,19 +349,50 @@ class Store:
                 "INSERT INTO games (key, game_id, table_key, deal_set, rotation, seed, spec, spec_hash,"
                 " winner_seat, winner, reason, deals, decisions, log_path, log_sha256, run_id, started_at,"
                 " finished_at, duration_s) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (game.key, game.game_id, game.table_key, game.deal_set, game.rotation, game.seed,
-                 json.dumps(spec, sort_keys=True), spec_hash, rec.winner, winner, rec.reason, rec.deals,
-                 rec.decisions, self.rel_path(log_path), log_sha256, run_id, _iso(started), _iso(finished),
-                 round(finished - started, 3)))
+                (
+                    game.key,
+                    game.game_id,
+                    game.table_key,
+                    game.deal_set,
+                    game.rotation,
+                    game.seed,
+                    json.dumps(spec, sort_keys=True),
+                    spec_hash,
+                    rec.winner,
+                    winner,
+                    rec.reason,
+                    rec.deals,
+                    rec.decisions,
+                    self.rel_path(log_path),
+                    log_sha256,
+                    run_id,
+                    _iso(started),
+                    _iso(finished),
+                    round(finished - started, 3),
+                ),
+            )
             self.conn.executemany(
                 "INSERT INTO game_seats (game_key, seat, bot, score, placement, forfeited, think_ms, cpu_ms, asked)"
                 " VALUES (?,?,?,?,?,?,?,?,?)",
-                [(game.key, s, names[s], rec.scores[s], rec.placements[s], int(s in rec.forfeited),
-                  round(think[s], 3), cpu[s], asked[s])
-                 for s in range(len(names))])
+                [
+                    (
+                        game.key,
+                        s,
+                        names[s],
+                        rec.scores[s],
+                        rec.placements[s],
+                        int(s in rec.forfeited),
+                        round(think[s], 3),
+                        cpu[s],
+                        asked[s],
+                    )
+                    for s in range(len(names))
+                ],
+            )
             self.conn.executemany(
                 "INSERT INTO failures (game_key, seat, bot, reason, message) VALUES (?,?,?,?,?)",
-                [(game.key, f.seat, names[f.seat], f.reason, f.message) for f in rec.failures])
+                [(game.key, f.seat, names[f.seat], f.reason, f.message) for f in rec.failures],
+            )
 
     @_translated
     def games(self) -> list[GameRow]:
@@ -325,25 +400,56 @@ class Store:
         check_types(self.path, self.conn)
         seats: dict[str, list[tuple[int, str, int, int, int]]] = {}
         for key, seat, bot, score, place, forf in self.conn.execute(
-                "SELECT game_key, seat, bot, score, placement, forfeited FROM game_seats ORDER BY game_key, seat"):
+            "SELECT game_key, seat, bot, score, placement, forfeited FROM game_seats ORDER BY game_key, seat"
+        ):
             seats.setdefault(key, []).append((seat, bot, score, place, forf))
         fails: dict[str, list[FailureRow]] = {}
         for key, seat, bot, reason, message in self.conn.execute(
-                "SELECT game_key, seat, bot, reason, message FROM failures ORDER BY id"):
+            "SELECT game_key, seat, bot, reason, message FROM failures ORDER BY id"
+        ):
             fails.setdefault(key, []).append(FailureRow(seat, bot, reason, message))
         rows = []
-        for (key, game_id, table_key, deal_set, rotation, seed, winner_seat, reason, deals, decisions, log_path,
-             duration, log_sha256) in self.conn.execute(
-                "SELECT key, game_id, table_key, deal_set, rotation, seed, winner_seat, reason, deals, decisions,"
-                " log_path, duration_s, log_sha256 FROM games ORDER BY game_id"):
+        for (
+            key,
+            game_id,
+            table_key,
+            deal_set,
+            rotation,
+            seed,
+            winner_seat,
+            reason,
+            deals,
+            decisions,
+            log_path,
+            duration,
+            log_sha256,
+        ) in self.conn.execute(
+            "SELECT key, game_id, table_key, deal_set, rotation, seed, winner_seat, reason, deals, decisions,"
+            " log_path, duration_s, log_sha256 FROM games ORDER BY game_id"
+        ):
             s = seats.get(key, [])
-            rows.append(GameRow(
-                key=key, game_id=game_id, table=tuple(table_key.split("+")), deal_set=deal_set, rotation=rotation,
-                seed=seed, seats=tuple(x[1] for x in s), scores=tuple(x[2] for x in s),
-                placements=tuple(x[3] for x in s), forfeited=tuple(x[0] for x in s if x[4]),
-                winner_seat=winner_seat, reason=reason, deals=deals, decisions=decisions,
-                failures=tuple(fails.get(key, [])), log_path=log_path, duration_s=duration, log_sha256=log_sha256,
-            ))
+            rows.append(
+                GameRow(
+                    key=key,
+                    game_id=game_id,
+                    table=tuple(table_key.split("+")),
+                    deal_set=deal_set,
+                    rotation=rotation,
+                    seed=seed,
+                    seats=tuple(x[1] for x in s),
+                    scores=tuple(x[2] for x in s),
+                    placements=tuple(x[3] for x in s),
+                    forfeited=tuple(x[0] for x in s if x[4]),
+                    winner_seat=winner_seat,
+                    reason=reason,
+                    deals=deals,
+                    decisions=decisions,
+                    failures=tuple(fails.get(key, [])),
+                    log_path=log_path,
+                    duration_s=duration,
+                    log_sha256=log_sha256,
+                )
+            )
         return rows
 
     # ------------------------------------------------------------ seed commitment
@@ -352,7 +458,8 @@ class Store:
     def commitment(self) -> Commitment | None:
         row = self.conn.execute(
             "SELECT scheme, commitment, source, seed, salt, committed_at, revealed_at, results_digest"
-            " FROM seed_commitment WHERE id = 1").fetchone()
+            " FROM seed_commitment WHERE id = 1"
+        ).fetchone()
         return None if row is None else Commitment(*row)
 
     @_translated
@@ -362,7 +469,9 @@ class Store:
         with self._transaction():
             self.conn.execute(
                 "INSERT OR REPLACE INTO seed_commitment (id, scheme, commitment, source, seed, salt, committed_at)"
-                " VALUES (1,?,?,?,?,?,?)", (COMMITMENT_SCHEME, commitment_of(seed, salt), source, seed, salt, _now()))
+                " VALUES (1,?,?,?,?,?,?)",
+                (COMMITMENT_SCHEME, commitment_of(seed, salt), source, seed, salt, _now()),
+            )
         c = self.commitment()
         assert c is not None
         return c
@@ -371,8 +480,9 @@ class Store:
     def reveal(self, digest: str) -> Commitment:
         """The tournament completed: seed and salt may be shown, with the digest of every result."""
         with self._transaction():
-            self.conn.execute("UPDATE seed_commitment SET revealed_at = ?, results_digest = ? WHERE id = 1",
-                              (_now(), digest))
+            self.conn.execute(
+                "UPDATE seed_commitment SET revealed_at = ?, results_digest = ? WHERE id = 1", (_now(), digest)
+            )
         c = self.commitment()
         assert c is not None
         return c

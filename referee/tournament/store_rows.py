@@ -54,10 +54,19 @@ class GameRow:
 
     def result(self) -> dict[str, Any]:
         """What the game produced (no timings): equal for equal games."""
-        return {"key": self.key, "game_id": self.game_id, "seats": list(self.seats), "scores": list(self.scores),
-                "placements": list(self.placements), "winner_seat": self.winner_seat, "reason": self.reason,
-                "deals": self.deals, "decisions": self.decisions, "forfeited": list(self.forfeited),
-                "failures": [(f.seat, f.reason) for f in self.failures]}
+        return {
+            "key": self.key,
+            "game_id": self.game_id,
+            "seats": list(self.seats),
+            "scores": list(self.scores),
+            "placements": list(self.placements),
+            "winner_seat": self.winner_seat,
+            "reason": self.reason,
+            "deals": self.deals,
+            "decisions": self.decisions,
+            "forfeited": list(self.forfeited),
+            "failures": [(f.seat, f.reason) for f in self.failures],
+        }
 
 
 @dataclass(frozen=True)
@@ -92,11 +101,15 @@ class Commitment:
 
     def public(self) -> dict[str, Any]:
         """What may be shown: the commitment always, seed and salt once revealed."""
-        out: dict[str, Any] = {"scheme": self.scheme, "commitment": self.commitment, "source": self.source,
-                               "committed_at": self.committed_at, "revealed": self.revealed}
+        out: dict[str, Any] = {
+            "scheme": self.scheme,
+            "commitment": self.commitment,
+            "source": self.source,
+            "committed_at": self.committed_at,
+            "revealed": self.revealed,
+        }
         if self.revealed:
-            out.update(seed=self.seed, salt=self.salt, revealed_at=self.revealed_at,
-                       results_digest=self.results_digest)
+            out.update(seed=self.seed, salt=self.salt, revealed_at=self.revealed_at, results_digest=self.results_digest)
         return out
 
 

@@ -61,7 +61,7 @@ class SeatApp:
         if not path.startswith(self.prefix):
             await respond(send, 404, b"not found", "text/plain")
             return
-        route = path[len(self.prefix):]
+        route = path[len(self.prefix) :]
         if method == "GET" and route in ("", "play.html"):
             await self._static(send, "play.html")
         elif method == "GET" and route.startswith("assets/") and route[7:] in STATIC:
@@ -112,8 +112,9 @@ class SeatApp:
             if player.version != seen:
                 seen = player.version
                 data = msgspec.json.encode(player.snapshot())
-                await send({"type": "http.response.body", "body": b"event: state\ndata: " + data + b"\n\n",
-                            "more_body": True})
+                await send(
+                    {"type": "http.response.body", "body": b"event: state\ndata: " + data + b"\n\n", "more_body": True}
+                )
                 continue
             with trio.move_on_after(KEEPALIVE_S):
                 await changed.wait()

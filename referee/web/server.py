@@ -22,7 +22,10 @@ from hypercorn.trio import serve
 
 from referee.errors import ConfigError
 
-ASGIApp = Callable[[dict[str, Any], Callable[[], Awaitable[dict[str, Any]]], Callable[[dict[str, Any]], Awaitable[None]]], Awaitable[None]]
+ASGIApp = Callable[
+    [dict[str, Any], Callable[[], Awaitable[dict[str, Any]]], Callable[[dict[str, Any]], Awaitable[None]]],
+    Awaitable[None],
+]
 
 
 @dataclass
@@ -62,10 +65,18 @@ async def start_server(
     token = new_token()
     stop = trio.Event()
     try:
-        binds: list[str] = await nursery.start(partial(serve, make_app(token), _config(host, port),  # type: ignore[arg-type]
-                                                       shutdown_trigger=stop.wait))
+        binds: list[str] = await nursery.start(
+            partial(
+                serve,
+                make_app(token),
+                _config(host, port),  # type: ignore[arg-type]
+                shutdown_trigger=stop.wait,
+            )
+        )
     except OSError as exc:
-        raise ConfigError(f"cannot serve on {host}:{port}: {exc.strerror or exc}; choose another --host or --port") from exc
+        raise ConfigError(
+            f"cannot serve on {host}:{port}: {exc.strerror or exc}; choose another --host or --port"
+        ) from exc
     base = next((b for b in binds if b.startswith("http://")), binds[0])
     served = Served(url=f"{base}/{token}/", token=token, stop=stop)
     if on_url is not None:
@@ -79,8 +90,11 @@ async def start_server(
 
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
-HEADERS = [(b"cache-control", b"no-store"), (b"x-content-type-options", b"nosniff"),
-           (b"referrer-policy", b"no-referrer")]
+HEADERS = [
+    (b"cache-control", b"no-store"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+]
 """Sent with every answer: pages hold a game's state, never to be cached or sniffed."""
 
 
@@ -88,8 +102,14 @@ CACHED_HEADERS = [(b"cache-control", b"private, max-age=3600"), *HEADERS[1:]]
 """For files that hold no state (a page's script and style): a browser keeps them."""
 
 
-async def respond(send: Send, status: int, body: bytes, content_type: str = "application/json",
-                  gzipped: bool = False, cached: bool = False) -> None:
+async def respond(
+    send: Send,
+    status: int,
+    body: bytes,
+    content_type: str = "application/json",
+    gzipped: bool = False,
+    cached: bool = False,
+) -> None:
     headers = [(b"content-type", content_type.encode() + b"; charset=utf-8"), *(CACHED_HEADERS if cached else HEADERS)]
     if gzipped:
         headers.append((b"content-encoding", b"gzip"))
@@ -103,6 +123,7 @@ async def event_stream(receive: Receive, send: Send, body: Callable[[Send], Awai
     headers = [(b"content-type", b"text/event-stream; charset=utf-8"), *HEADERS]
     await send({"type": "http.response.start", "status": 200, "headers": headers})
     async with trio.open_nursery() as nursery:
+
         async def watch_disconnect() -> None:
             while (await receive())["type"] != "http.disconnect":
                 pass

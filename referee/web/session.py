@@ -64,11 +64,21 @@ class WebPlayer:
     def snapshot(self) -> dict[str, Any]:
         """Everything the page shows, as plain JSON."""
         return {
-            "version": self.version, "title": self.title, "game": self.game, "game_id": self.game_id,
-            "seat": self.seat, "names": self.names, "view": self.view,
+            "version": self.version,
+            "title": self.title,
+            "game": self.game,
+            "game_id": self.game_id,
+            "seat": self.seat,
+            "names": self.names,
+            "view": self.view,
             "request_id": self.request.id if self.request is not None else None,
-            "legal": self.legal, "clock": self.clock, "events": self.events[-MAX_EVENTS:],
-            "over": self.over, "notice": self.notice, "ask_again": self.asking_again, "finished": self.finished,
+            "legal": self.legal,
+            "clock": self.clock,
+            "events": self.events[-MAX_EVENTS:],
+            "over": self.over,
+            "notice": self.notice,
+            "ask_again": self.asking_again,
+            "finished": self.finished,
         }
 
     def _publish(self) -> None:
@@ -96,21 +106,36 @@ class WebPlayer:
             self._story(message.events)
             self.request, self.legal = None, []
             winner = message.winner
-            text = ("nobody won" if winner is None else "you won!" if winner == self.seat
-                    else f"{self.names[winner]} won")
-            self.over = {"winner": winner, "scores": list(message.scores), "placements": list(message.placements),
-                         "reason": message.reason, "text": text}
+            text = (
+                "nobody won" if winner is None else "you won!" if winner == self.seat else f"{self.names[winner]} won"
+            )
+            self.over = {
+                "winner": winner,
+                "scores": list(message.scores),
+                "placements": list(message.placements),
+                "reason": message.reason,
+                "text": text,
+            }
             if self.view is not None:
-                self.view = {**self.view, "scores": list(message.scores), "phase": "game_over", "hand": [],
-                             "trick": [], "trick_number": 0, "exchange_round": 0}
+                self.view = {
+                    **self.view,
+                    "scores": list(message.scores),
+                    "phase": "game_over",
+                    "hand": [],
+                    "trick": [],
+                    "trick_number": 0,
+                    "exchange_round": 0,
+                }
         self._publish()
 
     async def decide(self, request: Request, judge: Judge) -> Any:
         self._story(request.events)
         self.request, self._judge, self.notice = request, judge, ""
         self.view = msgspec.to_builtins(request.view)
-        self.legal = [{"n": i, "action": msgspec.to_builtins(a), "text": action_text(self.game_def, a)}
-                      for i, a in enumerate(request.legal, start=1)]
+        self.legal = [
+            {"n": i, "action": msgspec.to_builtins(a), "text": action_text(self.game_def, a)}
+            for i, a in enumerate(request.legal, start=1)
+        ]
         c = request.clock
         self.clock = None if c.decision_ms >= NO_LIMIT_MS else {"decision_ms": c.decision_ms, "bank_ms": c.bank_ms}
         send, receive = trio.open_memory_channel[Any](1)

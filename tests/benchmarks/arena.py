@@ -138,11 +138,15 @@ def _calibration(log: list[list[float]]) -> list[dict]:
     for low, high in zip(edges, edges[1:]):
         inside = [(g, t, c) for g, t, c in log if low <= g < high]
         if inside:
-            rows.append({"estimate": [None if math.isinf(low) else low, None if math.isinf(high) else high],
-                         "n": len(inside),
-                         "mean_estimate": round(statistics.mean(g for g, _, _ in inside), 2),
-                         "mean_true": round(statistics.mean(t for _, t, _ in inside), 2),
-                         "called": round(statistics.mean(c for _, _, c in inside), 2)})
+            rows.append(
+                {
+                    "estimate": [None if math.isinf(low) else low, None if math.isinf(high) else high],
+                    "n": len(inside),
+                    "mean_estimate": round(statistics.mean(g for g, _, _ in inside), 2),
+                    "mean_true": round(statistics.mean(t for _, t, _ in inside), 2),
+                    "called": round(statistics.mean(c for _, _, c in inside), 2),
+                }
+            )
     return rows
 
 
@@ -167,7 +171,7 @@ def play(job: tuple[int, int]) -> dict:
     while not state.is_terminal():
         seat = state.current_player()
         events = state.events
-        for audience, event in events[cursor[seat]:]:
+        for audience, event in events[cursor[seat] :]:
             if audience in (PUBLIC, seat):
                 bots[seat].event(event)
         cursor[seat] = len(events)
@@ -226,8 +230,9 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=None)
     parser.add_argument("--save", default=None, help="write the per-set wins here")
     parser.add_argument("--against", default=None, help="a saved run on the same seeds: paired difference")
-    parser.add_argument("--calibrate", action="store_true",
-                        help="two-seat Chicago: the call's estimates against the true hand")
+    parser.add_argument(
+        "--calibrate", action="store_true", help="two-seat Chicago: the call's estimates against the true hand"
+    )
     ARGS = parser.parse_args()
     if ARGS.seats is None:
         ARGS.seats = 3 if ARGS.game == "ghost-euchre" else 2
@@ -239,28 +244,43 @@ def main() -> None:
     started = time.time()
     with Pool(ARGS.procs) as pool:
         games = pool.map(play, jobs, chunksize=1)
-    sets = [sum(g["win"] for g in games[i:i + n]) / n for i in range(0, len(games), n)]
+    sets = [sum(g["win"] for g in games[i : i + n]) / n for i in range(0, len(games), n)]
     mean = statistics.mean(sets)
     se = statistics.stdev(sets) / math.sqrt(len(sets)) if len(sets) > 1 else 0.0
     deals = sum(g["deals"] for g in games)
     keys = sorted({k for g in games for k in g if isinstance(g[k], list) and k != "call_log"})
-    out = {"bot": ARGS.bot, "game": ARGS.game, "seats": n, "games": len(games), "win_rate": round(mean, 3), "se": round(se, 3),
-           "elo": round(elo(mean)), "elo95": [round(elo(mean - 1.96 * se)), round(elo(mean + 1.96 * se))],
-           "points_per_deal": round(sum(g["diff"] for g in games) / deals, 3), "deals": deals,
-           **{k: [sum(g.get(k, [0, 0])[0] for g in games), sum(g.get(k, [0, 0])[1] for g in games)] for k in keys},
-           "secs": round(time.time() - started)}
+    out = {
+        "bot": ARGS.bot,
+        "game": ARGS.game,
+        "seats": n,
+        "games": len(games),
+        "win_rate": round(mean, 3),
+        "se": round(se, 3),
+        "elo": round(elo(mean)),
+        "elo95": [round(elo(mean - 1.96 * se)), round(elo(mean + 1.96 * se))],
+        "points_per_deal": round(sum(g["diff"] for g in games) / deals, 3),
+        "deals": deals,
+        **{k: [sum(g.get(k, [0, 0])[0] for g in games), sum(g.get(k, [0, 0])[1] for g in games)] for k in keys},
+        "secs": round(time.time() - started),
+    }
     if ARGS.calibrate:
         from referee.bots.search_tricks import CALL_MARGIN_POINTS
 
         log = [entry for g in games for entry in g["call_log"]]
-        out["calibration"] = {"decisions": len(log), "margin": CALL_MARGIN_POINTS,
-                              "by_estimated_gain": _calibration(log)}
+        out["calibration"] = {
+            "decisions": len(log),
+            "margin": CALL_MARGIN_POINTS,
+            "by_estimated_gain": _calibration(log),
+        }
     if ARGS.against:
         base = json.loads(Path(ARGS.against).read_text())["sets"]
         deltas = [a - b for a, b in zip(sets, base)]
         d_se = statistics.stdev(deltas) / math.sqrt(len(deltas))
-        out["vs_saved"] = {"win_rate_diff": round(statistics.mean(deltas), 3), "se": round(d_se, 3),
-                           "elo_diff": round(elo(mean) - elo(mean - statistics.mean(deltas)))}
+        out["vs_saved"] = {
+            "win_rate_diff": round(statistics.mean(deltas), 3),
+            "se": round(d_se, 3),
+            "elo_diff": round(elo(mean) - elo(mean - statistics.mean(deltas))),
+        }
     print(json.dumps(out))
     if ARGS.save:
         Path(ARGS.save).write_text(json.dumps({**out, "sets": sets}))

@@ -55,8 +55,10 @@ def reading_costs() -> None:
         if "cpuacct" in host.usable:
             group = BotCgroup(host, f"{os.getpid()}-bench", 256 << 20, 8, freeze="freezer" in host.usable)
             try:
-                print(f"CPU read, cgroup ({'v2 cpu.stat' if host.v2_parent else 'v1 cpuacct.usage'}): "
-                      f"{per_call_us(group.cpu_seconds):6.1f} us")
+                print(
+                    f"CPU read, cgroup ({'v2 cpu.stat' if host.v2_parent else 'v1 cpuacct.usage'}): "
+                    f"{per_call_us(group.cpu_seconds):6.1f} us"
+                )
                 if group.can_freeze:
                     sleeper = subprocess.Popen(["sleep", "60"], preexec_fn=group.join_self)
                     group.admit(sleeper.pid)  # its v2 groups (v1: it joined them itself)
@@ -65,9 +67,12 @@ def reading_costs() -> None:
                     def cycle() -> None:
                         group.freeze()
                         group.thaw()
+
                     try:
-                        print(f"freeze + thaw of a group with one process ({'v2' if host.freezer_v2 else 'v1'}): "
-                              f"{per_call_us(cycle, 2000):6.1f} us")
+                        print(
+                            f"freeze + thaw of a group with one process ({'v2' if host.freezer_v2 else 'v1'}): "
+                            f"{per_call_us(cycle, 2000):6.1f} us"
+                        )
                     finally:
                         sleeper.kill()
                         sleeper.wait()
@@ -80,9 +85,15 @@ def reading_costs() -> None:
 
 async def match_rate(freeze: bool, games: int) -> float:
     bots = [resolve_command(str(FIRST), name="a"), resolve_command(str(FIRST), name="b")]
-    config = MatchConfig(game=GAME, rules=RULES, bots=bots, games=games, seed=7,
-                         time_control=TimeControl(decision_ms=5000, startup_ms=20000),
-                         sandbox=dataclasses.replace(SandboxLimits(), freeze_idle=freeze))
+    config = MatchConfig(
+        game=GAME,
+        rules=RULES,
+        bots=bots,
+        games=games,
+        seed=7,
+        time_control=TimeControl(decision_ms=5000, startup_ms=20000),
+        sandbox=dataclasses.replace(SandboxLimits(), freeze_idle=freeze),
+    )
     t0 = time.perf_counter()
     result = await run_match(config)
     elapsed = time.perf_counter() - t0
@@ -93,7 +104,7 @@ async def main(rounds: int) -> None:
     reading_costs()
     rates: dict[bool, list[float]] = {False: [], True: []}
     for r in range(rounds + 1):  # round 0 warms up
-        for freeze in ((False, True) if r % 2 else (True, False)):
+        for freeze in (False, True) if r % 2 else (True, False):
             rate = await match_rate(freeze, 4)
             if r:
                 rates[freeze].append(rate)

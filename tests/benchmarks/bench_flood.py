@@ -40,8 +40,14 @@ def spec(path: Path, *args: str, name: str) -> BotSpec:
 
 
 def config(bots: list[BotSpec], games: int) -> MatchConfig:
-    return MatchConfig(game=GAME, rules=RULES, bots=bots, games=games, seed=9,
-                       time_control=TimeControl(decision_ms=2000, startup_ms=10000))
+    return MatchConfig(
+        game=GAME,
+        rules=RULES,
+        bots=bots,
+        games=games,
+        seed=9,
+        time_control=TimeControl(decision_ms=2000, startup_ms=10000),
+    )
 
 
 async def timed(cfg: MatchConfig) -> tuple[MatchResult, float, float]:
@@ -54,8 +60,10 @@ def report(label: str, result: MatchResult, wall: float, cpu: float | None) -> N
     decisions = sum(r.decisions for r in result.records)
     fails = sorted({f.reason for r in result.records for f in r.failures})
     per = "   (shared)" if cpu is None else f"{cpu / max(1, decisions) * 1e6:6.1f} us"
-    print(f"{label:<44}: {decisions / wall:8.0f} decisions/s, referee CPU {per} per decision, "
-          f"wall {wall:5.2f} s, failures {fails or '-'}")
+    print(
+        f"{label:<44}: {decisions / wall:8.0f} decisions/s, referee CPU {per} per decision, "
+        f"wall {wall:5.2f} s, failures {fails or '-'}"
+    )
 
 
 async def main(games: int) -> None:
@@ -75,8 +83,10 @@ async def main(games: int) -> None:
     result, wall, _ = beside["clean"]
     report("clean match, beside a stale-id flood match", result, wall, None)
     fr, fwall, _ = beside["flood"]
-    print(f"{'the flood match':<44}: {len(fr.records)} games in {fwall:5.2f} s, failures "
-          f"{sorted({f.reason for r in fr.records for f in r.failures})}")
+    print(
+        f"{'the flood match':<44}: {len(fr.records)} games in {fwall:5.2f} s, failures "
+        f"{sorted({f.reason for r in fr.records for f in r.failures})}"
+    )
 
 
 if __name__ == "__main__":

@@ -53,9 +53,17 @@ VIEWERS = 20
 
 def write_config(folder: Path, games: int) -> Path:
     per_set = comb(N_BOTS, 2) * 2
-    lines = ['name = "bench-live"', "seed = 1", "table_size = 2", f"deal_sets = {max(1, -(-games // per_set))}",
-             "concurrency = 2", 'time_control = "decision=1s,startup=10s"', "sandbox = false",
-             "[rules]", "options = { target_score = 30 }"]
+    lines = [
+        'name = "bench-live"',
+        "seed = 1",
+        "table_size = 2",
+        f"deal_sets = {max(1, -(-games // per_set))}",
+        "concurrency = 2",
+        'time_control = "decision=1s,startup=10s"',
+        "sandbox = false",
+        "[rules]",
+        "options = { target_score = 30 }",
+    ]
     for i in range(N_BOTS):
         lines += ["[[bots]]", f'name = "trivial{i}"', f'command = "{BOT}"']
     path = folder / "bench.toml"
@@ -64,8 +72,13 @@ def write_config(folder: Path, games: int) -> Path:
 
 
 def cli(*args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "referee.cli", *args], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "referee.cli", *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def cpu_seconds(pid: int) -> float:
@@ -173,10 +186,17 @@ def one_run(folder: Path, games: int, served: bool) -> dict[str, float]:
         alive = sum(v.is_alive() for v in viewers)
         if alive != len(viewers):
             raise SystemExit(f"only {alive} of {len(viewers)} viewers lasted the run")
-        return {"games": games, "seconds": seconds, "games_per_s": games / seconds, "serve_cpu_s": cpu,
-                "viewers_cpu_s": viewers_cpu, "tournament_cpu_s": kids.ru_utime + kids.ru_stime
-                - kids0.ru_utime - kids0.ru_stime, "load": load, "tables": sum(v.games for v in viewers),
-                "kib": sum(v.bytes for v in viewers) / 1024}
+        return {
+            "games": games,
+            "seconds": seconds,
+            "games_per_s": games / seconds,
+            "serve_cpu_s": cpu,
+            "viewers_cpu_s": viewers_cpu,
+            "tournament_cpu_s": kids.ru_utime + kids.ru_stime - kids0.ru_utime - kids0.ru_stime,
+            "load": load,
+            "tables": sum(v.games for v in viewers),
+            "kib": sum(v.bytes for v in viewers) / 1024,
+        }
     finally:
         stop.set()
         if serve is not None:
@@ -193,25 +213,38 @@ def main() -> None:
         watched: list[float] = []
         shares: list[float] = []  # serve's and the viewers' CPU over the tournament's, in served runs
         for r in range(rounds):
-            for served in ((False, True) if r % 2 == 0 else (True, False)):  # ABBA: drift falls on both
+            for served in (False, True) if r % 2 == 0 else (True, False):  # ABBA: drift falls on both
                 res = one_run(folder / f"r{r}-{'served' if served else 'alone'}", games, served)
                 (watched if served else alone).append(res["games_per_s"])
                 if served:
                     shares.append((res["serve_cpu_s"] + res["viewers_cpu_s"]) / res["tournament_cpu_s"])
-                extra = (f"; CPU serve {res['serve_cpu_s']:.2f} s, viewers {res['viewers_cpu_s']:.2f} s; "
-                         f"{res['tables']:.0f} games followed to the end, "
-                         f"{res['kib']:.0f} KiB to viewers") if served else ""
-                print(f"round {r + 1} {'with serve + 20 viewers' if served else 'alone':>24}: "
-                      f"{res['games']:.0f} games in {res['seconds']:.2f} s = {res['games_per_s']:.2f} games/s "
-                      f"(load {res['load']:.2f} before; CPU tournament with bots {res['tournament_cpu_s']:.2f} s"
-                      f"{extra})", flush=True)
+                extra = (
+                    (
+                        f"; CPU serve {res['serve_cpu_s']:.2f} s, viewers {res['viewers_cpu_s']:.2f} s; "
+                        f"{res['tables']:.0f} games followed to the end, "
+                        f"{res['kib']:.0f} KiB to viewers"
+                    )
+                    if served
+                    else ""
+                )
+                print(
+                    f"round {r + 1} {'with serve + 20 viewers' if served else 'alone':>24}: "
+                    f"{res['games']:.0f} games in {res['seconds']:.2f} s = {res['games_per_s']:.2f} games/s "
+                    f"(load {res['load']:.2f} before; CPU tournament with bots {res['tournament_cpu_s']:.2f} s"
+                    f"{extra})",
+                    flush=True,
+                )
         a, w = statistics.median(alone), statistics.median(watched)
-        print(f"median games/s: alone {a:.2f}, with serve + {VIEWERS} viewers {w:.2f}; "
-              f"cost {100 * (1 - w / a):+.1f} % of throughput (cpu cores: {os.cpu_count()})")
+        print(
+            f"median games/s: alone {a:.2f}, with serve + {VIEWERS} viewers {w:.2f}; "
+            f"cost {100 * (1 - w / a):+.1f} % of throughput (cpu cores: {os.cpu_count()})"
+        )
         share = statistics.median(shares)
-        print(f"serve and the viewers used {100 * share:.1f} % of the CPU time the tournament (with its bots) "
-              f"used (median): on a machine the tournament keeps busy, about {100 * share / (1 + share):.1f} % "
-              f"of its throughput")
+        print(
+            f"serve and the viewers used {100 * share:.1f} % of the CPU time the tournament (with its bots) "
+            f"used (median): on a machine the tournament keeps busy, about {100 * share / (1 + share):.1f} % "
+            f"of its throughput"
+        )
 
 
 if __name__ == "__main__":

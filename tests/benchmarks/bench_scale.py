@@ -64,9 +64,16 @@ BOT = ROOT / "sample_bots" / "python" / "first_legal_bot.py"
 
 def write_config(folder: Path, games: int, n_bots: int, target: int = 30) -> Path:
     per_set = comb(n_bots, 2) * 2
-    lines = ['name = "bench"', "seed = 1", "table_size = 2", f"deal_sets = {max(1, -(-games // per_set))}",
-             'time_control = "decision=1s,startup=10s"', "sandbox = false",
-             "[rules]", f"options = {{ target_score = {target} }}"]
+    lines = [
+        'name = "bench"',
+        "seed = 1",
+        "table_size = 2",
+        f"deal_sets = {max(1, -(-games // per_set))}",
+        'time_control = "decision=1s,startup=10s"',
+        "sandbox = false",
+        "[rules]",
+        f"options = {{ target_score = {target} }}",
+    ]
     for i in range(n_bots):
         lines += ["[[bots]]", f'name = "trivial{i}"', f'command = "{BOT}"']
     path = folder / f"bench-{games}-{n_bots}.toml"
@@ -87,8 +94,9 @@ def _rss_mb() -> float:
     return 0.0
 
 
-def run_once(config: Path, folder: Path, label: str, concurrency: int, placement: Placement,
-             sample_rss_at: int = 0) -> dict[str, Any]:
+def run_once(
+    config: Path, folder: Path, label: str, concurrency: int, placement: Placement, sample_rss_at: int = 0
+) -> dict[str, Any]:
     t = load_config(config)
     schedule = schedule_for(t)
     db = folder / f"{label}.db"
@@ -96,16 +104,19 @@ def run_once(config: Path, folder: Path, label: str, concurrency: int, placement
     rss: list[float] = []
     try:
         prepare_store(t, store, schedule)
-        runner = TournamentRunner(t, store, schedule, log_dir=folder / f"{label}-logs", concurrency=concurrency,
-                                  placement=placement)
+        runner = TournamentRunner(
+            t, store, schedule, log_dir=folder / f"{label}-logs", concurrency=concurrency, placement=placement
+        )
 
         async def main() -> Any:
             async with trio.open_nursery() as nursery:
+
                 async def sample() -> None:
                     while True:
                         if sample_rss_at and runner.running >= sample_rss_at:
                             rss.append(_rss_mb())
                         await trio.sleep(0.5)
+
                 nursery.start_soon(sample)
                 outcome = await runner.run()
                 nursery.cancel_scope.cancel()
@@ -127,11 +138,21 @@ def run_once(config: Path, folder: Path, label: str, concurrency: int, placement
     else:  # in process: the referee is this process; a cluster's workers are not children here
         workers, bots = (0.0, kids) if placement.cluster is None else (float("nan"), float("nan"))
     n = max(1, outcome.recorded)
-    return {"label": label, "games": outcome.recorded, "seconds": dt, "games_per_s": outcome.recorded / dt,
-            "referee_cpu": me, "children_cpu": kids, "cpu_per_game": (me + kids) / n,
-            "coordinator_ms": me / n * 1000, "workers_ms": workers / n * 1000, "bots_ms": bots / n * 1000,
-            "timeouts": failures.get("timeout", 0), "rss_while_full": max(rss, default=0.0),
-            "failures": ", ".join(f"{k} {v}" for k, v in sorted(failures.items())) or "none"}
+    return {
+        "label": label,
+        "games": outcome.recorded,
+        "seconds": dt,
+        "games_per_s": outcome.recorded / dt,
+        "referee_cpu": me,
+        "children_cpu": kids,
+        "cpu_per_game": (me + kids) / n,
+        "coordinator_ms": me / n * 1000,
+        "workers_ms": workers / n * 1000,
+        "bots_ms": bots / n * 1000,
+        "timeouts": failures.get("timeout", 0),
+        "rss_while_full": max(rss, default=0.0),
+        "failures": ", ".join(f"{k} {v}" for k, v in sorted(failures.items())) or "none",
+    }
 
 
 def pool_start_cost(workers: int) -> tuple[float, float]:
@@ -156,8 +177,14 @@ def local_dask_cluster(workers: int, threads: int) -> Any:
     import distributed
 
     dask.config.set({"distributed.worker.profile.enabled": False})
-    return distributed.LocalCluster(n_workers=workers, threads_per_worker=threads, processes=True,
-                                    dashboard_address=None, silence_logs=logging.ERROR, host="127.0.0.1")
+    return distributed.LocalCluster(
+        n_workers=workers,
+        threads_per_worker=threads,
+        processes=True,
+        dashboard_address=None,
+        silence_logs=logging.ERROR,
+        host="127.0.0.1",
+    )
 
 
 def dask_run(config: Path, folder: Path, label: str, concurrency: int, workers: int, threads: int) -> dict[str, Any]:
@@ -205,9 +232,11 @@ ONCE_RUNS: list[tuple[str, bool, Any]] = [  # label, concurrency C (else 1), whe
 
 def _row(label: str, r: dict[str, Any], limit: float | None) -> str:
     share = f"{r['games_per_s'] / limit:>8.2f}" if limit else f"{'':>8}"
-    return (f"{label:<30} {r['games']:>5} {r['seconds']:>7.1f} {r['games_per_s']:>7.2f} "
-            f"{_ms(r['cpu_per_game'], 8)} {share}   {_ms(r['coordinator_ms'] / 1000, 11)} "
-            f"{_ms(r['workers_ms'] / 1000, 7)} {_ms(r['bots_ms'] / 1000, 6)}  {r['failures']}")
+    return (
+        f"{label:<30} {r['games']:>5} {r['seconds']:>7.1f} {r['games_per_s']:>7.2f} "
+        f"{_ms(r['cpu_per_game'], 8)} {share}   {_ms(r['coordinator_ms'] / 1000, 11)} "
+        f"{_ms(r['workers_ms'] / 1000, 7)} {_ms(r['bots_ms'] / 1000, 6)}  {r['failures']}"
+    )
 
 
 def throughput(games: int, concurrency: int, rounds: int = ROUNDS) -> None:
@@ -216,17 +245,21 @@ def throughput(games: int, concurrency: int, rounds: int = ROUNDS) -> None:
     and goes falls on every kind of run alike; the limit and each kind's
     share of it are the medians over the rounds."""
     cores = os.cpu_count() or 1
-    print(f"tournament throughput: 4 trivial bots, 2 seats, ~{games} games, decision=1s, {cores} cores, "
-          f"concurrency {concurrency}, {rounds} interleaved rounds; {_load()} before")
-    print(f"{'run':<30} {'games':>5} {'seconds':>7} {'games/s':>7} {'CPU/game':>8} {'of round':>8}   "
-          f"{'coordinator':>11} {'workers':>7} {'bots':>6}  failures")
+    print(
+        f"tournament throughput: 4 trivial bots, 2 seats, ~{games} games, decision=1s, {cores} cores, "
+        f"concurrency {concurrency}, {rounds} interleaved rounds; {_load()} before"
+    )
+    print(
+        f"{'run':<30} {'games':>5} {'seconds':>7} {'games/s':>7} {'CPU/game':>8} {'of round':>8}   "
+        f"{'coordinator':>11} {'workers':>7} {'bots':>6}  failures"
+    )
     rounds_of: dict[str, list[dict[str, Any]]] = {label: [] for label, _ in ROUND_RUNS}
     results: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         many, few = write_config(folder, games, 4), write_config(folder, ONE_AT_A_TIME, 4)
         for k in range(rounds):
-            order = ROUND_RUNS[k % len(ROUND_RUNS):] + ROUND_RUNS[:k % len(ROUND_RUNS)]
+            order = ROUND_RUNS[k % len(ROUND_RUNS) :] + ROUND_RUNS[: k % len(ROUND_RUNS)]
             done: dict[str, dict[str, Any]] = {}
             for label, where in order:
                 done[label] = run_once(many, folder, f"{label.replace(' ', '_')}-{k}", concurrency, where)
@@ -250,50 +283,71 @@ def throughput(games: int, concurrency: int, rounds: int = ROUNDS) -> None:
     limit = cores / base_cpu
     start_wall, start_cpu = pool_start_cost(1)
     start2_wall, start2_cpu = pool_start_cost(2)
-    print(f"CPU-bound limit: {cores} cores / {base_cpu * 1000:.0f} ms CPU per game (bots + referee, in process, "
-          f"median of {rounds} rounds) = {limit:.2f} games/s")
-    print(f"a pool starts and stops in {start_wall:.2f} s wall, {start_cpu:.2f} s CPU (1 worker); "
-          f"{start2_wall:.2f} s wall, {start2_cpu:.2f} s CPU (2 workers); once per run")
+    print(
+        f"CPU-bound limit: {cores} cores / {base_cpu * 1000:.0f} ms CPU per game (bots + referee, in process, "
+        f"median of {rounds} rounds) = {limit:.2f} games/s"
+    )
+    print(
+        f"a pool starts and stops in {start_wall:.2f} s wall, {start_cpu:.2f} s CPU (1 worker); "
+        f"{start2_wall:.2f} s wall, {start2_cpu:.2f} s CPU (2 workers); once per run"
+    )
     for label, start in (("in process", 0.0), ("--workers 1", start_wall), ("--workers 2", start2_wall)):
         runs = rounds_of[label]
         shares = sorted(r["games_per_s"] / limit for r in runs)
         rate = med(r["games_per_s"] for r in runs)
-        aside = (f"; {med(r['games'] / (r['seconds'] - start) for r in runs) / limit:.2f} with the pool's "
-                 "start-up aside" if start else "")
-        print(f"{label}: {rate:.2f} games/s = {rate / limit:.2f} of the limit (rounds "
-              f"{', '.join(f'{x:.2f}' for x in shares)}){aside}; CPU per game "
-              f"{med(r['cpu_per_game'] for r in runs) * 1000:.0f} ms")
+        aside = (
+            f"; {med(r['games'] / (r['seconds'] - start) for r in runs) / limit:.2f} with the pool's start-up aside"
+            if start
+            else ""
+        )
+        print(
+            f"{label}: {rate:.2f} games/s = {rate / limit:.2f} of the limit (rounds "
+            f"{', '.join(f'{x:.2f}' for x in shares)}){aside}; CPU per game "
+            f"{med(r['cpu_per_game'] for r in runs) * 1000:.0f} ms"
+        )
     dask = results["Dask LocalCluster, 2 workers"]
-    print(f"Dask LocalCluster, 2 workers: {dask['games_per_s']:.2f} games/s = {dask['games_per_s'] / limit:.2f} "
-          "of the limit (one run)")
+    print(
+        f"Dask LocalCluster, 2 workers: {dask['games_per_s']:.2f} games/s = {dask['games_per_s'] / limit:.2f} "
+        "of the limit (one run)"
+    )
     seq = results["in process, one at a time"]
     n = max(1, seq["games"])
 
     def extra(label: str, wall: float = 0.0, cpu: float = 0.0) -> tuple[float, float]:
         r = results[label]
-        return ((r["seconds"] - seq["seconds"] - wall) / n * 1000,
-                (r["cpu_per_game"] * r["games"] - seq["cpu_per_game"] * n - cpu) / n * 1000)
+        return (
+            (r["seconds"] - seq["seconds"] - wall) / n * 1000,
+            (r["cpu_per_game"] * r["games"] - seq["cpu_per_game"] * n - cpu) / n * 1000,
+        )
 
     pool_wall, pool_cpu = extra("--workers 1, one at a time", start_wall, start_cpu)
     dask_wall, dask_cpu = extra("Dask, 1 worker, one at a time")
-    print(f"overhead per game, one at a time, against in process: --workers 1 {pool_wall:+.1f} ms wall, "
-          f"{pool_cpu:+.1f} ms CPU (start-up aside); the Dask path {dask_wall:+.1f} ms wall, {dask_cpu:+.1f} ms CPU "
-          f"(cluster start-up aside)")
-    print(f"so the Dask path costs {dask_wall - pool_wall:+.1f} ms wall and {dask_cpu - pool_cpu:+.1f} ms CPU per "
-          "game more than the local pool")
+    print(
+        f"overhead per game, one at a time, against in process: --workers 1 {pool_wall:+.1f} ms wall, "
+        f"{pool_cpu:+.1f} ms CPU (start-up aside); the Dask path {dask_wall:+.1f} ms wall, {dask_cpu:+.1f} ms CPU "
+        f"(cluster start-up aside)"
+    )
+    print(
+        f"so the Dask path costs {dask_wall - pool_wall:+.1f} ms wall and {dask_cpu - pool_cpu:+.1f} ms CPU per "
+        "game more than the local pool"
+    )
     print(f"{_load()} after")
 
 
 def load(games: int, concurrency: int) -> None:
-    print(f"load: {games} games of 2 trivial bots, {concurrency} at once ({2 * concurrency} bot processes), "
-          f"decision=1s, one process, {os.cpu_count()} cores; {_load()} before")
+    print(
+        f"load: {games} games of 2 trivial bots, {concurrency} at once ({2 * concurrency} bot processes), "
+        f"decision=1s, one process, {os.cpu_count()} cores; {_load()} before"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         config = write_config(folder, games, 2, target=52)
         r = run_once(config, folder, "load", concurrency, Placement(), sample_rss_at=concurrency)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"{r['games']} games in {r['seconds']:.1f} s ({r['games_per_s']:.2f} games/s), timeouts {r['timeouts']}, "
-          f"failures: {r['failures']}")
+    print(
+        f"{r['games']} games in {r['seconds']:.1f} s ({r['games_per_s']:.2f} games/s), timeouts {r['timeouts']}, "
+        f"failures: {r['failures']}"
+    )
     full = f"{r['rss_while_full']:.0f} MB" if r["rss_while_full"] else "not sampled (never all running at once)"
     print(f"referee RSS: peak {peak:.0f} MB; while {concurrency} games ran: {full}")
     print(f"{_load()} after")
@@ -302,8 +356,11 @@ def load(games: int, concurrency: int) -> None:
 def main() -> None:
     what = sys.argv[1] if len(sys.argv) > 1 else "throughput"
     if what == "throughput":
-        throughput(int(sys.argv[2]) if len(sys.argv) > 2 else 576, int(sys.argv[3]) if len(sys.argv) > 3 else 16,
-                   int(sys.argv[4]) if len(sys.argv) > 4 else ROUNDS)
+        throughput(
+            int(sys.argv[2]) if len(sys.argv) > 2 else 576,
+            int(sys.argv[3]) if len(sys.argv) > 3 else 16,
+            int(sys.argv[4]) if len(sys.argv) > 4 else ROUNDS,
+        )
     elif what == "load":
         load(int(sys.argv[2]) if len(sys.argv) > 2 else 256, int(sys.argv[3]) if len(sys.argv) > 3 else 256)
     else:

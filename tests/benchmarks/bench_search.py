@@ -39,14 +39,12 @@ def main() -> None:
         rng = random.Random(1)
         state = new_game(game, seats, 5)
         seat = state.current_player()
-        knowledge = seat_knowledge(state.view(seat), [(a, e) for a, e in state.events if a in (-1, seat)],
-                                   state.rules)
+        knowledge = seat_knowledge(state.view(seat), [(a, e) for a, e in state.events if a in (-1, seat)], state.rules)
         base = state_from_position(knowledge.sample(rng), state.rules)
         sample = rate(lambda: state_from_position(knowledge.sample(rng), state.rules), seconds)
         clone = rate(base.clone, seconds)
         from_clone = rate(lambda: finish_deal(base.clone(), rng), seconds)
-        from_sample = rate(lambda: finish_deal(state_from_position(knowledge.sample(rng), state.rules), rng),
-                           seconds)
+        from_sample = rate(lambda: finish_deal(state_from_position(knowledge.sample(rng), state.rules), rng), seconds)
         print(f"{game + '/' + str(seats):<16} {sample:13.0f} {clone:9.0f} {from_clone:14.0f} {from_sample:15.0f}")
 
 

@@ -38,11 +38,15 @@ def write_config(folder: Path, games: int, table_size: int) -> Path:
     per_set = comb(N_BOTS, table_size) * table_size
     deal_sets = max(1, -(-games // per_set))
     lines = [
-        'name = "bench"', "seed = 1", f"table_size = {table_size}", f"deal_sets = {deal_sets}",
+        'name = "bench"',
+        "seed = 1",
+        f"table_size = {table_size}",
+        f"deal_sets = {deal_sets}",
         'time_control = "decision=1s,startup=10s"',
         "sandbox = false  # the referee's own speed; bench --sandbox measures the sandbox",
         # short games: the point is the referee and the processes, not the cards
-        "[rules]", "options = { target_score = 30 }",
+        "[rules]",
+        "options = { target_score = 30 }",
     ]
     for i in range(N_BOTS):
         lines += ["[[bots]]", f'name = "trivial{i}"', f'command = "{BOT}"']
@@ -69,10 +73,16 @@ def run_once(config: Path, folder: Path, concurrency: int) -> dict[str, float | 
         store.close()
     failures = Counter(f.reason for r in rows for f in r.failures)
     decisions = sum(r.decisions for r in rows)
-    return {"games": outcome.recorded, "seconds": dt, "games_per_s": outcome.recorded / dt,
-            "decisions_per_s": decisions / dt, "timeouts": failures.get("timeout", 0),
-            "referee_cpu": me, "bots_cpu": kids,
-            "failures": ", ".join(f"{k} {v}" for k, v in sorted(failures.items())) or "none"}
+    return {
+        "games": outcome.recorded,
+        "seconds": dt,
+        "games_per_s": outcome.recorded / dt,
+        "decisions_per_s": decisions / dt,
+        "timeouts": failures.get("timeout", 0),
+        "referee_cpu": me,
+        "bots_cpu": kids,
+        "failures": ", ".join(f"{k} {v}" for k, v in sorted(failures.items())) or "none",
+    }
 
 
 def _cpu(who: int) -> float:
@@ -84,18 +94,25 @@ def main() -> None:
     games = int(sys.argv[1]) if len(sys.argv) > 1 else 96
     table_size = int(sys.argv[2]) if len(sys.argv) > 2 else 2
     levels = [int(x) for x in sys.argv[3].split(",")] if len(sys.argv) > 3 else [1, 2, 8, 32]
-    print(f"tournament throughput: {N_BOTS} trivial bots, {table_size} seats, ~{games} games, "
-          f"decision=1s, {os.cpu_count()} cores")
-    print(f"{'concurrency':>11} {'games':>6} {'seconds':>8} {'games/s':>8} {'decisions/s':>12} "
-          f"{'referee CPU s':>13} {'bots CPU s':>10} {'timeouts':>8}  failures")
+    print(
+        f"tournament throughput: {N_BOTS} trivial bots, {table_size} seats, ~{games} games, "
+        f"decision=1s, {os.cpu_count()} cores"
+    )
+    print(
+        f"{'concurrency':>11} {'games':>6} {'seconds':>8} {'games/s':>8} {'decisions/s':>12} "
+        f"{'referee CPU s':>13} {'bots CPU s':>10} {'timeouts':>8}  failures"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         config = write_config(folder, games, table_size)
         for c in levels:
             r = run_once(config, folder, c)
-            print(f"{c:>11} {r['games']:>6} {r['seconds']:>8.1f} {r['games_per_s']:>8.2f} "
-                  f"{r['decisions_per_s']:>12.0f} {r['referee_cpu']:>13.1f} {r['bots_cpu']:>10.1f} "
-                  f"{r['timeouts']:>8}  {r['failures']}", flush=True)
+            print(
+                f"{c:>11} {r['games']:>6} {r['seconds']:>8.1f} {r['games_per_s']:>8.2f} "
+                f"{r['decisions_per_s']:>12.0f} {r['referee_cpu']:>13.1f} {r['bots_cpu']:>10.1f} "
+                f"{r['timeouts']:>8}  {r['failures']}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

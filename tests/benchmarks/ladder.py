@@ -58,11 +58,26 @@ def game_score(result: dict, upper_seat: int) -> float:
     return sum(1.0 if mine < p else 0.5 if mine == p else 0.0 for p in others) / len(others)
 
 
-def play_pair(game: str, seats: int, upper: str, lower: str, games: int, budget_ms: int, seed: int,
-              concurrency: int = 1) -> dict:
+def play_pair(
+    game: str, seats: int, upper: str, lower: str, games: int, budget_ms: int, seed: int, concurrency: int = 1
+) -> dict:
     bots = [command(upper, game, budget_ms)] + [command(lower, game, budget_ms)] * (seats - 1)
-    argv = [sys.executable, "-m", "referee.cli", "match", *bots, "--game", game, "--games", str(games),
-            "--seed", str(seed), "--json", "--concurrency", str(concurrency)]
+    argv = [
+        sys.executable,
+        "-m",
+        "referee.cli",
+        "match",
+        *bots,
+        "--game",
+        game,
+        "--games",
+        str(games),
+        "--seed",
+        str(seed),
+        "--json",
+        "--concurrency",
+        str(concurrency),
+    ]
     t0 = time.monotonic()
     proc = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT)
     if proc.returncode != 0:
@@ -75,9 +90,20 @@ def play_pair(game: str, seats: int, upper: str, lower: str, games: int, budget_
     set_scores = [sum(v) / len(v) for v in sets.values() if len(v) == seats]
     stats = set_stats(set_scores, games_per_set=seats)
     failures = sum(sum(b["failures"].values()) for b in summary["bots"])
-    return {"game": game, "seats": seats, "upper": upper, "lower": lower, "games": len(summary["results"]),
-            "deal_sets": len(set_scores), "score": stats.score, "elo": stats.elo, "err95": stats.err95,
-            "los": stats.los, "failures": failures, "seconds": time.monotonic() - t0}
+    return {
+        "game": game,
+        "seats": seats,
+        "upper": upper,
+        "lower": lower,
+        "games": len(summary["results"]),
+        "deal_sets": len(set_scores),
+        "score": stats.score,
+        "elo": stats.elo,
+        "err95": stats.err95,
+        "los": stats.los,
+        "failures": failures,
+        "seconds": time.monotonic() - t0,
+    }
 
 
 def row(r: dict) -> str:
@@ -87,8 +113,10 @@ def row(r: dict) -> str:
     separated = r["los"] > 0.975
     table = f"{'Chicago' if r['game'] == 'chicago' else 'Ghost Hand Euchre'}, {r['seats']} seats"
     err_text = f"± {err:.0f}" if err == err else "(every deal set alike)"
-    return (f"| {table} | {r['lower']} < {r['upper']} | {r['games']} | {r['score']:.3f} | "
-            f"{r['elo']:+.0f} {err_text} | {r['los']:.3f} | {'yes' if separated else '**no**'} | {r['failures']} |")
+    return (
+        f"| {table} | {r['lower']} < {r['upper']} | {r['games']} | {r['score']:.3f} | "
+        f"{r['elo']:+.0f} {err_text} | {r['los']:.3f} | {'yes' if separated else '**no**'} | {r['failures']} |"
+    )
 
 
 def main() -> None:
@@ -98,16 +126,33 @@ def main() -> None:
     ap.add_argument("--budget-ms", type=int, default=25, help="search bots' budget per decision")
     ap.add_argument("--seed", type=int, default=15)
     ap.add_argument("--jobs", type=int, default=2, help="matches played at once")
-    ap.add_argument("--concurrency", type=int, default=1,
-                    help="deal sets played at once within each match (the same results, sooner)")
+    ap.add_argument(
+        "--concurrency",
+        type=int,
+        default=1,
+        help="deal sets played at once within each match (the same results, sooner)",
+    )
     ap.add_argument("--json", type=Path, help="also write the raw figures here")
     ap.add_argument("--table", type=Path, help="print the table of a run saved with --json, and stop")
-    ap.add_argument("--tables", default=",".join(f"{g}-{n}" for g, n in TABLES),
-                    help="which tables, as GAME-SEATS separated by commas (default: all four)")
-    ap.add_argument("--from", dest="start", choices=LADDER[:-1], default=LADDER[0],
-                    help="play only the steps from this bot up (e.g. greedy: the two search steps)")
-    ap.add_argument("--to", dest="stop", choices=LADDER[1:], default=LADDER[-1],
-                    help="play only the steps up to this bot (e.g. --from greedy --to pimc: one step)")
+    ap.add_argument(
+        "--tables",
+        default=",".join(f"{g}-{n}" for g, n in TABLES),
+        help="which tables, as GAME-SEATS separated by commas (default: all four)",
+    )
+    ap.add_argument(
+        "--from",
+        dest="start",
+        choices=LADDER[:-1],
+        default=LADDER[0],
+        help="play only the steps from this bot up (e.g. greedy: the two search steps)",
+    )
+    ap.add_argument(
+        "--to",
+        dest="stop",
+        choices=LADDER[1:],
+        default=LADDER[-1],
+        help="play only the steps up to this bot (e.g. --from greedy --to pimc: one step)",
+    )
     args = ap.parse_args()
     names = {f"{g}-{n}": (g, n) for g, n in TABLES}
     unknown = [t for t in args.tables.split(",") if t not in names]
@@ -124,7 +169,7 @@ def main() -> None:
         raise SystemExit(f"ladder: --to {args.stop} must be above --from {args.start} in {' < '.join(LADDER)}")
     work = []
     for game, seats in tables:
-        rungs = LADDER[LADDER.index(args.start):LADDER.index(args.stop) + 1]
+        rungs = LADDER[LADDER.index(args.start) : LADDER.index(args.stop) + 1]
         for lower, upper in zip(rungs, rungs[1:]):
             search = upper in ("pimc", "ismcts")
             work.append((game, seats, upper, lower, args.search_games if search else args.games))
@@ -138,8 +183,10 @@ def main() -> None:
             print(row(r), flush=True)
             if args.json:
                 args.json.write_text(json.dumps(results, indent=1))
-    print(f"\n{len(results)} matches, search budget {args.budget_ms} ms a decision, seed {args.seed}, "
-          f"{time.monotonic() - t0:.0f} s with {args.jobs} at once")
+    print(
+        f"\n{len(results)} matches, search budget {args.budget_ms} ms a decision, seed {args.seed}, "
+        f"{time.monotonic() - t0:.0f} s with {args.jobs} at once"
+    )
 
 
 if __name__ == "__main__":

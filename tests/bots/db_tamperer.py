@@ -23,8 +23,9 @@ def tamper() -> None:
         if not conn.execute("SELECT count(*) FROM games").fetchone()[0]:
             return
         if opts["mode"] == "rewrite":
-            n = conn.execute("SELECT count(*) FROM game_seats WHERE game_key = "
-                             "(SELECT min(key) FROM games)").fetchone()[0]
+            n = conn.execute(
+                "SELECT count(*) FROM game_seats WHERE game_key = (SELECT min(key) FROM games)"
+            ).fetchone()[0]
             conn.execute(f"UPDATE game_seats SET placement = {n + 1} - placement")
             conn.commit()
     finally:

@@ -11,7 +11,9 @@ from _botlib import first_legal, marker, options, serve
 opts = options()
 child = subprocess.Popen(
     [sys.executable, "-c", "import time\nwhile True: time.sleep(60)", marker(), "escaped-child"],
-    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True,
+    stdin=subprocess.DEVNULL,
+    stdout=subprocess.DEVNULL,
+    start_new_session=True,
 )
 if "children" in opts:
     with open(opts["children"], "a") as fh:

@@ -22,7 +22,9 @@ if mode == "child":
 else:
     out = subprocess.run(
         ["/bin/sh", "-c", shlex.join(sleeper) + " >/dev/null </dev/null 2>&1 & echo $!"],
-        stdout=subprocess.PIPE, check=True, text=True,
+        stdout=subprocess.PIPE,
+        check=True,
+        text=True,
     )
     pid = int(out.stdout.strip())
 if "children" in opts:

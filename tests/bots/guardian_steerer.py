@@ -66,7 +66,7 @@ for name in os.listdir("/proc"):
             cmdline = fh.read()
     except OSError:
         continue
-    ppid = int(text[text.rindex(b")") + 2:].split()[1])
+    ppid = int(text[text.rindex(b")") + 2 :].split()[1])
     if ppid == referee and b"CHICAGO_REFEREE_BOT" in cmdline:
         guardian = int(name)
 results.append(f"guardian: {guardian}")

@@ -11,7 +11,10 @@ from _botlib import marker, options, serve
 options()
 child = subprocess.Popen(
     [sys.executable, "-c", "import os, time\nos.environ.clear()\ntime.sleep(120)", marker(), "escaped"],
-    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True, env={},
+    stdin=subprocess.DEVNULL,
+    stdout=subprocess.DEVNULL,
+    start_new_session=True,
+    env={},
 )
 print(f"REPORT child={child.pid}", file=sys.stderr, flush=True)
 

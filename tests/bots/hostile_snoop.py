@@ -27,9 +27,11 @@ for key in ("pids", "paths", "write"):
     report[key] = {}
 for pid in filter(None, opts.get("pids", "").split(",")):
     outcome = {}
-    for what, probe in (("environ", lambda: open(f"/proc/{pid}/environ", "rb").read(64)),
-                        ("cmdline", lambda: open(f"/proc/{pid}/cmdline", "rb").read(64)),
-                        ("signal", lambda: os.kill(int(pid), 0))):
+    for what, probe in (
+        ("environ", lambda: open(f"/proc/{pid}/environ", "rb").read(64)),
+        ("cmdline", lambda: open(f"/proc/{pid}/cmdline", "rb").read(64)),
+        ("signal", lambda: os.kill(int(pid), 0)),
+    ):
         try:
             probe()
             outcome[what] = "ok"
@@ -48,8 +50,14 @@ for path in filter(None, opts.get("paths", "").split(",")):
         report["paths"][path] = "read"
     except OSError as exc:
         report["paths"][path] = type(exc).__name__
-for path in [*filter(None, opts.get("write", "").split(",")), "/bot/planted.txt", "/planted.txt", "/dev/shm/planted.txt",
-             "/dev/planted.txt", "/scratch/mine.txt"]:
+for path in [
+    *filter(None, opts.get("write", "").split(",")),
+    "/bot/planted.txt",
+    "/planted.txt",
+    "/dev/shm/planted.txt",
+    "/dev/planted.txt",
+    "/scratch/mine.txt",
+]:
     try:
         with open(path, "w") as fh:
             fh.write("planted")
@@ -67,6 +75,7 @@ for name, mode in (("null", "w"), ("zero", "rb"), ("urandom", "rb"), ("random", 
 report["devices"] = devices
 try:
     import referee.games  # noqa: F401  (the pure engine is shown on purpose: it knows no seed)
+
     report["import_referee_games"] = "ok"
 except ImportError as exc:
     report["import_referee_games"] = type(exc).__name__

@@ -52,8 +52,12 @@ for line in sys.stdin:
         send(first_legal(msg))
         replied_at = (work, time.monotonic())
     elif kind == "game_over":
-        report = {"off_turn_work": off_work, "off_turn_s": round(off_s, 4), "on_turn_work": on_work,
-                  "requests": requests}
+        report = {
+            "off_turn_work": off_work,
+            "off_turn_s": round(off_s, 4),
+            "on_turn_work": on_work,
+            "requests": requests,
+        }
         sys.stderr.write("REPORT " + json.dumps(report) + "\n")
         sys.stderr.flush()
         off_work = on_work = requests = 0

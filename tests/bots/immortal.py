@@ -14,8 +14,9 @@ for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
 opts = options()
 if opts.get("child") == "1":
     code = "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nwhile True: time.sleep(60)"
-    subprocess.Popen([sys.executable, "-c", code, marker(), "child-of-immortal"],
-                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    subprocess.Popen(
+        [sys.executable, "-c", code, marker(), "child-of-immortal"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL
+    )
 if opts.get("play", "1") == "1":
     serve("immortal", lambda n, msg: first_legal(msg))
 else:

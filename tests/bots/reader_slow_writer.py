@@ -20,9 +20,9 @@ def on_request(n, msg):
     data = (json.dumps(first_legal(msg)) + "\n").encode()
     if mode == "pieces":
         size = -(-len(data) // pieces)
-        parts = [data[i:i + size] for i in range(0, len(data), size)]
+        parts = [data[i : i + size] for i in range(0, len(data), size)]
     elif n == on:
-        parts = [data[i:i + 1] for i in range(len(data))]
+        parts = [data[i : i + 1] for i in range(len(data))]
     else:
         parts = [data]
     for i, part in enumerate(parts):

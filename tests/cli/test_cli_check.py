@@ -15,8 +15,14 @@ from timing import scaled
 
 def check(*args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "COLUMNS": "300", "NO_COLOR": "1", "TERM": "dumb"}
-    return subprocess.run([sys.executable, "-m", "referee.cli", "check", *args], capture_output=True, text=True,
-                          env=env, timeout=scaled(600), cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "referee.cli", "check", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=scaled(600),
+        cwd=ROOT,
+    )
 
 
 def test_check_shows_progress_and_stays_short() -> None:
@@ -46,7 +52,9 @@ def test_each_distinct_problem_is_reported_once_with_its_evidence() -> None:
 def test_a_bot_that_always_passes_fails_the_euchre_check() -> None:
     res = check("sample_bots/python/first_legal_bot.py", "--game", "ghost-euchre")
     assert res.returncode == 1
-    assert "FAIL  decision 'name_trump' never came up: the bot always chose the same way before it ('pass')" in res.stdout
+    assert (
+        "FAIL  decision 'name_trump' never came up: the bot always chose the same way before it ('pass')" in res.stdout
+    )
     assert "note  decision 'bid': offered" in res.stdout
 
 

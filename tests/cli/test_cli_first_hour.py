@@ -22,8 +22,14 @@ ILLEGAL = str(ROOT / "tests/bots/illegal.py")
 
 def cli(*args: str, columns: int = 80) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "COLUMNS": str(columns), "TERM": "dumb", "NO_COLOR": "1"}
-    return subprocess.run([sys.executable, "-m", "referee.cli", *args], capture_output=True, text=True,
-                          env=env, timeout=scaled(300), cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "referee.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=scaled(300),
+        cwd=ROOT,
+    )
 
 
 @pytest.mark.parametrize("command", ["match", "check", "replay", "tournament", "rules", "bench", "verify"])
@@ -93,7 +99,10 @@ def test_json_values_have_one_type_each() -> None:
     [
         (["--time-control", ""], "the time control is empty"),
         (["--time-control", "inc=100ms"], "inc= needs bank="),
-        (["--max-strikes", "2"], "--max-strikes counts the defaults played for a bot under --failure-policy substitute"),
+        (
+            ["--max-strikes", "2"],
+            "--max-strikes counts the defaults played for a bot under --failure-policy substitute",
+        ),
         (["--rule", "target=30"], "did you mean 'target_score'?"),
         (["--rules", "cardgame_zone"], "did you mean 'cardgames_zone'?"),
     ],
@@ -106,8 +115,10 @@ def test_options_that_would_be_ignored_or_are_misspelt_are_one_line_errors(args:
 
 
 def test_a_deal_without_a_dealer_is_an_error(tmp_path: Path) -> None:
-    deck = ("As Ks Qs Js Ts 9s 8s 7s 6s 5s 4s 3s 2s Ah Kh Qh Jh Th 9h 8h 7h 6h 5h 4h 3h 2h "
-            "Ad Kd Qd Jd Td 9d 8d 7d 6d 5d 4d 3d 2d Ac Kc Qc Jc Tc 9c 8c 7c 6c 5c 4c 3c 2c")
+    deck = (
+        "As Ks Qs Js Ts 9s 8s 7s 6s 5s 4s 3s 2s Ah Kh Qh Jh Th 9h 8h 7h 6h 5h 4h 3h 2h "
+        "Ad Kd Qd Jd Td 9d 8d 7d 6d 5d 4d 3d 2d Ac Kc Qc Jc Tc 9c 8c 7c 6c 5c 4c 3c 2c"
+    )
     deals = tmp_path / "deals.json"
     deals.write_text(json.dumps([{"deck": deck}]))
     res = cli("match", GREEDY, RANDOM, "--deals", str(deals), columns=300)
@@ -133,8 +144,9 @@ def test_a_failure_shows_what_the_bot_wrote_in_match_json_and_replay(tmp_path: P
     assert res.returncode == 0, res.stderr
     said = [line for line in res.stdout.splitlines() if line.startswith("  what it wrote: ")]
     assert said and "ValueError: my bug in the exchange code" in said[0]  # the end of its traceback
-    data = json.loads(cli("match", str(ROOT / "tests/bots/non_json.py"), RANDOM, "--games", "2", "--seed", "1",
-                          "--json").stdout)
+    data = json.loads(
+        cli("match", str(ROOT / "tests/bots/non_json.py"), RANDOM, "--games", "2", "--seed", "1", "--json").stdout
+    )
     failure = next(f for r in data["results"] for f in r["failures"])
     assert failure["reason"] == "malformed_json" and failure["evidence"].startswith("NOT-JSON: I play the ace")
     replay = cli("replay", str(tmp_path / "game-00001.jsonl"), columns=400)

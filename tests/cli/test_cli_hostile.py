@@ -28,8 +28,23 @@ def test_check_reports_deep_nesting_as_a_failure() -> None:
 
 
 def test_match_charges_the_deep_bot_and_its_logs_verify(tmp_path: Path) -> None:
-    res = runner.invoke(app, ["match", DEEP_BOT, RANDOM, "--games", "2", "--seed", "4", "--rule", "target_score=10",
-                              "--log-dir", str(tmp_path), "--json"])
+    res = runner.invoke(
+        app,
+        [
+            "match",
+            DEEP_BOT,
+            RANDOM,
+            "--games",
+            "2",
+            "--seed",
+            "4",
+            "--rule",
+            "target_score=10",
+            "--log-dir",
+            str(tmp_path),
+            "--json",
+        ],
+    )
     assert res.exit_code == 0, res.output
     summary = json.loads(res.stdout)
     deep = next(b for b in summary["bots"] if b["name"] != "random_bot")
@@ -41,17 +56,28 @@ def test_match_charges_the_deep_bot_and_its_logs_verify(tmp_path: Path) -> None:
 
 def test_a_tournament_and_its_resume_survive_the_deep_bot(tmp_path: Path) -> None:
     config = tmp_path / "t.toml"
-    config.write_text("\n".join([
-        "seed = 3", 'time_control = "decision=2s,startup=10s"', "[rules]", "options = { target_score = 10 }",
-        "[[bots]]", 'name = "deep"', f"command = {json.dumps(DEEP_BOT)}",
-        "[[bots]]", 'name = "random"', f"command = {json.dumps(RANDOM)}",
-    ]) + "\n")
+    config.write_text(
+        "\n".join(
+            [
+                "seed = 3",
+                'time_control = "decision=2s,startup=10s"',
+                "[rules]",
+                "options = { target_score = 10 }",
+                "[[bots]]",
+                'name = "deep"',
+                f"command = {json.dumps(DEEP_BOT)}",
+                "[[bots]]",
+                'name = "random"',
+                f"command = {json.dumps(RANDOM)}",
+            ]
+        )
+        + "\n"
+    )
     for _ in range(2):  # the second run resumes a finished tournament
         res = runner.invoke(app, ["tournament", str(config), "-j", "1"])
         assert res.exit_code == 0, res.output
         assert "Traceback" not in res.output and "RecursionError" not in res.output
     logs = sorted((tmp_path / "results").rglob("*.jsonl"))
     assert logs and all(verify_file(p).ok for p in logs)
-    failures = [json.loads(line) for p in logs for line in p.read_text().splitlines()
-                if '"type":"failure"' in line]
+    failures = [json.loads(line) for p in logs for line in p.read_text().splitlines() if '"type":"failure"' in line]
     assert failures and {f["reason"] for f in failures} == {"nesting_too_deep"}

@@ -43,8 +43,23 @@ def test_check_prints_the_bot_name_and_its_field_names_literally(tmp_path: Path)
 
 def test_match_prints_the_bot_name_literally(tmp_path: Path) -> None:
     bot = markup_bot(tmp_path)
-    res = runner.invoke(app, ["match", str(bot), RANDOM, "--games", "2", "--seed", "3", "--rule", "target_score=10",
-                              "--log-dir", str(tmp_path / "logs")], env={"COLUMNS": "200"})
+    res = runner.invoke(
+        app,
+        [
+            "match",
+            str(bot),
+            RANDOM,
+            "--games",
+            "2",
+            "--seed",
+            "3",
+            "--rule",
+            "target_score=10",
+            "--log-dir",
+            str(tmp_path / "logs"),
+        ],
+        env={"COLUMNS": "200"},
+    )
     assert res.exit_code == 0, res.output
     assert "Traceback" not in res.output
     assert f"{NAME} vs random" in res.output  # the header line

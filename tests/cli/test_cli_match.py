@@ -46,8 +46,9 @@ def test_match_json_totals_add_up_and_same_seed_repeats() -> None:
 
 
 def test_match_three_bots_rotates_every_seat(tmp_path: Path) -> None:
-    d = run_json(RANDOM, FIRST, RANDOM, "--games", "3", "--seed", "2", "--rule", "target_score=20",
-                 "--log-dir", str(tmp_path))
+    d = run_json(
+        RANDOM, FIRST, RANDOM, "--games", "3", "--seed", "2", "--rule", "target_score=20", "--log-dir", str(tmp_path)
+    )
     seats = [r["seats"] for r in d["results"]]
     for name in {n for s in seats for n in s}:
         assert sorted(s.index(name) for s in seats) == [0, 1, 2]
@@ -93,8 +94,9 @@ def test_bench_with_a_broken_bot_is_a_one_line_error(tmp_path: Path) -> None:
     assert res.exit_code == 2 and "Traceback" not in res.output
     assert "bot: /nonexistent/bot.py does not exist" in " ".join(res.output.split())
     hello_only = tmp_path / "hello_only.py"
-    hello_only.write_text("import sys\nfor line in sys.stdin:\n"
-                          "    print('{\"type\":\"hello\",\"name\":\"h\",\"version\":\"1\"}', flush=True)\n")
+    hello_only.write_text(
+        'import sys\nfor line in sys.stdin:\n    print(\'{"type":"hello","name":"h","version":"1"}\', flush=True)\n'
+    )
     res = runner.invoke(app, ["bench", str(hello_only), "--rounds", "1", "--games", "1"])
     assert res.exit_code == 2 and "Traceback" not in res.output
     assert "unexpected_message" in res.output
@@ -143,12 +145,13 @@ def test_check_reports_a_broken_bot_in_plain_words(tmp_path: Path) -> None:
     bot.write_text("import sys\nfor line in sys.stdin:\n    pass\n")
     res = runner.invoke(app, ["check", str(bot), "--time-control", "decision=200ms,startup=500ms"])
     assert res.exit_code == 1
-    assert "handshake failed" in res.stdout and "no hello reply within the 500 ms startup limit" in " ".join(res.stdout.split())
+    assert "handshake failed" in res.stdout and "no hello reply within the 500 ms startup limit" in " ".join(
+        res.stdout.split()
+    )
 
 
 def test_bench_of_a_bot_that_does_not_start_says_why_in_one_line() -> None:
-    res = runner.invoke(app, ["bench", str(TEST_BOTS / "exit_at_once.py"), "--rounds", "1",
-                              "--games", "1"])
+    res = runner.invoke(app, ["bench", str(TEST_BOTS / "exit_at_once.py"), "--rounds", "1", "--games", "1"])
     assert res.exit_code != 0
     lines = [line for line in res.output.splitlines() if "did not start" in line]
     assert len(lines) == 1, res.output

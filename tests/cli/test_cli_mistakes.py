@@ -19,8 +19,14 @@ ENV = {**os.environ, "COLUMNS": "300", "NO_COLOR": "1", "TERM": "dumb"}
 
 
 def cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "referee.cli", *args], capture_output=True, text=True, env=ENV,
-                          timeout=scaled(300), cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "referee.cli", *args],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        timeout=scaled(300),
+        cwd=cwd,
+    )
 
 
 def one_line(res: subprocess.CompletedProcess[str], code: int, *words: str) -> None:
@@ -81,9 +87,27 @@ def test_bench_measures_the_built_in_first_legal_bot_from_any_folder(tmp_path: P
 @pytest.mark.skipif(not hasattr(signal, "SIGINT"), reason="needs POSIX signals")
 def test_ctrl_c_in_a_match_prints_the_games_so_far_and_exits_130(tmp_path: Path) -> None:
     logs = tmp_path / "logs"
-    proc = subprocess.Popen([sys.executable, "-m", "referee.cli", "match", GREEDY, RANDOM, "--games", "400",
-                             "--seed", "2", "--log-dir", str(logs)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env=ENV, cwd=ROOT)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "referee.cli",
+            "match",
+            GREEDY,
+            RANDOM,
+            "--games",
+            "400",
+            "--seed",
+            "2",
+            "--log-dir",
+            str(logs),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=ENV,
+        cwd=ROOT,
+    )
     try:
         assert wait_until(lambda: len(list(logs.glob("game-*.jsonl"))) >= 4, 120), "the fourth game never began"
         proc.send_signal(signal.SIGINT)
@@ -107,8 +131,14 @@ def test_ctrl_c_in_check_and_bench_is_one_line_and_exit_130(command: str, tmp_pa
     asked = tmp_path / "asked"
     slow = f"{TEST_BOTS / 'sleeper.py'} ctrl-c sleep=0.05 on=0 asked={asked}"
     args = [command, slow] + (["--rounds", "50", "--games", "50"] if command == "bench" else [])
-    proc = subprocess.Popen([sys.executable, "-m", "referee.cli", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=ENV, cwd=ROOT)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "referee.cli", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=ENV,
+        cwd=ROOT,
+    )
     try:
         # Well into the first game: the bot has answered a request and been asked another.
         in_game = wait_until(lambda: asked.exists() and len(asked.read_text().split()) >= 2, 120)

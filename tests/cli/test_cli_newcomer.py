@@ -30,8 +30,14 @@ FIRST = str(FIRST_LEGAL_BOT)
 
 def cli(*args: str, columns: int = 80, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "COLUMNS": str(columns), "TERM": "dumb", "NO_COLOR": "1"}
-    return subprocess.run([sys.executable, "-m", "referee.cli", *args], capture_output=True, text=True,
-                          env=env, timeout=scaled(600), cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "referee.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=scaled(600),
+        cwd=cwd,
+    )
 
 
 def flat(text: str) -> str:
@@ -96,8 +102,10 @@ command = {json.dumps(FIRST)}
 def test_one_default_clock_for_check_match_play_and_tournaments() -> None:
     from referee.tournament.config import TournamentFile
 
-    assert next(f.default for f in msgspec.structs.fields(TournamentFile) if f.name == "time_control") \
+    assert (
+        next(f.default for f in msgspec.structs.fields(TournamentFile) if f.name == "time_control")
         == DEFAULT_TIME_CONTROL
+    )
     for command in ("check", "match", "play"):
         shown = flat(cli(command, "--help", columns=200).stdout)
         assert f"[default: {DEFAULT_TIME_CONTROL}]" in shown or f"match's own, {DEFAULT_TIME_CONTROL}" in shown, command
@@ -107,8 +115,19 @@ def test_one_default_clock_for_check_match_play_and_tournaments() -> None:
 # ------------------------------------------------------------------ help a newcomer can copy from
 
 
-COMMANDS = ["match", "check", "play", "tournament", "serve", "replay", "verify", "standings", "bench", "doctor",
-            "rules"]
+COMMANDS = [
+    "match",
+    "check",
+    "play",
+    "tournament",
+    "serve",
+    "replay",
+    "verify",
+    "standings",
+    "bench",
+    "doctor",
+    "rules",
+]
 
 
 @pytest.mark.parametrize("columns", [80, 100])
@@ -123,9 +142,22 @@ def test_help_shows_formats_whole_and_plain_metavars(command: str, columns: int)
 
 def test_the_time_control_and_limits_formats_are_shown_whole_at_80_columns() -> None:
     text = cli("match", "--help").stdout
-    for piece in ("decision=1s", "bank=60s", "inc=100ms", "startup=10s", "memory=1G", "processes=64", "cpu=600s",
-                  "file_size=16M", "open_files=256", "scratch=64M", "freeze_idle=false", "env=NAME:NAME",
-                  "memory=512M,processes=32", "KEY=VALUE"):
+    for piece in (
+        "decision=1s",
+        "bank=60s",
+        "inc=100ms",
+        "startup=10s",
+        "memory=1G",
+        "processes=64",
+        "cpu=600s",
+        "file_size=16M",
+        "open_files=256",
+        "scratch=64M",
+        "freeze_idle=false",
+        "env=NAME:NAME",
+        "memory=512M,processes=32",
+        "KEY=VALUE",
+    ):
         assert piece in text, piece
 
 
@@ -154,10 +186,25 @@ def test_tournament_help_says_when_to_use_which_and_that_bots_are_sandboxed() ->
 def small_tournament(path: Path, *extra: str) -> Path:
     """A short unsandboxed round robin of two sample bots, with `extra` top-level lines."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(['game = "chicago"', "deal_sets = 1", "sandbox = false", *extra,
-                               "[rules]", "options = { target_score = 10 }",
-                               "[[bots]]", 'name = "a"', f"command = {json.dumps(FIRST)}",
-                               "[[bots]]", 'name = "b"', f"command = {json.dumps(RANDOM)}"]) + "\n")
+    path.write_text(
+        "\n".join(
+            [
+                'game = "chicago"',
+                "deal_sets = 1",
+                "sandbox = false",
+                *extra,
+                "[rules]",
+                "options = { target_score = 10 }",
+                "[[bots]]",
+                'name = "a"',
+                f"command = {json.dumps(FIRST)}",
+                "[[bots]]",
+                'name = "b"',
+                f"command = {json.dumps(RANDOM)}",
+            ]
+        )
+        + "\n"
+    )
     return path
 
 
@@ -189,17 +236,31 @@ def _phrases_whole(text: str, phrases: list[str]) -> None:
 def test_first_lines_break_between_phrases_at_80_columns(tmp_path: Path) -> None:
     res = cli("match", GREEDY, RANDOM, "--games", "2", "--seed", "1")
     header = res.stderr.split("\n\n")[0]
-    _phrases_whole(header, ["greedy vs random_bot", "2 games (1 deal set)", "seed 1",
-                            "clock decision=1s,startup=10s"])
+    _phrases_whole(header, ["greedy vs random_bot", "2 games (1 deal set)", "seed 1", "clock decision=1s,startup=10s"])
     res = cli("check", FIRST)
-    _phrases_whole(res.stderr.splitlines()[0] + "\n" + res.stderr.splitlines()[1],
-                   ["checking first_legal_bot on Swedish Chicago", "clock decision=1s,startup=10s"])
-    res = subprocess.run([sys.executable, "-m", "referee.cli", "play", FIRST, "--seed", "1", "--rule",
-                          "target_score=5"], input="1\n" * 300, capture_output=True, text=True, timeout=scaled(300),
-                         cwd=ROOT, env={**os.environ, "COLUMNS": "80"})
+    _phrases_whole(
+        res.stderr.splitlines()[0] + "\n" + res.stderr.splitlines()[1],
+        ["checking first_legal_bot on Swedish Chicago", "clock decision=1s,startup=10s"],
+    )
+    res = subprocess.run(
+        [sys.executable, "-m", "referee.cli", "play", FIRST, "--seed", "1", "--rule", "target_score=5"],
+        input="1\n" * 300,
+        capture_output=True,
+        text=True,
+        timeout=scaled(300),
+        cwd=ROOT,
+        env={**os.environ, "COLUMNS": "80"},
+    )
     head = "\n".join(res.stderr.splitlines()[:2])
-    _phrases_whole(head, ["you (human, seat 0, no time limit)", "against first_legal_bot", "seed 1",
-                          "bots' clock decision=1s,startup=10s"])
+    _phrases_whole(
+        head,
+        [
+            "you (human, seat 0, no time limit)",
+            "against first_legal_bot",
+            "seed 1",
+            "bots' clock decision=1s,startup=10s",
+        ],
+    )
 
 
 def test_the_tournament_header_keeps_paths_whole_and_relative(tmp_path: Path) -> None:
@@ -219,8 +280,7 @@ def test_the_tournament_header_keeps_paths_whole_and_relative(tmp_path: Path) ->
 def test_a_one_sided_match_names_whose_los_it_gives() -> None:
     res = cli("match", RANDOM, GREEDY, "--games", "2", "--seed", "1")
     assert res.returncode == 0, res.stderr
-    assert "greedy won the only deal set; Elo is unbounded (LOS of greedy over random_bot 100.00%)" \
-        in flat(res.stdout)
+    assert "greedy won the only deal set; Elo is unbounded (LOS of greedy over random_bot 100.00%)" in flat(res.stdout)
 
 
 def test_you_deal_first_and_others_deal_first() -> None:

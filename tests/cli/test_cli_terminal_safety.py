@@ -33,8 +33,9 @@ runner = CliRunner()
 def steering(text: str, allowed: str = "\n") -> list[str]:
     """Characters a terminal could act on, or that hide themselves: every
     control and format character but the newline (and a page's table tabs)."""
-    return sorted({f"U+{ord(c):04X}" for c in text
-                   if c not in allowed and unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp")})
+    return sorted(
+        {f"U+{ord(c):04X}" for c in text if c not in allowed and unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp")}
+    )
 
 
 def hostile_bot(tmp_path: Path) -> Path:
@@ -52,8 +53,10 @@ def hostile_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The logs of a match of the hostile bot against random_bot (2 games)."""
     logs = tmp_path_factory.mktemp("hostile") / "logs"
     bot = hostile_bot(logs.parent)
-    res = runner.invoke(app, ["match", str(bot), RANDOM, "--games", "2", "--seed", "5", "--rule", "target_score=10",
-                              "--log-dir", str(logs)])
+    res = runner.invoke(
+        app,
+        ["match", str(bot), RANDOM, "--games", "2", "--seed", "5", "--rule", "target_score=10", "--log-dir", str(logs)],
+    )
     assert res.exit_code == 0, res.output
     return logs
 
@@ -71,15 +74,19 @@ def test_visible_escapes_what_steers_and_keeps_what_reads() -> None:
 def test_match_shows_the_bots_text_escaped_and_json_keeps_it_as_data(tmp_path: Path) -> None:
     bot = hostile_bot(tmp_path)
     logs = tmp_path / "logs"
-    res = runner.invoke(app, ["match", str(bot), RANDOM, "--games", "2", "--seed", "5", "--rule", "target_score=10",
-                              "--log-dir", str(logs)], env={"COLUMNS": "200"})
+    res = runner.invoke(
+        app,
+        ["match", str(bot), RANDOM, "--games", "2", "--seed", "5", "--rule", "target_score=10", "--log-dir", str(logs)],
+        env={"COLUMNS": "200"},
+    )
     assert res.exit_code == 0, res.output
     assert steering(res.output) == []
     assert visible(HOSTILE_NAME) in res.output  # the name, shown
     assert "\\x1b]0;pwned\\x07\\x1b[2J" in res.output  # what it wrote on stdout and stderr, shown
 
-    res = runner.invoke(app, ["match", str(bot), RANDOM, "--games", "2", "--seed", "5", "--rule", "target_score=10",
-                              "--json"])
+    res = runner.invoke(
+        app, ["match", str(bot), RANDOM, "--games", "2", "--seed", "5", "--rule", "target_score=10", "--json"]
+    )
     assert res.exit_code == 0, res.output
     assert steering(res.stdout) == []  # JSON escapes it
     summary = json.loads(res.stdout)
@@ -99,8 +106,9 @@ def test_check_shows_the_bots_text_escaped(tmp_path: Path) -> None:
 def test_replay_of_a_hostile_bots_game_writes_no_control_byte(hostile_logs: Path) -> None:
     logs = hostile_logs
     for args in ([], ["--seat", "0"], ["--all"]):
-        shown = subprocess.run([*CLI, "replay", str(logs / "game-00001.jsonl"), *args], cwd=ROOT,
-                               capture_output=True, timeout=scaled(120))
+        shown = subprocess.run(
+            [*CLI, "replay", str(logs / "game-00001.jsonl"), *args], cwd=ROOT, capture_output=True, timeout=scaled(120)
+        )
         assert shown.returncode == 0, shown.stderr
         raw = shown.stdout
         assert not any(b < 0x20 and b != 0x0A for b in raw), raw  # no byte below 0x20 but newline
@@ -138,8 +146,14 @@ def test_the_html_replay_shows_the_same_text_escaped(hostile_logs: Path, tmp_pat
 
 def test_play_against_a_hostile_bot_shows_its_text_escaped(tmp_path: Path) -> None:
     bot = hostile_bot(tmp_path)
-    run = subprocess.run([*CLI, "play", str(bot), "--seed", "2", "--rule", "target_score=10"], cwd=ROOT,
-                         input="1\n" * 400, capture_output=True, text=True, timeout=scaled(180))
+    run = subprocess.run(
+        [*CLI, "play", str(bot), "--seed", "2", "--rule", "target_score=10"],
+        cwd=ROOT,
+        input="1\n" * 400,
+        capture_output=True,
+        text=True,
+        timeout=scaled(180),
+    )
     assert run.returncode == 0, run.stderr
     assert steering(run.stdout + run.stderr) == []
     assert visible(HOSTILE_NAME) in run.stdout

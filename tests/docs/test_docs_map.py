@@ -50,8 +50,11 @@ KEPT = [
 
 
 def links(page: Path) -> list[Path]:
-    return [(page.parent / target).resolve() for target in LINK.findall(page.read_text())
-            if not target.startswith(("http://", "https://", "mailto:"))]
+    return [
+        (page.parent / target).resolve()
+        for target in LINK.findall(page.read_text())
+        if not target.startswith(("http://", "https://", "mailto:"))
+    ]
 
 
 def test_the_readme_is_one_screen_with_the_front_door_parts() -> None:
@@ -84,17 +87,22 @@ def test_the_readme_bot_passes_check(tmp_path: Path) -> None:
     assert len(code.splitlines()) <= 20
     bot = tmp_path / "my_bot.py"
     bot.write_text(code)
-    done = subprocess.run([sys.executable, "-m", "referee.cli", "check", "my_bot.py"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=scaled(300))
+    done = subprocess.run(
+        [sys.executable, "-m", "referee.cli", "check", "my_bot.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=scaled(300),
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "my_bot: passed" in done.stdout
 
 
-@pytest.mark.parametrize("command", re.findall(r"^\| `(\w+)", README.read_text().split("## The commands", 1)[1],
-                                               re.M))
+@pytest.mark.parametrize("command", re.findall(r"^\| `(\w+)", README.read_text().split("## The commands", 1)[1], re.M))
 def test_every_command_in_the_readme_table_exists(command: str) -> None:
-    done = subprocess.run([sys.executable, "-m", "referee.cli", command, "--help"], capture_output=True, text=True,
-                          timeout=scaled(60))
+    done = subprocess.run(
+        [sys.executable, "-m", "referee.cli", command, "--help"], capture_output=True, text=True, timeout=scaled(60)
+    )
     assert done.returncode == 0, done.stderr
 
 

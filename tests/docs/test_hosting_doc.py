@@ -102,8 +102,9 @@ def test_the_guide_names_the_commands_a_host_needs():
 def test_every_named_command_and_option_exists(command):
     text = help_text(command)
     for option in sorted(named_commands()[command]):
-        assert re.search(rf"(?<![\w-]){re.escape(option)}(?![\w-])", text), \
+        assert re.search(rf"(?<![\w-]){re.escape(option)}(?![\w-])", text), (
             f"docs/hosting.md names `chicago-referee {command} {option}`, which its --help does not list"
+        )
 
 
 def test_every_limit_key_is_accepted():
@@ -124,8 +125,15 @@ def test_every_reason_code_is_documented_for_bot_writers():
     documented = documented_reasons()
     named = {code for cell in column("reason") for code in re.findall(r"`([a-z_]+)`", cell)}
     named |= set(re.findall(r"`([a-z]+(?:_[a-z]+)*_limit)`", GUIDE))
-    assert {"memory_limit", "process_limit", "cpu_limit", "file_size_limit", "open_files_limit",
-            "line_too_long", "unsolicited_flood"} <= named
+    assert {
+        "memory_limit",
+        "process_limit",
+        "cpu_limit",
+        "file_size_limit",
+        "open_files_limit",
+        "line_too_long",
+        "unsolicited_flood",
+    } <= named
     missing = sorted(named - documented)
     assert not missing, f"docs/hosting.md names reason codes docs/protocol.md does not document: {missing}"
 
@@ -137,8 +145,9 @@ def test_the_example_sandbox_table_parses_into_its_limits():
     table = config["sandbox"]
     limits = limits_from_table(table)
     # Every key written in the example changed something, and each value is the one written.
-    assert limits == SandboxLimits(memory_mb=512, processes=32, cpu_s=180, file_size_mb=8, open_files=64,
-                                   scratch_mb=32, env=())
+    assert limits == SandboxLimits(
+        memory_mb=512, processes=32, cpu_s=180, file_size_mb=8, open_files=64, scratch_mb=32, env=()
+    )
     assert set(table) == {"memory", "processes", "cpu", "file_size", "open_files", "scratch", "env"}
     # The example's arithmetic: concurrency x table_size bots at their memory limit.
     bots = config["concurrency"] * config["table_size"]
@@ -148,11 +157,18 @@ def test_the_example_sandbox_table_parses_into_its_limits():
 
 def test_the_doctor_lines_quoted_are_the_ones_doctor_prints():
     env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1", "TERM": "dumb"}
-    done = subprocess.run([sys.executable, "-m", "referee.cli", "doctor"], capture_output=True, text=True,
-                          timeout=scaled(120), env=env, cwd=ROOT)
+    done = subprocess.run(
+        [sys.executable, "-m", "referee.cli", "doctor"],
+        capture_output=True,
+        text=True,
+        timeout=scaled(120),
+        env=env,
+        cwd=ROOT,
+    )
     assert done.returncode in (0, 1), done.stderr[-500:]
-    subjects = {m.group(1) for m in re.finditer(r"^(?:ok|warn|fail)\s+([a-z][a-z ]*?)(?: \(\w+\))?:",
-                                               done.stdout, re.MULTILINE)}
+    subjects = {
+        m.group(1) for m in re.finditer(r"^(?:ok|warn|fail)\s+([a-z][a-z ]*?)(?: \(\w+\))?:", done.stdout, re.MULTILINE)
+    }
     rows = {re.sub(r" \([A-Z]+\)$", "", s) for cell in column("line") for s in re.findall(r"`([^`]+)`", cell)}
     rows = {r.split(":")[0] for r in rows}
     unexplained = sorted(subjects - rows)

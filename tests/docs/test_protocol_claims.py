@@ -33,8 +33,9 @@ async def play_against_random(at: str):
         resolve_command([str(SLOW_START), marker, f"at={at}", f"sleep={WORK_S}"], name="slow_start"),
         resolve_command([str(RANDOM_BOT), marker], name="random"),
     ]
-    cfg = MatchConfig(game=GAME, rules=build_rules(GAME, None, {"target_score": 5}), bots=bots,
-                      games=2, seed=11, time_control=TC)
+    cfg = MatchConfig(
+        game=GAME, rules=build_rules(GAME, None, {"target_score": 5}), bots=bots, games=2, seed=11, time_control=TC
+    )
     with trio.fail_after(scaled(60)):
         result = await run_match(cfg)
     return result.records

@@ -296,8 +296,14 @@ class Script:
 
 
 def replay(script: Script, rest_reversed: bool) -> None:
-    state = new_game(script.game.name, script.n, seed=1, preset=script.preset, options=script.options,
-                     deals=[Deal(script.dealer, tuple(script.deck(rest_reversed)))])
+    state = new_game(
+        script.game.name,
+        script.n,
+        seed=1,
+        preset=script.preset,
+        options=script.options,
+        deals=[Deal(script.dealer, tuple(script.deck(rest_reversed)))],
+    )
     dealt = {ev.seat: sorted(parse_cards(ev.cards)) for _, ev in state.events if isinstance(ev, HandDealt)}
     assert dealt == {s: sorted(c) for s, c in script.hands.items() if s != "ghost"}, "the hands dealt differ"
     for step in script.steps:

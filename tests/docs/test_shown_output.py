@@ -40,14 +40,32 @@ from timing import scaled
 
 from referee.bots import BUILTIN_BOTS
 
-PAGES = [ROOT / "README.md", *sorted((DOCS).glob("*.md")), ROOT / "tournaments" / "README.md",
-         ROOT / "sample_bots" / "README.md", ROOT / "protocol" / "README.md"]
+PAGES = [
+    ROOT / "README.md",
+    *sorted((DOCS).glob("*.md")),
+    ROOT / "tournaments" / "README.md",
+    ROOT / "sample_bots" / "README.md",
+    ROOT / "protocol" / "README.md",
+]
 TAP = ROOT / "tests" / "docs" / "tap_bot.py"
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
-LOOKS_LIKE_OUTPUT = [re.compile(p, re.M) for p in (
-    r"^(ok|FAIL|note|warning)\s{2,}\S", r"^error: ", r"^MISMATCH ", r"^DIFFERS ", r"^\[\d+/\d+\] ",
-    r"^checking \S+ on ", r"^\$ chicago-referee ", r"^[RB]: \{", r"^seed \d+", r"^worker \S+: ",
-    r"\d+ verified, \d+ failed", r"^Score of ")]
+LOOKS_LIKE_OUTPUT = [
+    re.compile(p, re.M)
+    for p in (
+        r"^(ok|FAIL|note|warning)\s{2,}\S",
+        r"^error: ",
+        r"^MISMATCH ",
+        r"^DIFFERS ",
+        r"^\[\d+/\d+\] ",
+        r"^checking \S+ on ",
+        r"^\$ chicago-referee ",
+        r"^[RB]: \{",
+        r"^seed \d+",
+        r"^worker \S+: ",
+        r"\d+ verified, \d+ failed",
+        r"^Score of ",
+    )
+]
 DURATION = re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|µs|us|s)\b")
 SHARE = re.compile(r"\(\d+%\)")
 
@@ -105,8 +123,10 @@ def assert_matches(block: Block, shown: list[str], actual: str) -> None:
     got = normalize(actual)
     if not pattern(shown).fullmatch("".join(line + "\n" for line in got)):
         diff = "\n".join(f"  page: {a}\n  now:  {b}" for a, b in zip(shown, got, strict=False) if a != b)
-        pytest.fail(f"{block.where}: the block no longer shows what the program prints; first differences:\n"
-                    f"{diff[:3000]}\n--- the program now prints:\n" + "\n".join(got))
+        pytest.fail(
+            f"{block.where}: the block no longer shows what the program prints; first differences:\n"
+            f"{diff[:3000]}\n--- the program now prints:\n" + "\n".join(got)
+        )
 
 
 @pytest.fixture(scope="module")
@@ -121,8 +141,15 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def run(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
     env = {**os.environ, "COLUMNS": "80", "TERM": "dumb", "NO_COLOR": "1", **(env or {})}
-    done = subprocess.run([sys.executable, "-m", "referee.cli", *args], cwd=cwd, env=env, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True, timeout=scaled(600))
+    done = subprocess.run(
+        [sys.executable, "-m", "referee.cli", *args],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=scaled(600),
+    )
     return done.stdout.replace(str(cwd) + os.sep, "")
 
 
@@ -142,8 +169,7 @@ def test_shown_output_is_what_the_command_prints(block: Block, workdir: Path) ->
 
 
 @pytest.mark.parametrize("block", TRANSCRIPTS, ids=[b.where for b in TRANSCRIPTS])
-def test_shown_transcripts_are_what_the_referee_and_the_bot_wrote(block: Block, workdir: Path,
-                                                                 tmp_path: Path) -> None:
+def test_shown_transcripts_are_what_the_referee_and_the_bot_wrote(block: Block, workdir: Path, tmp_path: Path) -> None:
     commands = re.findall(r"```sh\n(chicago-referee match .*?)\n```", block.before)
     assert commands, f"{block.where}: a transcript follows the ```sh block of its `match` command"
     command = shlex.split(commands[-1].removeprefix("chicago-referee "))
@@ -153,15 +179,22 @@ def test_shown_transcripts_are_what_the_referee_and_the_bot_wrote(block: Block, 
     tap = tmp_path / (f"{bot}.py" if builtin else Path(bot).name)
     shutil.copy(TAP, tap)
     transcript = tmp_path / "transcript.txt"
-    run([str(tap) if arg == bot else arg for arg in command], workdir,
-        env={"TAP_BOT": bot if builtin else str(workdir / bot), "TAP_TRANSCRIPT": str(transcript), "TAP_SEAT": "0"})
+    run(
+        [str(tap) if arg == bot else arg for arg in command],
+        workdir,
+        env={"TAP_BOT": bot if builtin else str(workdir / bot), "TAP_TRANSCRIPT": str(transcript), "TAP_SEAT": "0"},
+    )
     assert_matches(block, normalize(block.text), transcript.read_text())
 
 
 def test_a_block_that_looks_like_output_is_compared_or_marked_abridged() -> None:
-    unmarked = [b.where for b in BLOCKS if not b.marker.startswith("<!-- output")
-                and not b.marker.startswith("<!-- worked-example")
-                and any(p.search(b.text) for p in LOOKS_LIKE_OUTPUT)]
+    unmarked = [
+        b.where
+        for b in BLOCKS
+        if not b.marker.startswith("<!-- output")
+        and not b.marker.startswith("<!-- worked-example")
+        and any(p.search(b.text) for p in LOOKS_LIKE_OUTPUT)
+    ]
     assert not unmarked, f"program output that is neither compared nor marked <!-- output: abridged -->: {unmarked}"
 
 

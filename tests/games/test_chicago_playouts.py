@@ -127,7 +127,7 @@ class Auditor:
     def check_events(self) -> None:
         s = self.s
         floor = self.rules.score_floor
-        for audience, e in s.events[self.seen_events:]:
+        for audience, e in s.events[self.seen_events :]:
             assert not self.ended, "event after GameEnded"
             assert isinstance(e, EVENT_TYPES), type(e)
             if isinstance(e, PRIVATE):
@@ -249,7 +249,7 @@ class Auditor:
         """CH-25: whatever the seat to act could send outside the legal list is refused."""
         s = self.s
         seat = s.current_player()
-        for a in (legal[:] if len(legal) <= 5 else [legal[0], legal[len(legal) // 2], legal[-1]]):
+        for a in legal[:] if len(legal) <= 5 else [legal[0], legal[len(legal) // 2], legal[-1]]:
             s.verify_action(a)
         if isinstance(legal[0], PlayCard):
             ok = {a.card for a in legal}
@@ -534,8 +534,7 @@ def test_no_leak_detector_catches_a_planted_leak(monkeypatch):
     monkeypatch.setattr(chicago.ChicagoState, "_emit", leaky)
     with pytest.raises(AssertionError, match="leak"):
         for seed in range(40):
-            leak_case(3, "gamerules", seed, 0, suit_preserving=False,
-                      options={"showdown_after": [False, False, False]})
+            leak_case(3, "gamerules", seed, 0, suit_preserving=False, options={"showdown_after": [False, False, False]})
 
 
 def test_play_game_refuses_a_policys_illegal_action_with_the_reason() -> None:

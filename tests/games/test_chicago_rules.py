@@ -225,7 +225,10 @@ def test_c14_last_trick_and_final_showdown_on_trick_start_hands():
     play(s, *C14_TRICKS)
     assert [e.seat for e in evs(s, TrickWon)] == [1, 1, 2, 1, 0]
     assert score_log(s, 1) == [
-        (2, 1, 1, "showdown"), (2, 1, 2, "showdown"), (0, 5, 5, "last_trick"), (2, 1, 3, "showdown"),
+        (2, 1, 1, "showdown"),
+        (2, 1, 2, "showdown"),
+        (0, 5, 5, "last_trick"),
+        (2, 1, 3, "showdown"),
     ]
     final = showdowns(s, 1)[-1]
     assert (final.round, final.winners, final.category, final.description) == (0, [2], "1P", "pair of nines")
@@ -995,7 +998,11 @@ def test_ch19_ch24_final_showdown_hands_are_revealed_to_everyone():
     _to_call(s)
     play(s, *C14_TRICKS)
     reveals = [(a, e) for a, e in deal_events(s) if isinstance(e, HandRevealed)]
-    assert [(a, e.seat, e.reason) for a, e in reveals] == [(PUBLIC, 1, "final_showdown"), (PUBLIC, 2, "final_showdown"), (PUBLIC, 0, "final_showdown")]
+    assert [(a, e.seat, e.reason) for a, e in reveals] == [
+        (PUBLIC, 1, "final_showdown"),
+        (PUBLIC, 2, "final_showdown"),
+        (PUBLIC, 0, "final_showdown"),
+    ]
     for _, e in reveals:
         assert same_cards(e.cards, C14[e.seat])
 
@@ -1028,8 +1035,13 @@ def test_ch20_event_order_showdowns_chicago_final():
         if isinstance(e, (Showdown, ScoreChanged))
     ]
     assert kinds == [
-        ("SD", 1), ("score", "showdown"), ("SD", 2), ("score", "showdown"),
-        ("score", "chicago"), ("SD", 0), ("score", "showdown"),
+        ("SD", 1),
+        ("score", "showdown"),
+        ("SD", 2),
+        ("score", "showdown"),
+        ("score", "chicago"),
+        ("SD", 0),
+        ("score", "showdown"),
     ]
 
 
@@ -1084,7 +1096,13 @@ def test_ch22_tie_at_the_end_of_a_deal_goes_to_a_tiebreak_between_the_tied():
     play(s, *ZONE_END_TRICKS)
     assert scores_after_deal(s, 1) == [0, 54, 54] and not s.is_terminal()
     started = evs(s, DealStarted)[-1]
-    assert (started.deal, started.dealer, started.active, started.tiebreak, started.stock_size) == (2, 1, [1, 2], True, 42)
+    assert (started.deal, started.dealer, started.active, started.tiebreak, started.stock_size) == (
+        2,
+        1,
+        [1, 2],
+        True,
+        42,
+    )
     assert s.view(0).hand == [] and s.view(0).tiebreak
     pass_round(s, [2, 1])
     pass_round(s, [2, 1])
@@ -1171,25 +1189,54 @@ def test_presets_match_rules_md_section_2():
     """§2: the four presets' values."""
     g = build_rules(CHICAGO, "gamerules")
     assert g == ChicagoRules()
-    assert (g.exchanges, g.showdown_after, g.no_exchange_threshold, g.target_score) == (3, [True, True, False], None, 52)
-    assert (g.chicago_enabled, g.chicago_min_score, g.chicago_leader, g.showdown_after_chicago) == (True, 15, "declarer", True)
+    assert (g.exchanges, g.showdown_after, g.no_exchange_threshold, g.target_score) == (
+        3,
+        [True, True, False],
+        None,
+        52,
+    )
+    assert (g.chicago_enabled, g.chicago_min_score, g.chicago_leader, g.showdown_after_chicago) == (
+        True,
+        15,
+        "declarer",
+        True,
+    )
     assert (g.score_floor, g.win_check, g.royal_instant_win, g.ace_low_straight) == (0, "immediate", True, True)
-    assert (g.exact_tie_policy, g.last_trick_points, g.reveal_scoring_hand, g.first_dealer) == ("nobody", 5, False, "low_cut")
+    assert (g.exact_tie_policy, g.last_trick_points, g.reveal_scoring_hand, g.first_dealer) == (
+        "nobody",
+        5,
+        False,
+        "low_cut",
+    )
     assert g.hand_points == {"1P": 1, "2P": 2, "3K": 3, "ST": 4, "FL": 5, "FH": 6, "4K": 7, "SF": 8, "RF": 52}
-    assert (g.chicago_points, g.chicago_penalty, g.one_open, g.four_kind_reset, g.last_trick_two_bonus) == (15, 15, False, False, None)
+    assert (g.chicago_points, g.chicago_penalty, g.one_open, g.four_kind_reset, g.last_trick_two_bonus) == (
+        15,
+        15,
+        False,
+        False,
+        None,
+    )
 
     z = build_rules(CHICAGO, "cardgames_zone")
     assert (z.exchanges, z.showdown_after, z.no_exchange_threshold, z.target_score) == (2, [True, True], 46, 52)
     assert (z.chicago_enabled, z.chicago_min_score, z.score_floor, z.win_check) == (False, 15, 0, "end_of_deal")
-    assert (z.royal_instant_win, z.ace_low_straight, z.exact_tie_policy, z.last_trick_points, z.reveal_scoring_hand) == (
-        True, True, "nobody", 5, True)
+    assert (
+        z.royal_instant_win,
+        z.ace_low_straight,
+        z.exact_tie_policy,
+        z.last_trick_points,
+        z.reveal_scoring_hand,
+    ) == (True, True, "nobody", 5, True)
 
     short = build_rules(CHICAGO, "cardgames_zone_short")
     assert short == build_rules(CHICAGO, "cardgames_zone", {"target_score": 30})
 
     sw = build_rules(CHICAGO, "swedish_common")
-    assert sw == build_rules(CHICAGO, "gamerules", {
-        "no_exchange_threshold": 42, "chicago_min_score": 0, "score_floor": None, "one_open": True})
+    assert sw == build_rules(
+        CHICAGO,
+        "gamerules",
+        {"no_exchange_threshold": 42, "chicago_min_score": 0, "score_floor": None, "one_open": True},
+    )
     assert build_rules(CHICAGO) == g  # the default preset is gamerules
 
 
@@ -1234,7 +1281,7 @@ def test_option_one_open_take_or_draw_hidden(take):
     ex(s, 1, "2h")
     assert s.current_player() == 1 and s.view(2).phase == "take_open"
     assert all(s.view(x).open_card == "7d" for x in range(3))
-    (audience, opened), = [(a, e) for a, e in s.events if isinstance(e, OpenCard)]
+    ((audience, opened),) = [(a, e) for a, e in s.events if isinstance(e, OpenCard)]
     assert audience == PUBLIC and (opened.seat, opened.card) == (1, "7d")
     assert s.legal_actions() == [TakeOpen(take=False), TakeOpen(take=True)]
     with pytest.raises(IllegalAction):
@@ -1283,8 +1330,7 @@ def test_option_max_deals(max_deals, over):
 
 def test_option_max_deals_tie_has_no_winner():
     """max_deals with equal top scores ends without a winner (only high cards, last trick worth 0)."""
-    s = start(3, {1: HC_A, 2: HC_Q, 0: HC_J}, options={"max_deals": 1, "final_showdown": False,
-                                                       "last_trick_points": 0})
+    s = start(3, {1: HC_A, 2: HC_Q, 0: HC_J}, options={"max_deals": 1, "final_showdown": False, "last_trick_points": 0})
     _to_call(s)
     while not s.is_terminal():
         _cautious(s)

@@ -246,7 +246,11 @@ def test_E07_full_hand() -> None:
     assert [(e.seat, e.points, e.reason) for e in of(g, ScoreChanged)] == [(1, 5, "contract_made"), (0, 1, "tricks")]
     (scored,) = of(g, HandScored)
     assert (scored.declarer, scored.contract, scored.made, scored.tricks_won, scored.points) == (
-        1, 4, True, [1, 5, 0], [1, 5, 0]
+        1,
+        4,
+        True,
+        [1, 5, 0],
+        [1, 5, 0],
     )
 
 
@@ -265,9 +269,7 @@ def test_GE01_exactly_three_players(n: int) -> None:
 def test_GE02_deck_is_24_cards_nine_to_ace() -> None:
     g = game(seed=7)
     (deal,) = g.dealt_decks()
-    assert sorted(CARD_STR[c] for c in deal.deck) == sorted(
-        r + s for r in "9TJQKA" for s in "shdc"
-    )
+    assert sorted(CARD_STR[c] for c in deal.deck) == sorted(r + s for r in "9TJQKA" for s in "shdc")
     assert GHOST_EUCHRE.deck_size == 24
     bad = list(E07)
     bad[0] = parse_cards("2s")[0]
@@ -337,7 +339,13 @@ def test_GE05_bidding_order_values_and_moon() -> None:
     g = game(Deal(2, E07))  # dealer P2: P0, P1, then P2 last
     assert g.current_player() == 0
     assert g.legal_actions() == [Pass(), Bid(bid=3), Bid(bid=4), Bid(bid=5), Bid(bid="moon"), SwapGhost()]
-    for bad, why in [(2, "below the minimum bid 3"), (6, "bad bid 6"), (0, "bad bid 0"), ("six", "bad bid"), (True, "bad bid")]:
+    for bad, why in [
+        (2, "below the minimum bid 3"),
+        (6, "bad bid 6"),
+        (0, "bad bid 0"),
+        ("six", "bad bid"),
+        (True, "bad bid"),
+    ]:
         with pytest.raises(IllegalAction, match=why):
             g.verify_action(Bid(bid=bad))  # type: ignore[arg-type]
     bids(g, (0, 5))
@@ -465,7 +473,9 @@ E02A_TRICKS = [
 ]
 
 
-@pytest.mark.parametrize(("options", "penalty"), [({"preset": "renege_penalty"}, 2), ({"renege_policy": "penalize", "renege_penalty": 3}, 3)])
+@pytest.mark.parametrize(
+    ("options", "penalty"), [({"preset": "renege_penalty"}, 2), ({"renege_policy": "penalize", "renege_penalty": 3}, 3)]
+)
 def test_GE10_renege_penalized_when_hand_scored(options: dict, penalty: int) -> None:
     g = game(Deal(0, E02A), **options)
     bids(g, (1, 3), (2, None), (0, None))
@@ -499,11 +509,14 @@ def test_GE11_set_declarer_loses_bid_others_keep_tricks() -> None:
     assert of(g, HandScored)[0].made is False
 
 
-@pytest.mark.parametrize(("preset", "options", "expected"), [
-    ("gamerules", {}, -6),
-    ("moon_minus_24", {}, -24),
-    ("gamerules", {"moon_fail_penalty": 10}, -10),
-])
+@pytest.mark.parametrize(
+    ("preset", "options", "expected"),
+    [
+        ("gamerules", {}, -6),
+        ("moon_minus_24", {}, -24),
+        ("gamerules", {"moon_fail_penalty": 10}, -10),
+    ],
+)
 def test_GE11_failed_moon(preset: str, options: dict, expected: int) -> None:
     g = play_e07("moon", preset=preset, **options)  # P1 takes 5 of 6
     assert g.scores() == [1, expected, 0]
@@ -598,7 +611,12 @@ def test_presets_and_option_validation() -> None:
     assert build_rules(GHOST_EUCHRE, "renege_penalty").renege_policy == "penalize"
     r = EuchreRules()
     assert (r.target_score, r.min_bid, r.moon_points, r.moon_fail_penalty, r.renege_policy, r.renege_penalty) == (
-        32, 3, 24, 6, "reject", 2
+        32,
+        3,
+        24,
+        6,
+        "reject",
+        2,
     )
     for bad in ({"trump": "h"}, {"renege_policy": "maybe"}, {"min_bid": 6}, {"target_score": 0}):
         with pytest.raises(ConfigError):
@@ -637,7 +655,12 @@ def test_wire_action_shapes() -> None:
     for raw, action in WIRE.items():
         assert msgspec.json.decode(raw, type=EuchreAction) == action
         assert msgspec.json.encode(action) == raw
-    for raw in (b'{"type":"bid","bid":6}', b'{"type":"bid"}', b'{"type":"pass","bid":3}', b'{"type":"name_trump","suit":"x"}'):
+    for raw in (
+        b'{"type":"bid","bid":6}',
+        b'{"type":"bid"}',
+        b'{"type":"pass","bid":3}',
+        b'{"type":"name_trump","suit":"x"}',
+    ):
         with pytest.raises(msgspec.ValidationError):
             msgspec.json.decode(raw, type=EuchreAction)
 
@@ -808,7 +831,12 @@ def known_to(g: GhostEuchreState, seat: int) -> set[int]:
 
 
 @settings(max_examples=150, deadline=None, derandomize=True)
-@given(seed=st.integers(0, 10**6), cut=st.floats(0, 1), seat=st.integers(0, 2), policy=st.sampled_from(["penalize", "reject"]))
+@given(
+    seed=st.integers(0, 10**6),
+    cut=st.floats(0, 1),
+    seat=st.integers(0, 2),
+    policy=st.sampled_from(["penalize", "reject"]),
+)
 def test_GE14_no_leak_permuting_hidden_cards(seed: int, cut: float, seat: int, policy: str) -> None:
     """Shuffle every card `seat` has not seen (other hands' unplayed cards, the ghost,
     a dead hand that is not its own): the seat's views, legal lists and events up to

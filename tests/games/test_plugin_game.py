@@ -37,8 +37,23 @@ def duel() -> Iterator[GameDef]:
 @pytest.fixture
 def duel_logs(duel: GameDef, tmp_path: Path) -> Path:
     logs = tmp_path / "logs"
-    res = runner.invoke(app, ["match", f"{DET} salt=a", f"{DET} salt=b", "--game", "duel", "--games", "2",
-                              "--seed", "7", "--log-dir", str(logs), "--json"])
+    res = runner.invoke(
+        app,
+        [
+            "match",
+            f"{DET} salt=a",
+            f"{DET} salt=b",
+            "--game",
+            "duel",
+            "--games",
+            "2",
+            "--seed",
+            "7",
+            "--log-dir",
+            str(logs),
+            "--json",
+        ],
+    )
     assert res.exit_code == 0, res.output
     summary = json.loads(res.stdout)
     assert summary["game"] == "duel" and summary["games"] == 2

@@ -105,12 +105,28 @@ def test_format_and_sort():
 
 EXPECTED_COUNTS = {
     True: {
-        "RF": 4, "SF": 36, "4K": 624, "FH": 3744, "FL": 5108, "ST": 10200,
-        "3K": 54912, "2P": 123552, "1P": 1098240, "HC": 1302540,
+        "RF": 4,
+        "SF": 36,
+        "4K": 624,
+        "FH": 3744,
+        "FL": 5108,
+        "ST": 10200,
+        "3K": 54912,
+        "2P": 123552,
+        "1P": 1098240,
+        "HC": 1302540,
     },
     False: {
-        "RF": 4, "SF": 32, "4K": 624, "FH": 3744, "FL": 5112, "ST": 9180,
-        "3K": 54912, "2P": 123552, "1P": 1098240, "HC": 1303560,
+        "RF": 4,
+        "SF": 32,
+        "4K": 624,
+        "FH": 3744,
+        "FL": 5112,
+        "ST": 9180,
+        "3K": 54912,
+        "2P": 123552,
+        "1P": 1098240,
+        "HC": 1303560,
     },
 }
 # Distinct values per category; SF includes RF here (§3: "SF (incl. RF) 10/9").
@@ -264,9 +280,16 @@ def test_ace_low_setting_only_changes_the_wheel():
 def test_category_order_and_key_rules():
     """§3: HC < 1P < 2P < 3K < ST < FL < FH < 4K < SF < RF, with the key table."""
     ladder = [
-        "Ah Kd 9c 7s 3h", "2h 2d 3c 4s 5s", "3h 3d 2c 2s 4s", "2h 2d 2c 3s 4h",
-        "6s 5h 4d 3c 2s", "7h 5h 4h 3h 2h", "2h 2d 2c 3s 3h", "2h 2d 2c 2s 3h",
-        "6h 5h 4h 3h 2h", "Ah Kh Qh Jh Th",
+        "Ah Kd 9c 7s 3h",
+        "2h 2d 3c 4s 5s",
+        "3h 3d 2c 2s 4s",
+        "2h 2d 2c 3s 4h",
+        "6s 5h 4d 3c 2s",
+        "7h 5h 4h 3h 2h",
+        "2h 2d 2c 3s 3h",
+        "2h 2d 2c 2s 3h",
+        "6h 5h 4h 3h 2h",
+        "Ah Kh Qh Jh Th",
     ]
     values = [value(h) for h in ladder]
     assert [category_code(v) for v in values] == list(CATEGORY_CODES)
@@ -347,9 +370,15 @@ def test_hand_value_rejects_bad_and_duplicate_cards():
 def test_points_table_and_key_ranks():
     """CH-11 table; high card scores nothing; a custom table is honoured."""
     examples = {
-        "HC": "Ah Kd 9c 7s 3h", "1P": "2h 2d 3c 4s 5s", "2P": "3h 3d 2c 2s 4s",
-        "3K": "2h 2d 2c 3s 4h", "ST": "6s 5h 4d 3c 2s", "FL": "7h 5h 4h 3h 2h",
-        "FH": "2h 2d 2c 3s 3h", "4K": "2h 2d 2c 2s 3h", "SF": "6h 5h 4h 3h 2h",
+        "HC": "Ah Kd 9c 7s 3h",
+        "1P": "2h 2d 3c 4s 5s",
+        "2P": "3h 3d 2c 2s 4s",
+        "3K": "2h 2d 2c 3s 4h",
+        "ST": "6s 5h 4d 3c 2s",
+        "FL": "7h 5h 4h 3h 2h",
+        "FH": "2h 2d 2c 3s 3h",
+        "4K": "2h 2d 2c 2s 3h",
+        "SF": "6h 5h 4h 3h 2h",
         "RF": "Ah Kh Qh Jh Th",
     }
     expected = {"HC": 0, "1P": 1, "2P": 2, "3K": 3, "ST": 4, "FL": 5, "FH": 6, "4K": 7, "SF": 8, "RF": 52}

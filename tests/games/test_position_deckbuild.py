@@ -51,17 +51,20 @@ def test_euchre_deals_the_chosen_hands_and_ghost(dealer: int) -> None:
     assert {CARD_STR[c] for c in state._hands[1]} <= set(pack)
 
 
-@pytest.mark.parametrize(("call", "message"), [
-    (lambda: chicago_deck(3, 0, {0: "As Ks Qs Js Ts", 1: "As 2h 3h 4h 5h"}), "chosen twice"),
-    (lambda: chicago_deck(2, 0, {0: "As Ks Qs Js"}), "a hand is 5 cards, not 4"),
-    (lambda: chicago_deck(2, 2, {}), "no seat 2"),
-    (lambda: chicago_deck(2, 0, {3: "As Ks Qs Js Ts"}), "no seat 3"),
-    (lambda: chicago_deck(5, 0, {}), "2-4 players"),
-    (lambda: chicago_deck(2, 0, {0: "As Ks Qs Js Tx"}), "bad card"),
-    (lambda: euchre_deck(0, {0: "As Ks Qs Js Ts 2s"}), "not in this game's pack"),
-    (lambda: euchre_deck(0, {}, ghost="As Ks"), "ghost hand is 6 cards"),
-    (lambda: euchre_deck(0, {1: "As Ks Qs Js Ts 9s"}, ghost="As Kh Qh Jh Th 9h"), "chosen twice"),
-])
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: chicago_deck(3, 0, {0: "As Ks Qs Js Ts", 1: "As 2h 3h 4h 5h"}), "chosen twice"),
+        (lambda: chicago_deck(2, 0, {0: "As Ks Qs Js"}), "a hand is 5 cards, not 4"),
+        (lambda: chicago_deck(2, 2, {}), "no seat 2"),
+        (lambda: chicago_deck(2, 0, {3: "As Ks Qs Js Ts"}), "no seat 3"),
+        (lambda: chicago_deck(5, 0, {}), "2-4 players"),
+        (lambda: chicago_deck(2, 0, {0: "As Ks Qs Js Tx"}), "bad card"),
+        (lambda: euchre_deck(0, {0: "As Ks Qs Js Ts 2s"}), "not in this game's pack"),
+        (lambda: euchre_deck(0, {}, ghost="As Ks"), "ghost hand is 6 cards"),
+        (lambda: euchre_deck(0, {1: "As Ks Qs Js Ts 9s"}, ghost="As Kh Qh Jh Th 9h"), "chosen twice"),
+    ],
+)
 def test_a_deal_that_cannot_be_is_an_error(call, message: str) -> None:
     with pytest.raises(PositionError, match=message):
         call()

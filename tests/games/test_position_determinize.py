@@ -46,6 +46,7 @@ def void_breaks(state, sample) -> list[str]:
     if game == "ghost_euchre" and state.rules.renege_policy != "reject":
         return []
     from referee.games.ghost_euchre import effective_suit
+
     trump = "shdc".index(view.trump) if getattr(view, "trump", None) else None
 
     def suit(card: str) -> int:
@@ -93,15 +94,21 @@ def test_own_discards_stay_in_the_discards_until_a_reshuffle() -> None:
     checked = 0
     for seed in range(12):
         for state in itertools.islice(random_positions("chicago", 3, None, seed, every=0.2), 30):
-            deal_events = list(itertools.takewhile(lambda e: type(e[1]).__name__ != "DealStarted",
-                                                   reversed(state.events)))
+            deal_events = list(
+                itertools.takewhile(lambda e: type(e[1]).__name__ != "DealStarted", reversed(state.events))
+            )
             if any(type(e).__name__ == "StockReshuffled" for _, e in deal_events):
                 continue
             truth = position_of(state)
             seat = state.current_player()
-            mine = [c for c in truth.discards if any(
-                type(e).__name__ in ("HandDealt", "Drew") and e.seat == seat and c in e.cards
-                for a, e in deal_events)]
+            mine = [
+                c
+                for c in truth.discards
+                if any(
+                    type(e).__name__ in ("HandDealt", "Drew") and e.seat == seat and c in e.cards
+                    for a, e in deal_events
+                )
+            ]
             for i in range(5):
                 sample = determinize(state.view(seat), seen_events(state, seat), random.Random(i), state.rules)
                 assert set(mine) <= set(sample.discards)

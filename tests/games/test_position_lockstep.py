@@ -26,7 +26,7 @@ def play_in_lockstep(original, rebuilt, rng: random.Random, max_steps: int | Non
             assert rebuilt.view(seat) == original.view(seat)
         assert len(rebuilt.events) == len(original.events) - start
         recent = min(8, len(rebuilt.events))  # the newest events, each step; all of them at the end
-        assert rebuilt.events[len(rebuilt.events) - recent:] == original.events[len(original.events) - recent:]
+        assert rebuilt.events[len(rebuilt.events) - recent :] == original.events[len(original.events) - recent :]
         if original.is_terminal():
             break
         legal = list(original.legal_actions())

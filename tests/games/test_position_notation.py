@@ -61,21 +61,24 @@ def test_fields_may_come_in_any_order() -> None:
 GOOD = format_position(position_of(next(random_positions("chicago", 2, None, seed=3, every=1.0))))
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("", "empty position string"),
-    ("poker/2 dealer=0", "write 'chicago/N'"),
-    ("chicago/x dealer=0", "'chicago/N'.*not a whole number"),
-    (GOOD + " colour=red", "'colour' is not one of"),
-    (GOOD + " dealer=1", "'dealer': given twice"),
-    (GOOD.replace("dealer=", "dealer=01"), "'dealer': '01.' is not a whole number"),
-    (" ".join(t for t in GOOD.split() if not t.startswith("stock=")), "lacks field.*stock"),
-    (GOOD.replace("hands=", "hands=A"), "'hands'.*two-character cards"),
-    (GOOD.replace("hands=", "hands=Xx", 1)[:-2], "bad card"),
-    (GOOD + " ex=1,a", "'ex': 'a' is not a whole number"),
-    (GOOD + " show=1:2P", "round:category:winners:points:tied:description"),
-    ("chicago/999999999 dealer=0 phase=exchange hands=- stock=-", "2-4 players, not 999999999"),
-    (GOOD.replace("dealer=1", "dealer=" + "9" * 5000), "'dealer': 999999999999... is too large"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "empty position string"),
+        ("poker/2 dealer=0", "write 'chicago/N'"),
+        ("chicago/x dealer=0", "'chicago/N'.*not a whole number"),
+        (GOOD + " colour=red", "'colour' is not one of"),
+        (GOOD + " dealer=1", "'dealer': given twice"),
+        (GOOD.replace("dealer=", "dealer=01"), "'dealer': '01.' is not a whole number"),
+        (" ".join(t for t in GOOD.split() if not t.startswith("stock=")), "lacks field.*stock"),
+        (GOOD.replace("hands=", "hands=A"), "'hands'.*two-character cards"),
+        (GOOD.replace("hands=", "hands=Xx", 1)[:-2], "bad card"),
+        (GOOD + " ex=1,a", "'ex': 'a' is not a whole number"),
+        (GOOD + " show=1:2P", "round:category:winners:points:tied:description"),
+        ("chicago/999999999 dealer=0 phase=exchange hands=- stock=-", "2-4 players, not 999999999"),
+        (GOOD.replace("dealer=1", "dealer=" + "9" * 5000), "'dealer': 999999999999... is too large"),
+    ],
+)
 def test_a_bad_string_names_the_field(text: str, message: str) -> None:
     with pytest.raises(NotationError, match=message):
         parse_position(text)

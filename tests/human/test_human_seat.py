@@ -58,8 +58,14 @@ async def _no_more(records: list[Any]) -> bool:
 
 def _config(tmp_path: Path, **kw: Any) -> TableConfig:
     game = get_game("chicago")
-    return TableConfig(game=game, rules=build_rules(game, None, {"target_score": 8}),
-                       bots=[resolve_command(str(FIRST_LEGAL_BOT))], seed=4, log_dir=tmp_path, **kw)
+    return TableConfig(
+        game=game,
+        rules=build_rules(game, None, {"target_score": 8}),
+        bots=[resolve_command(str(FIRST_LEGAL_BOT))],
+        seed=4,
+        log_dir=tmp_path,
+        **kw,
+    )
 
 
 async def test_slow_person_is_asked_once_per_request(tmp_path: Path) -> None:

@@ -27,8 +27,9 @@ SESSION_LIMIT_S = scaled(120)
 def test_piped_input_plays_a_whole_game_that_verifies(tmp_path: Path) -> None:
     logs = tmp_path / "logs"
     cmd = " ".join([*CLI, "play", "sample_bots/python/random_bot.py", "--seed", "3", "--log-dir", str(logs)])
-    run = subprocess.run(["bash", "-c", f"yes 1 | {cmd}"], cwd=ROOT, capture_output=True, text=True,
-                         timeout=scaled(180))
+    run = subprocess.run(
+        ["bash", "-c", f"yes 1 | {cmd}"], cwd=ROOT, capture_output=True, text=True, timeout=scaled(180)
+    )
     assert run.returncode == 0, run.stderr
     assert "your choice> 1" in run.stdout  # prompts printed, the piped choice echoed
     m = re.search(r"winner: (\S+); final scores: human (\d+), random_bot (\d+)", run.stdout)
@@ -38,21 +39,26 @@ def test_piped_input_plays_a_whole_game_that_verifies(tmp_path: Path) -> None:
     assert [int(m.group(2)), int(m.group(3))] == result["scores"]
     assert m.group(1) == ["human", "random_bot"][result["winner"]]
     assert header.players[0].human and header.players[0].argv == []
-    check = subprocess.run([*CLI, "verify", str(logs / "game-00001.jsonl")], cwd=ROOT, capture_output=True, text=True,
-                           timeout=scaled(120))
+    check = subprocess.run(
+        [*CLI, "verify", str(logs / "game-00001.jsonl")], cwd=ROOT, capture_output=True, text=True, timeout=scaled(120)
+    )
     assert check.returncode == 0, check.stdout + check.stderr
     assert "1 verified, 0 failed" in check.stdout
 
 
-@pytest.mark.parametrize(("args", "bots"), [
-    (["--rule", "target_score=12"], ["pimc"]),
-    (["--game", "ghost-euchre", "--rule", "max_hands=3"], ["pimc", "pimc#2"]),
-])
+@pytest.mark.parametrize(
+    ("args", "bots"),
+    [
+        (["--rule", "target_score=12"], ["pimc"]),
+        (["--game", "ghost-euchre", "--rule", "max_hands=3"], ["pimc", "pimc#2"]),
+    ],
+)
 def test_with_no_bot_named_pimc_takes_every_other_seat(tmp_path: Path, args: list[str], bots: list[str]) -> None:
     logs = tmp_path / "logs"
     cmd = " ".join([*CLI, "play", "--seed", "3", *args, "--log-dir", str(logs)])
-    run = subprocess.run(["bash", "-c", f"yes 1 | {cmd}"], cwd=ROOT, capture_output=True, text=True,
-                         timeout=scaled(300))
+    run = subprocess.run(
+        ["bash", "-c", f"yes 1 | {cmd}"], cwd=ROOT, capture_output=True, text=True, timeout=scaled(300)
+    )
     assert run.returncode == 0, run.stderr
     assert "pimc" in run.stderr.split(";")[0], run.stderr  # the first line names the opponent
     header, records = read_json_log(logs / "game-00001.jsonl")
@@ -63,12 +69,24 @@ def test_with_no_bot_named_pimc_takes_every_other_seat(tmp_path: Path, args: lis
 
 
 def test_bad_options_are_one_line(tmp_path: Path) -> None:
-    run = subprocess.run([*CLI, "play", "sample_bots/python/random_bot.py", "--seat", "5"], cwd=ROOT,
-                         capture_output=True, text=True, timeout=scaled(60), stdin=subprocess.DEVNULL)
+    run = subprocess.run(
+        [*CLI, "play", "sample_bots/python/random_bot.py", "--seat", "5"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=scaled(60),
+        stdin=subprocess.DEVNULL,
+    )
     assert run.returncode == 2 and "Traceback" not in run.stderr
     assert "--seat 5 is not a seat of this table: choose 0-1" in run.stderr
-    run = subprocess.run([*CLI, "play", "a.py", "b.py", "c.py", "d.py"], cwd=ROOT, capture_output=True, text=True,
-                         timeout=scaled(60), stdin=subprocess.DEVNULL)
+    run = subprocess.run(
+        [*CLI, "play", "a.py", "b.py", "c.py", "d.py"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=scaled(60),
+        stdin=subprocess.DEVNULL,
+    )
     assert run.returncode == 2 and "needs 1 or 2 or 3 bots, got 4" in run.stderr
 
 
@@ -78,8 +96,9 @@ class Terminal:
     def __init__(self, args: list[str]) -> None:
         self.master, slave = os.openpty()
         env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "120", "LINES": "40"}
-        self.proc = subprocess.Popen([*CLI, *args], cwd=ROOT, stdin=slave, stdout=slave, stderr=slave, env=env,
-                                     close_fds=True)
+        self.proc = subprocess.Popen(
+            [*CLI, *args], cwd=ROOT, stdin=slave, stdout=slave, stderr=slave, env=env, close_fds=True
+        )
         os.close(slave)
         self.screen = ""
         self.deadline = time.monotonic() + SESSION_LIMIT_S
@@ -173,7 +192,9 @@ def test_terminal_session_through_a_pty(terminal: object, tmp_path: Path) -> Non
                 refused = t.read_until("your choice> ")
                 from referee.games.show import SUIT_NAMES
 
-                assert f"illegal: play {other[0]}: must follow suit (CH-15): {SUIT_NAMES[led]} led, hand holds" in refused
+                assert (
+                    f"illegal: play {other[0]}: must follow suit (CH-15): {SUIT_NAMES[led]} led, hand holds" in refused
+                )
                 followed = True
                 break
         t.type("1")
@@ -197,15 +218,27 @@ def test_terminal_session_through_a_pty(terminal: object, tmp_path: Path) -> Non
     assert [(f["seat"], f["reason"]) for f in failures] == [(0, "resigned")]
     result = next(r for _, r in records if r["type"] == "result")
     assert result["forfeited"] == [0] and result["winner"] == 1
-    check = subprocess.run([*CLI, "verify", str(logs / "game-00001.jsonl")], cwd=ROOT, capture_output=True, text=True,
-                           timeout=scaled(120))
+    check = subprocess.run(
+        [*CLI, "verify", str(logs / "game-00001.jsonl")], cwd=ROOT, capture_output=True, text=True, timeout=scaled(120)
+    )
     assert check.returncode == 0, check.stdout + check.stderr
 
 
 def test_two_games_end_with_the_match_table_and_a_used_log_dir_is_refused(tmp_path: Path) -> None:
     logs = tmp_path / "logs"
-    args = [*CLI, "play", "sample_bots/python/first_legal_bot.py", "--seed", "2", "--games", "2",
-            "--rule", "target_score=8", "--log-dir", str(logs)]
+    args = [
+        *CLI,
+        "play",
+        "sample_bots/python/first_legal_bot.py",
+        "--seed",
+        "2",
+        "--games",
+        "2",
+        "--rule",
+        "target_score=8",
+        "--log-dir",
+        str(logs),
+    ]
     run = subprocess.run(args, cwd=ROOT, input="1\n" * 2000, capture_output=True, text=True, timeout=scaled(180))
     assert run.returncode == 0, run.stderr
     assert "game 2: you are seat 0" in run.stdout and "human" in run.stdout.split("game 2:")[-1]
@@ -217,9 +250,25 @@ def test_two_games_end_with_the_match_table_and_a_used_log_dir_is_refused(tmp_pa
 
 def test_a_euchre_table_shows_trump_contract_and_declarer_once_named(tmp_path: Path) -> None:
     logs = tmp_path / "logs"
-    cmd = " ".join([*CLI, "play", "random", "random", "--game", "ghost-euchre", "--seed", "4", "--rule", "max_hands=1",
-                    "--log-dir", str(logs)])
-    run = subprocess.run(["bash", "-c", f"yes 1 | {cmd}"], cwd=ROOT, capture_output=True, text=True, timeout=scaled(180))
+    cmd = " ".join(
+        [
+            *CLI,
+            "play",
+            "random",
+            "random",
+            "--game",
+            "ghost-euchre",
+            "--seed",
+            "4",
+            "--rule",
+            "max_hands=1",
+            "--log-dir",
+            str(logs),
+        ]
+    )
+    run = subprocess.run(
+        ["bash", "-c", f"yes 1 | {cmd}"], cwd=ROOT, capture_output=True, text=True, timeout=scaled(180)
+    )
     assert run.returncode == 0, run.stderr
     _header, records = read_json_log(logs / "game-00001.jsonl")
     named = next(r["event"] for _, r in records if r["type"] == "event" and r["event"]["type"] == "trump_named")

@@ -36,10 +36,36 @@ ALLOWED: dict[str, set[str]] = {
     "tournament": {"protocol", "core", "games", "stats", "seats", "logs", "play", "replay", "tournament", "bot_names"},
     "human": {"protocol", "core", "games", "seats", "logs", "play", "replay", "human", "bot_names"},
     "web": {"protocol", "core", "games", "stats", "seats", "logs", "play", "web", "bot_names"},
-    "live": {"protocol", "core", "games", "stats", "seats", "logs", "play", "replay", "tournament", "web", "live",
-             "bot_names"},
-    "cli": {"protocol", "core", "games", "stats", "seats", "logs", "play", "replay", "tournament", "human", "web",
-            "live", "cli", "bot_names"},
+    "live": {
+        "protocol",
+        "core",
+        "games",
+        "stats",
+        "seats",
+        "logs",
+        "play",
+        "replay",
+        "tournament",
+        "web",
+        "live",
+        "bot_names",
+    },
+    "cli": {
+        "protocol",
+        "core",
+        "games",
+        "stats",
+        "seats",
+        "logs",
+        "play",
+        "replay",
+        "tournament",
+        "human",
+        "web",
+        "live",
+        "cli",
+        "bot_names",
+    },
 }
 # Libraries that mean I/O, concurrency or a terminal: never in a rules engine.
 IMPURE = {"trio", "typer", "rich", "subprocess", "sqlite3", "socket", "asyncio", "threading", "signal"}
@@ -145,7 +171,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
                 stack.pop()
                 path.pop()
             elif state.get(child) == 1:
-                return path[path.index(child):] + [child]
+                return path[path.index(child) :] + [child]
             elif not state.get(child):
                 state[child] = 1
                 path.append(child)
@@ -179,8 +205,13 @@ def test_the_architecture_map_names_every_wing() -> None:
 
 def test_the_documented_public_names_import_in_a_fresh_interpreter() -> None:
     names = "new_game, play_game, random_policy, Deal, parse_cards, hand_value, GAMES, get_game"
-    done = subprocess.run([sys.executable, "-c", f"from referee.games import {names}; print(hand_value('As Ks Qs Js Ts').describe())"],
-                          capture_output=True, text=True, cwd=DOCS, timeout=scaled(60))
+    done = subprocess.run(
+        [sys.executable, "-c", f"from referee.games import {names}; print(hand_value('As Ks Qs Js Ts').describe())"],
+        capture_output=True,
+        text=True,
+        cwd=DOCS,
+        timeout=scaled(60),
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "royal flush"
 

@@ -56,8 +56,10 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """A venv outside the checkout with the wheel installed, and an empty folder to run in."""
     version = _setuptools_version()
     if version is None or version < (77,):
-        pytest.skip("building the wheel offline needs setuptools>=77 here: pip install 'setuptools>=77' "
-                    "(the `test` extra and .ci/run install it)")
+        pytest.skip(
+            "building the wheel offline needs setuptools>=77 here: pip install 'setuptools>=77' "
+            "(the `test` extra and .ci/run install it)"
+        )
     base = tmp_path_factory.mktemp("wheel")
     source = base / "source"
     source.mkdir()
@@ -68,27 +70,44 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         else:
             shutil.copy2(path, source / name)
     dist = base / "dist"
-    built = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-q",
-                  "-w", str(dist), str(source)], cwd=base)
+    built = _run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "-q",
+            "-w",
+            str(dist),
+            str(source),
+        ],
+        cwd=base,
+    )
     assert built.returncode == 0, built.stdout + built.stderr
     wheel = next(dist.glob("chicago_referee-*.whl"))
     venv = base / "venv"
     made = _run([sys.executable, "-m", "venv", "--without-pip", str(venv)], cwd=base)
     assert made.returncode == 0, made.stderr
     python = venv / "bin" / "python"
-    site = Path(_run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                     cwd=base).stdout.strip())
+    site = Path(
+        _run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], cwd=base).stdout.strip()
+    )
     ours = sysconfig.get_paths()
     site.mkdir(parents=True, exist_ok=True)
-    (site / "borrowed-dependencies.pth").write_text("".join(f"{p}\n" for p in dict.fromkeys(
-        [ours["purelib"], ours["platlib"]])))
-    done = _run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index", "-q",
-                 str(wheel)], cwd=base)
+    (site / "borrowed-dependencies.pth").write_text(
+        "".join(f"{p}\n" for p in dict.fromkeys([ours["purelib"], ours["platlib"]]))
+    )
+    done = _run(
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index", "-q", str(wheel)],
+        cwd=base,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     elsewhere = base / "elsewhere"
     elsewhere.mkdir()
-    return {"wheel": wheel, "venv": venv, "python": python, "cli": venv / "bin" / "chicago-referee",
-            "cwd": elsewhere}
+    return {"wheel": wheel, "venv": venv, "python": python, "cli": venv / "bin" / "chicago-referee", "cwd": elsewhere}
 
 
 def test_the_wheel_holds_the_built_in_bots_and_no_checkout_folders(installed: dict[str, Path]) -> None:
@@ -100,9 +119,14 @@ def test_the_wheel_holds_the_built_in_bots_and_no_checkout_folders(installed: di
 
 
 def test_referee_and_protocol_come_from_the_wheel(installed: dict[str, Path]) -> None:
-    done = _run([str(installed["python"]), "-c",
-                 "import protocol, referee, referee.bots.pimc; print(referee.__file__); print(protocol.__file__)"],
-                cwd=installed["cwd"])
+    done = _run(
+        [
+            str(installed["python"]),
+            "-c",
+            "import protocol, referee, referee.bots.pimc; print(referee.__file__); print(protocol.__file__)",
+        ],
+        cwd=installed["cwd"],
+    )
     assert done.returncode == 0, done.stderr
     for line in done.stdout.splitlines():
         assert Path(line).is_relative_to(installed["venv"]), line
@@ -110,8 +134,9 @@ def test_referee_and_protocol_come_from_the_wheel(installed: dict[str, Path]) ->
 
 def test_a_match_of_built_in_bots_by_name(installed: dict[str, Path]) -> None:
     cwd = installed["cwd"]
-    done = _run([str(installed["cli"]), "match", "greedy", "pimc", "--games", "4", "--json", "--log-dir", "match"],
-                cwd=cwd)
+    done = _run(
+        [str(installed["cli"]), "match", "greedy", "pimc", "--games", "4", "--json", "--log-dir", "match"], cwd=cwd
+    )
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)
     assert [b["name"] for b in summary["bots"]] == ["greedy", "pimc"]
@@ -124,8 +149,11 @@ def test_a_match_of_built_in_bots_by_name(installed: dict[str, Path]) -> None:
 
 def test_play_with_no_bot_named_seats_pimc(installed: dict[str, Path]) -> None:
     cwd = installed["cwd"]
-    done = _run([str(installed["cli"]), "play", "--seed", "3", "--rule", "target_score=12", "--log-dir", "play"],
-                cwd=cwd, stdin="1\n" * 3000)
+    done = _run(
+        [str(installed["cli"]), "play", "--seed", "3", "--rule", "target_score=12", "--log-dir", "play"],
+        cwd=cwd,
+        stdin="1\n" * 3000,
+    )
     assert done.returncode == 0, done.stderr
     assert "against pimc" in " ".join(done.stderr.split())
     assert "winner: " in done.stdout and "final scores: human " in done.stdout
@@ -143,8 +171,21 @@ def test_bench_with_no_bot_named_measures_first_legal(installed: dict[str, Path]
 
 @needs_sandbox
 def test_a_sandboxed_match_of_built_in_bots(installed: dict[str, Path]) -> None:
-    done = _run([str(installed["cli"]), "match", "--sandbox", "greedy", "random", "--games", "2", "--json",
-                 "--rule", "max_deals=3"], cwd=installed["cwd"])
+    done = _run(
+        [
+            str(installed["cli"]),
+            "match",
+            "--sandbox",
+            "greedy",
+            "random",
+            "--games",
+            "2",
+            "--json",
+            "--rule",
+            "max_deals=3",
+        ],
+        cwd=installed["cwd"],
+    )
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)
     assert [b["name"] for b in summary["bots"]] == ["greedy", "random"]

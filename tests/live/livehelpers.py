@@ -44,9 +44,16 @@ def misbehaving_bot(name: str, *options: str) -> BotSpec:
 def play_streamed_match(folder: Path, bots: list[BotSpec], games: int = 2, seed: int = 5) -> list[GameRecord]:
     """A real match (real bot processes) whose games write the stream and logs in `folder`."""
     live = match_writer(folder, name="test", game=GAME.name, bots=[b.name for b in bots], scheduled=games)
-    config = MatchConfig(game=GAME, rules=RULES, bots=bots, games=games, seed=seed,
-                         time_control=TimeControl(decision_ms=2000, startup_ms=10000), log_dir=folder,
-                         watch_games=live.watch_games)
+    config = MatchConfig(
+        game=GAME,
+        rules=RULES,
+        bots=bots,
+        games=games,
+        seed=seed,
+        time_control=TimeControl(decision_ms=2000, startup_ms=10000),
+        log_dir=folder,
+        watch_games=live.watch_games,
+    )
     records: list[GameRecord] = []
 
     async def bounded() -> None:
@@ -62,8 +69,10 @@ def play_streamed_match(folder: Path, bots: list[BotSpec], games: int = 2, seed:
 
 def stream_lines(folder: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     public, private = stream_paths(folder / "match")
-    return ([json.loads(x) for x in public.read_text().splitlines()],
-            [json.loads(x) for x in private.read_text().splitlines()])
+    return (
+        [json.loads(x) for x in public.read_text().splitlines()],
+        [json.loads(x) for x in private.read_text().splitlines()],
+    )
 
 
 def is_card(text: Any) -> bool:
@@ -75,7 +84,7 @@ def cards_in(value: Any) -> set[str]:
     found: set[str] = set()
     if isinstance(value, str):
         if value.startswith("~") and not value.startswith("~~"):
-            found.update(value[i:i + 2] for i in range(1, len(value), 2) if is_card(value[i:i + 2]))
+            found.update(value[i : i + 2] for i in range(1, len(value), 2) if is_card(value[i : i + 2]))
         elif is_card(value):
             found.add(value)
     elif isinstance(value, list):
@@ -92,8 +101,14 @@ URL_RE = re.compile(r"http://127\.0\.0\.1:(\d+)(/[A-Za-z0-9_-]+/)")
 
 def cli(*args: str, **popen: Any) -> subprocess.Popen[str]:
     """The real command in a subprocess, its output in pipes."""
-    return subprocess.Popen([sys.executable, "-m", "referee.cli", *args], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, **popen)
+    return subprocess.Popen(
+        [sys.executable, "-m", "referee.cli", *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **popen,
+    )
 
 
 def wait_for_url(proc: subprocess.Popen[str], limit_s: float = 60, seen: list[str] | None = None) -> str:
@@ -197,8 +212,9 @@ def sse_events(body: bytes) -> list[tuple[str, bytes]]:
     return out
 
 
-async def drive_streams(lines: tuple[list[bytes], list[bytes]], delay: float | None, paths: list[str],
-                        moments: list[float], **source: Any) -> list[tuple[float, list[bytes]]]:
+async def drive_streams(
+    lines: tuple[list[bytes], list[bytes]], delay: float | None, paths: list[str], moments: list[float], **source: Any
+) -> list[tuple[float, list[bytes]]]:
     """Viewers of `paths` on a dashboard whose board reads the stream as it
     stood at each of `moments` in turn (its clock at that moment), one beat
     apart on trio's clock (run it on the autojump clock): for each moment, the

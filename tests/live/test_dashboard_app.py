@@ -81,7 +81,9 @@ async def test_the_routes_of_a_served_stream(tmp_path: Path) -> None:
         assert over["data"]["result"] is not None and any(item[0] < 0 for item in over["data"]["items"])
         rows = [row for name, data in events if name == "moves" for row in json.loads(data)]
         assert rows[-1][3] == "@result" and all(row[4] == -1 for row in rows)  # no reveal delay: public rows only
-        assert [n for n, _ in sse_events(await trio.to_thread.run_sync(_whole_stream, url + "game/99/moves"))] == ["gone"]
+        assert [n for n, _ in sse_events(await trio.to_thread.run_sync(_whole_stream, url + "game/99/moves"))] == [
+            "gone"
+        ]
         for route in ("game/99/page", "game/x", "game/1/nope", "nope", "../" + url.rsplit("/", 2)[1]):
             assert (await trio.to_thread.run_sync(get, url + route))[0] == 404, route
         wrong = url.rsplit("/", 2)[0] + "/not-the-token/summary"

@@ -34,8 +34,9 @@ async def _reads_in(seconds: float, cost_s: float, tmp_path: Path) -> int:
     return int(db.reads)
 
 
-async def test_a_dear_database_is_read_less_often(tmp_path: Path, autojump_clock: object,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_dear_database_is_read_less_often(
+    tmp_path: Path, autojump_clock: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
     async def in_this_thread(fn: Any, *args: Any, **_: Any) -> Any:
         return fn(*args)  # a worker thread would look idle to the virtual clock, which would jump to the end
 

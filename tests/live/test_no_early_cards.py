@@ -148,8 +148,9 @@ def _all_moments(streamed: tuple[list[bytes], list[bytes]]) -> list[float]:
     return sorted({_t(x) for x in streamed[0]} | {_t(x) for x in streamed[1]})
 
 
-def _check_moves(streamed: tuple[list[bytes], list[bytes]], seen: list[tuple[float, list[bytes]]],
-                 delay: float | None) -> dict[str, int]:
+def _check_moves(
+    streamed: tuple[list[bytes], list[bytes]], seen: list[tuple[float, list[bytes]]], delay: float | None
+) -> dict[str, int]:
     """Every row a table stream sent names only cards a spectator could know
     at that moment; raises AssertionError at the first that does not."""
     public, private = streamed
@@ -168,8 +169,11 @@ def _check_moves(streamed: tuple[list[bytes], list[bytes]], seen: list[tuple[flo
                 gid = current[k]
                 over = ended.get(gid, float("inf")) <= now
                 hidden = _hidden_records(private, gid)
-                due = hidden if over and delay is not None else [
-                    r for r in hidden if delay is not None and r["t"] <= now - delay]
+                due = (
+                    hidden
+                    if over and delay is not None
+                    else [r for r in hidden if delay is not None and r["t"] <= now - delay]
+                )
                 allowed = _known_publicly(public, gid, now).union(*(cards_in(r) for r in due))
                 for row in json.loads(data):
                     counts["rows"] += 1
@@ -184,14 +188,16 @@ def _check_moves(streamed: tuple[list[bytes], list[bytes]], seen: list[tuple[flo
 
 
 async def test_the_table_streams_without_a_delay_carry_the_public_view_only(
-        streamed: tuple[list[bytes], list[bytes]], autojump_clock: object) -> None:
+    streamed: tuple[list[bytes], list[bytes]], autojump_clock: object
+) -> None:
     seen = await drive_streams(streamed, None, ["game/follow/moves", "game/1/moves"], _all_moments(streamed))
     counts = _check_moves(streamed, seen, None)
     assert counts["games"] >= 3 and counts["rows"] > 50, counts  # the follower saw both games, the other one
 
 
 async def test_the_table_streams_show_a_hidden_card_only_once_that_old(
-        streamed: tuple[list[bytes], list[bytes]], autojump_clock: object) -> None:
+    streamed: tuple[list[bytes], list[bytes]], autojump_clock: object
+) -> None:
     delay = _delay_for(streamed[0])
     seen = await drive_streams(streamed, delay, ["game/follow/moves", "game/2/moves"], _all_moments(streamed))
     counts = _check_moves(streamed, seen, delay)
@@ -199,7 +205,8 @@ async def test_the_table_streams_show_a_hidden_card_only_once_that_old(
 
 
 async def test_the_check_catches_a_board_that_shows_hidden_cards_at_once(
-        streamed: tuple[list[bytes], list[bytes]], autojump_clock: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    streamed: tuple[list[bytes], list[bytes]], autojump_clock: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(LiveBoard, "due", lambda self, g, start, now=None: len(g.private))
     delay = _delay_for(streamed[0])
     seen = await drive_streams(streamed, delay, ["game/follow/moves"], _all_moments(streamed))

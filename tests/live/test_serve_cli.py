@@ -84,9 +84,19 @@ def test_serve_refuses_a_missing_database_in_one_line(tmp_path: Path) -> None:
 def test_match_serve_shows_the_match_while_it_plays(tmp_path: Path) -> None:
     slow = ROOT / "tests" / "bots" / "reader_delay.py"
     logs = tmp_path / "logs"
-    proc = cli("match", f"{slow} live-match-slow delay=0.05 requests=1000000",
-               str(ROOT / "sample_bots" / "python" / "random_bot.py"), "-n", "2", "--rule", "target_score=15",
-               "--log-dir", str(logs), "--serve", "--no-open")
+    proc = cli(
+        "match",
+        f"{slow} live-match-slow delay=0.05 requests=1000000",
+        str(ROOT / "sample_bots" / "python" / "random_bot.py"),
+        "-n",
+        "2",
+        "--rule",
+        "target_score=15",
+        "--log-dir",
+        str(logs),
+        "--serve",
+        "--no-open",
+    )
     said: list[str] = []
     try:
         url = wait_for_url(proc, seen=said)

@@ -41,17 +41,21 @@ def _compact_in_node(cases: list[list[list[Any]]]) -> list[dict[str, Any]]:
     source = (ROOT / "referee" / "assets" / "live.js").read_text()
     match = re.search(r"^function compact\(rows\) \{.*?^\}", source, re.S | re.M)
     assert match, "live.js has no function compact(rows)"
-    script = match.group(0) + "\nvar cases = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n" \
+    script = (
+        match.group(0) + "\nvar cases = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n"
         "process.stdout.write(JSON.stringify(cases.map(compact)));\n"
-    out = subprocess.run(["node", "-e", script], input=json.dumps(cases), capture_output=True, text=True,
-                         timeout=scaled(60), check=True)
+    )
+    out = subprocess.run(
+        ["node", "-e", script], input=json.dumps(cases), capture_output=True, text=True, timeout=scaled(60), check=True
+    )
     return json.loads(out.stdout)
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
 @pytest.mark.parametrize("delay", [None, "third"])
-def test_the_rows_make_the_page_data_the_server_would(streamed: tuple[list[bytes], list[bytes]],
-                                                      delay: str | None) -> None:
+def test_the_rows_make_the_page_data_the_server_would(
+    streamed: tuple[list[bytes], list[bytes]], delay: str | None
+) -> None:
     public, private = streamed
     times = sorted({stamp(x) for x in public})
     recs = [json.loads(x) for x in public]
@@ -84,7 +88,8 @@ def test_the_rows_make_the_page_data_the_server_would(streamed: tuple[list[bytes
 
 
 async def test_every_viewer_of_a_game_sends_the_same_rows_encoded_once(
-        streamed: tuple[list[bytes], list[bytes]], autojump_clock: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    streamed: tuple[list[bytes], list[bytes]], autojump_clock: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
     made: list[int] = []
     row = tables._row
 
@@ -106,7 +111,8 @@ async def test_every_viewer_of_a_game_sends_the_same_rows_encoded_once(
 
 
 async def test_many_dashboards_share_one_summary_a_beat(
-        streamed: tuple[list[bytes], list[bytes]], autojump_clock: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    streamed: tuple[list[bytes], list[bytes]], autojump_clock: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
     made: list[int] = []
     summary = LiveBoard.summary
 
@@ -124,7 +130,8 @@ async def test_many_dashboards_share_one_summary_a_beat(
 
 
 async def test_over_waits_for_the_log_a_tournament_commits_a_moment_later(
-        streamed: tuple[list[bytes], list[bytes]], autojump_clock: object, tmp_path: Path) -> None:
+    streamed: tuple[list[bytes], list[bytes]], autojump_clock: object, tmp_path: Path
+) -> None:
     """A tournament's logs are known once the database has the game: `over` (after
     which the table shows the log, every card) waits for it, a bounded while."""
     first_end = next(stamp(x) for x in streamed[0] if json.loads(x)["type"] == "game_finished")

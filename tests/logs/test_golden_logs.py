@@ -38,37 +38,137 @@ def py(path: Path, *args: str) -> str:
     return " ".join([sys.executable, "-u", str(path), *args])
 
 
-POSITION = ("chicago/2 dealer=1 scores=3,4 phase=trick hands=KsQsJsTs/KhQhJhTh "
-            "stock=2s2h2d2c3s3h3d3c4s4h4d4c5s5h5d5c6s6h6d6c7s7h7d7c8s8h8d8c9s9h9d9cTdTcJdJcQdQcKdKcAdAc "
-            "ex=0,0,0,0,0,0 tricks=AsAh")
+POSITION = (
+    "chicago/2 dealer=1 scores=3,4 phase=trick hands=KsQsJsTs/KhQhJhTh "
+    "stock=2s2h2d2c3s3h3d3c4s4h4d4c5s5h5d5c6s6h6d6c7s7h7d7c8s8h8d8c9s9h9d9cTdTcJdJcQdQcKdKcAdAc "
+    "ex=0,0,0,0,0,0 tricks=AsAh"
+)
 
 # name: the match's arguments (bots first); every match is deterministic (seeded bots, no timing races).
 MATCHES: dict[str, list[str]] = {
-    "chicago2": ["greedy", str(RANDOM_BOT), "--games", "2", "--seed", "11",
-                 "--rule", "target_score=20"],
-    "chicago3": [str(FIRST_LEGAL_BOT), str(RANDOM_BOT), "greedy",
-                 "--games", "3", "--seed", "12", "--rule", "target_score=12", "--rules", "swedish_common"],
-    "chicago4": [str(FIRST_LEGAL_BOT), str(RANDOM_BOT), "greedy",
-                 py(TEST_BOTS / "det_bot.py", "golden"), "--games", "4", "--seed", "13", "--rule", "target_score=8",
-                 "--rules", "cardgames_zone_short"],
-    "euchre3": ["euchre", str(RANDOM_BOT), str(FIRST_LEGAL_BOT),
-                "--game", "ghost-euchre", "--games", "3", "--seed", "14", "--rule", "max_hands=3"],
-    "failures": [py(TEST_BOTS / "illegal.py", "golden"), py(TEST_BOTS / "non_json.py", "golden", "on=2"),
-                 py(TEST_BOTS / "exit_mid_game.py", "golden", "after=4"), "--games", "3", "--seed", "15",
-                 "--rule", "target_score=10"],
-    "schema": [py(TEST_BOTS / "schema_violation.py", "golden", "kind=unknown_field"), str(RANDOM_BOT),
-               "--games", "2", "--seed", "16", "--rule", "target_score=10"],
-    "timeout": [py(TEST_BOTS / "sleeper.py", "golden", "sleep=60", "on=3"), str(RANDOM_BOT), "--games", "2",
-                "--seed", "17",
-                "--rule", "target_score=10", "--time-control", "decision=300ms,startup=10s"],
-    "substitute": [py(TEST_BOTS / "illegal.py", "golden"), str(RANDOM_BOT), "--games", "2", "--seed", "18",
-                   "--rule", "target_score=10", "--failure-policy", "substitute", "--max-strikes", "2"],
-    "deals": [str(FIRST_LEGAL_BOT), str(RANDOM_BOT), "--games", "2", "--seed", "19",
-              "--rule", "target_score=10", "--deals", str(ROOT / "tests" / "golden" / "deals.json")],
-    "start": [str(FIRST_LEGAL_BOT), str(RANDOM_BOT), "--games", "2", "--seed", "20",
-              "--rule", "target_score=12", "--start", POSITION],
-    "sandbox": [str(FIRST_LEGAL_BOT), str(RANDOM_BOT), "--games", "2", "--seed", "21",
-                "--rule", "target_score=10", "--sandbox"],
+    "chicago2": ["greedy", str(RANDOM_BOT), "--games", "2", "--seed", "11", "--rule", "target_score=20"],
+    "chicago3": [
+        str(FIRST_LEGAL_BOT),
+        str(RANDOM_BOT),
+        "greedy",
+        "--games",
+        "3",
+        "--seed",
+        "12",
+        "--rule",
+        "target_score=12",
+        "--rules",
+        "swedish_common",
+    ],
+    "chicago4": [
+        str(FIRST_LEGAL_BOT),
+        str(RANDOM_BOT),
+        "greedy",
+        py(TEST_BOTS / "det_bot.py", "golden"),
+        "--games",
+        "4",
+        "--seed",
+        "13",
+        "--rule",
+        "target_score=8",
+        "--rules",
+        "cardgames_zone_short",
+    ],
+    "euchre3": [
+        "euchre",
+        str(RANDOM_BOT),
+        str(FIRST_LEGAL_BOT),
+        "--game",
+        "ghost-euchre",
+        "--games",
+        "3",
+        "--seed",
+        "14",
+        "--rule",
+        "max_hands=3",
+    ],
+    "failures": [
+        py(TEST_BOTS / "illegal.py", "golden"),
+        py(TEST_BOTS / "non_json.py", "golden", "on=2"),
+        py(TEST_BOTS / "exit_mid_game.py", "golden", "after=4"),
+        "--games",
+        "3",
+        "--seed",
+        "15",
+        "--rule",
+        "target_score=10",
+    ],
+    "schema": [
+        py(TEST_BOTS / "schema_violation.py", "golden", "kind=unknown_field"),
+        str(RANDOM_BOT),
+        "--games",
+        "2",
+        "--seed",
+        "16",
+        "--rule",
+        "target_score=10",
+    ],
+    "timeout": [
+        py(TEST_BOTS / "sleeper.py", "golden", "sleep=60", "on=3"),
+        str(RANDOM_BOT),
+        "--games",
+        "2",
+        "--seed",
+        "17",
+        "--rule",
+        "target_score=10",
+        "--time-control",
+        "decision=300ms,startup=10s",
+    ],
+    "substitute": [
+        py(TEST_BOTS / "illegal.py", "golden"),
+        str(RANDOM_BOT),
+        "--games",
+        "2",
+        "--seed",
+        "18",
+        "--rule",
+        "target_score=10",
+        "--failure-policy",
+        "substitute",
+        "--max-strikes",
+        "2",
+    ],
+    "deals": [
+        str(FIRST_LEGAL_BOT),
+        str(RANDOM_BOT),
+        "--games",
+        "2",
+        "--seed",
+        "19",
+        "--rule",
+        "target_score=10",
+        "--deals",
+        str(ROOT / "tests" / "golden" / "deals.json"),
+    ],
+    "start": [
+        str(FIRST_LEGAL_BOT),
+        str(RANDOM_BOT),
+        "--games",
+        "2",
+        "--seed",
+        "20",
+        "--rule",
+        "target_score=12",
+        "--start",
+        POSITION,
+    ],
+    "sandbox": [
+        str(FIRST_LEGAL_BOT),
+        str(RANDOM_BOT),
+        "--games",
+        "2",
+        "--seed",
+        "21",
+        "--rule",
+        "target_score=10",
+        "--sandbox",
+    ],
 }
 
 
@@ -111,5 +211,7 @@ def test_the_logs_are_the_golden_ones(name: str, tmp_path: Path) -> None:
     for p in written:
         got, want = normalized(p).splitlines(), (folder / p.name).read_bytes().splitlines()
         first = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
-        assert got == want, (f"{name}/{p.name} line {first + 1} differs:\n  now:    {got[first:first + 1]!r}\n"
-                             f"  golden: {want[first:first + 1]!r}")
+        assert got == want, (
+            f"{name}/{p.name} line {first + 1} differs:\n  now:    {got[first : first + 1]!r}\n"
+            f"  golden: {want[first : first + 1]!r}"
+        )

@@ -23,7 +23,8 @@ def test_the_committed_log_schema_is_up_to_date() -> None:
     assert schema.SCHEMA_PATH.exists(), f"referee/logs/schema.json is missing: run `{REGENERATE}` and commit it"
     assert schema.SCHEMA_PATH.read_text(encoding="utf-8") == fresh, (
         f"referee/logs/schema.json no longer matches referee/logs/records.py: run `{REGENERATE}`, review the "
-        "diff (and docs/replay.md), and commit it")
+        "diff (and docs/replay.md), and commit it"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -35,12 +36,29 @@ def written_logs(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
 
     sample, bots = ROOT / "sample_bots" / "python", TEST_BOTS
     folder = tmp_path_factory.mktemp("schema-logs")
-    for name, bot_args in {"clean": ["greedy", str(sample / "random_bot.py")],
-                           "failing": [f"{sys.executable} -u {bots / 'illegal.py'} schema",
-                                       f"{sys.executable} -u {bots / 'non_json.py'} schema on=2",
-                                       f"{sys.executable} -u {bots / 'reader_flood.py'} schema"]}.items():
-        res = CliRunner().invoke(app, ["match", *bot_args, "--games", "3", "--seed", "3", "--rule",
-                                       "target_score=10", "--log-dir", str(folder / name)])
+    for name, bot_args in {
+        "clean": ["greedy", str(sample / "random_bot.py")],
+        "failing": [
+            f"{sys.executable} -u {bots / 'illegal.py'} schema",
+            f"{sys.executable} -u {bots / 'non_json.py'} schema on=2",
+            f"{sys.executable} -u {bots / 'reader_flood.py'} schema",
+        ],
+    }.items():
+        res = CliRunner().invoke(
+            app,
+            [
+                "match",
+                *bot_args,
+                "--games",
+                "3",
+                "--seed",
+                "3",
+                "--rule",
+                "target_score=10",
+                "--log-dir",
+                str(folder / name),
+            ],
+        )
         assert res.exit_code == 0, res.output
     return sorted(folder.rglob("*.jsonl"))
 

@@ -16,11 +16,26 @@ runner = CliRunner()
 
 def test_three_bot_match_logs_verify_and_replay(tmp_path: Path) -> None:
     logs = tmp_path / "logs"
-    res = runner.invoke(app, [
-        "match", "euchre", str(RANDOM_BOT), str(FIRST_LEGAL_BOT),
-        "--game", "ghost-euchre", "--games", "3", "--seed", "9", "--rule", "max_hands=8",
-        "--log-dir", str(logs), "--json",
-    ])
+    res = runner.invoke(
+        app,
+        [
+            "match",
+            "euchre",
+            str(RANDOM_BOT),
+            str(FIRST_LEGAL_BOT),
+            "--game",
+            "ghost-euchre",
+            "--games",
+            "3",
+            "--seed",
+            "9",
+            "--rule",
+            "max_hands=8",
+            "--log-dir",
+            str(logs),
+            "--json",
+        ],
+    )
     assert res.exit_code == 0, res.output
     summary = json.loads(res.stdout)
     assert summary["game"] == "ghost_euchre" and len(summary["results"]) == 3
@@ -37,12 +52,11 @@ def test_three_bot_match_logs_verify_and_replay(tmp_path: Path) -> None:
 
 def test_four_bot_round_robin_of_three_seat_tables(tmp_path: Path) -> None:
     config = tmp_path / "euchre.toml"
-    bots = {"heuristic": "euchre", "random": str(RANDOM_BOT), "first": str(FIRST_LEGAL_BOT),
-            "random2": str(RANDOM_BOT)}
+    bots = {"heuristic": "euchre", "random": str(RANDOM_BOT), "first": str(FIRST_LEGAL_BOT), "random2": str(RANDOM_BOT)}
     config.write_text(
         'name = "e2e"\ngame = "ghost-euchre"\nseed = 3\nformat = "round-robin"\ntable_size = 3\n'
         'deal_sets = 1\nconcurrency = 2\ntime_control = "decision=2s,startup=10s"\nsandbox = false\n'
-        '[rules]\noptions = { max_hands = 6 }\n'
+        "[rules]\noptions = { max_hands = 6 }\n"
         + "".join(f'[[bots]]\nname = "{n}"\ncommand = "{f}"\n' for n, f in bots.items())
     )
     db = tmp_path / "t.db"

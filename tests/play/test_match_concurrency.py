@@ -26,9 +26,16 @@ TIMING = {"t", "ms", "cpu_ms", "think_ms", "ms_per_decision", "cpu_ms_per_decisi
 
 def _config(log_dir: Path | None, concurrency: int, games: int = 12, sprt: Any = None) -> MatchConfig:
     game = get_game("chicago")
-    return MatchConfig(game=game, rules=build_rules(game, None, {"target_score": 30}),
-                       bots=[resolve_command(GREEDY), resolve_command(RANDOM)], games=games, seed=4,
-                       log_dir=log_dir, concurrency=concurrency, sprt=sprt)
+    return MatchConfig(
+        game=game,
+        rules=build_rules(game, None, {"target_score": 30}),
+        bots=[resolve_command(GREEDY), resolve_command(RANDOM)],
+        games=games,
+        seed=4,
+        log_dir=log_dir,
+        concurrency=concurrency,
+        sprt=sprt,
+    )
 
 
 def _untimed(value: Any) -> Any:
@@ -40,13 +47,27 @@ def _untimed(value: Any) -> Any:
 
 
 def _logs(folder: Path) -> dict[str, list[Any]]:
-    return {p.name: [_untimed(json.loads(line)) for line in p.read_text().splitlines()]
-            for p in sorted(folder.glob("game-*.jsonl"))}
+    return {
+        p.name: [_untimed(json.loads(line)) for line in p.read_text().splitlines()]
+        for p in sorted(folder.glob("game-*.jsonl"))
+    }
 
 
 def _results(records: list[Any]) -> list[tuple[Any, ...]]:
-    return [(r.game_id, r.deal_set, r.seed, tuple(r.seat_names), r.winner, tuple(r.scores), r.reason, r.decisions,
-             r.requests) for r in records]
+    return [
+        (
+            r.game_id,
+            r.deal_set,
+            r.seed,
+            tuple(r.seat_names),
+            r.winner,
+            tuple(r.scores),
+            r.reason,
+            r.decisions,
+            r.requests,
+        )
+        for r in records
+    ]
 
 
 async def test_concurrent_deal_sets_give_the_same_records_logs_and_statistics(tmp_path: Path) -> None:
@@ -83,8 +104,7 @@ async def test_an_sprt_stop_with_games_in_flight_matches_the_sequential_stop(tmp
     assert par.stopped == seq.stopped
     assert _results(par.records) == _results(seq.records)
     # the games in flight at the stop were cancelled and left no log behind
-    assert sorted(p.name for p in (tmp_path / "par").iterdir()) == sorted(
-        p.name for p in (tmp_path / "seq").iterdir())
+    assert sorted(p.name for p in (tmp_path / "par").iterdir()) == sorted(p.name for p in (tmp_path / "seq").iterdir())
 
 
 def test_results_are_handed_on_in_schedule_order_and_nothing_after_a_stop() -> None:

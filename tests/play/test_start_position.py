@@ -66,6 +66,7 @@ def _play(config: MatchConfig) -> MatchResult:
     async def main() -> MatchResult:
         with trio.fail_after(scaled(240)):
             return await run_match(config)
+
     return trio.run(main)
 
 
@@ -88,16 +89,24 @@ def chicago_start() -> Position:
 def chicago_match(chicago_start: Position, tmp_path_factory: pytest.TempPathFactory) -> tuple[MatchResult, Path]:
     log_dir = tmp_path_factory.mktemp("start_chicago")
     game = get_game("chicago")
-    config = MatchConfig(game=game, rules=build_rules(game, None), bots=[_bot("first_legal_bot.py"), _bot("random_bot.py")],
-                         games=4, seed=21, log_dir=log_dir, start=format_position(chicago_start))
+    config = MatchConfig(
+        game=game,
+        rules=build_rules(game, None),
+        bots=[_bot("first_legal_bot.py"), _bot("random_bot.py")],
+        games=4,
+        seed=21,
+        log_dir=log_dir,
+        start=format_position(chicago_start),
+    )
     return _play(config), log_dir
 
 
 # ----------------------------------------------------------------- matches from a position
 
 
-def test_chicago_match_plays_every_game_from_the_position(chicago_start: Position,
-                                                         chicago_match: tuple[MatchResult, Path]) -> None:
+def test_chicago_match_plays_every_game_from_the_position(
+    chicago_start: Position, chicago_match: tuple[MatchResult, Path]
+) -> None:
     result, log_dir = chicago_match
     logs = sorted(log_dir.glob("game-*.jsonl"))
     assert len(logs) == 4 and len(result.records) == 4
@@ -128,9 +137,15 @@ def test_chicago_match_plays_every_game_from_the_position(chicago_start: Positio
 def test_euchre_match_from_a_position_verifies(tmp_path: Path) -> None:
     position = met_in_play("ghost_euchre", 3, 4, "trick", mid_trick=True)
     game = get_game("ghost_euchre")
-    config = MatchConfig(game=game, rules=build_rules(game, None),
-                         bots=[resolve_command("euchre"), resolve_command("euchre", "euchre#2"), _bot("random_bot.py")],
-                         games=3, seed=5, log_dir=tmp_path, start=format_position(position))
+    config = MatchConfig(
+        game=game,
+        rules=build_rules(game, None),
+        bots=[resolve_command("euchre"), resolve_command("euchre", "euchre#2"), _bot("random_bot.py")],
+        games=3,
+        seed=5,
+        log_dir=tmp_path,
+        start=format_position(position),
+    )
     result = _play(config)
     seat = _to_act(position)
     assert len(result.records) == 3
@@ -158,8 +173,9 @@ def _rewrite_header(src: Path, dst: Path, change: Any) -> Path:
     return dst
 
 
-def test_verify_refuses_a_tampered_start(chicago_start: Position, chicago_match: tuple[MatchResult, Path],
-                                         tmp_path: Path) -> None:
+def test_verify_refuses_a_tampered_start(
+    chicago_start: Position, chicago_match: tuple[MatchResult, Path], tmp_path: Path
+) -> None:
     log = chicago_match[1] / "game-00001.jsonl"
     assert verify_file(log).status == OK
     header, _ = read_json_log(log)
@@ -196,7 +212,9 @@ def _start_block(text: str) -> str:
     return block.split("  Play", 1)[0]
 
 
-def test_replay_shows_the_start_to_each_viewer(chicago_start: Position, chicago_match: tuple[MatchResult, Path]) -> None:
+def test_replay_shows_the_start_to_each_viewer(
+    chicago_start: Position, chicago_match: tuple[MatchResult, Path]
+) -> None:
     log = load_log(chicago_match[1] / "game-00001.jsonl")
     names = log.names
     everything = render_to_text(log, Viewer.everything(), width=400)
@@ -217,8 +235,9 @@ def test_replay_shows_the_start_to_each_viewer(chicago_start: Position, chicago_
     assert other.count("░░") == len(chicago_start.hands[1])
 
 
-def test_replay_deal_option_counts_from_the_position(chicago_start: Position,
-                                                     chicago_match: tuple[MatchResult, Path]) -> None:
+def test_replay_deal_option_counts_from_the_position(
+    chicago_start: Position, chicago_match: tuple[MatchResult, Path]
+) -> None:
     log = chicago_match[1] / "game-00001.jsonl"
     later = runner.invoke(app, ["replay", str(log), "--deal", str(chicago_start.deal + 1)])
     assert later.exit_code == 0, later.output
@@ -242,12 +261,13 @@ def test_html_data_opens_on_the_position(chicago_start: Position, chicago_match:
     for seat, item in enumerate(hands):
         packed = item[3]
         assert packed[0] == "~"
-        assert sorted(packed[i:i + 2] for i in range(1, len(packed), 2)) == sorted(chicago_start.hands[seat])
+        assert sorted(packed[i : i + 2] for i in range(1, len(packed), 2)) == sorted(chicago_start.hands[seat])
 
 
 @pytest.mark.browser
-def test_html_viewer_shows_the_start_hands(chicago_start: Position, chicago_match: tuple[MatchResult, Path],
-                                           tmp_path: Path, driver: Any) -> None:
+def test_html_viewer_shows_the_start_hands(
+    chicago_start: Position, chicago_match: tuple[MatchResult, Path], tmp_path: Path, driver: Any
+) -> None:
     from referee.replay.html import write_html
 
     page = tmp_path / "start.html"
@@ -285,20 +305,34 @@ def _match_cli(tmp_path: Path, start: str, *extra: str) -> Any:
     return res
 
 
-@pytest.mark.parametrize(("start", "extra", "says"), [
-    ("chicago/2 dealer=x", (), "--start: position field 'dealer': 'x' is not a whole number"),
-    ("ghost_euchre dealer=2 phase=bidding hands=9dJhKdKh9hKs/JdQhAcQcTcAs/QsAd9cTh9sJs ghost=TsKcTdAhQdJc",
-     (), "--start: the position is for ghost_euchre, but the game is chicago"),
-    ("<three>", (), "--start: the position has 3 seats, but 2 players"),
-    ("chicago/2 dealer=1 phase=trick hands=KsQsJsTs/KhQhJhTh stock=2s2h2d2c3s3h3d3c4s4h4d4c5s5h5d5c6s6h6d6c7s7h7d7c"
-     "8s8h8d8c9s9h9d9cTdTcJdJcQdQcKdKcAdAs ex=0,0,0,0,0,0 tricks=AsAh", (),
-     "--start: impossible position: card As is in two places"),
-    ("chicago/2 dealer=1 scores=3,4 phase=trick hands=KsQsJsTs/KhQhJhTh stock=2s2h2d2c3s3h3d3c4s4h4d4c5s5h5d5c6s6h6d6c"
-     "7s7h7d7c8s8h8d8c9s9h9d9cTdTcJdJcQdQcKdKcAdAc ex=0,0,0,0,0,0 tricks=AsAh", ("--rule", "target_score=4"),
-     "--start: impossible position: scores: seat 1 has 4 >= target 4"),
-    ("@no/such/file", (), "--start @no/such/file: cannot read the position file"),
-])
-def test_bad_start_is_one_line_exit_2_before_any_bot(tmp_path: Path, start: str, extra: tuple[str, ...], says: str) -> None:
+@pytest.mark.parametrize(
+    ("start", "extra", "says"),
+    [
+        ("chicago/2 dealer=x", (), "--start: position field 'dealer': 'x' is not a whole number"),
+        (
+            "ghost_euchre dealer=2 phase=bidding hands=9dJhKdKh9hKs/JdQhAcQcTcAs/QsAd9cTh9sJs ghost=TsKcTdAhQdJc",
+            (),
+            "--start: the position is for ghost_euchre, but the game is chicago",
+        ),
+        ("<three>", (), "--start: the position has 3 seats, but 2 players"),
+        (
+            "chicago/2 dealer=1 phase=trick hands=KsQsJsTs/KhQhJhTh stock=2s2h2d2c3s3h3d3c4s4h4d4c5s5h5d5c6s6h6d6c7s7h7d7c"
+            "8s8h8d8c9s9h9d9cTdTcJdJcQdQcKdKcAdAs ex=0,0,0,0,0,0 tricks=AsAh",
+            (),
+            "--start: impossible position: card As is in two places",
+        ),
+        (
+            "chicago/2 dealer=1 scores=3,4 phase=trick hands=KsQsJsTs/KhQhJhTh stock=2s2h2d2c3s3h3d3c4s4h4d4c5s5h5d5c6s6h6d6c"
+            "7s7h7d7c8s8h8d8c9s9h9d9cTdTcJdJcQdQcKdKcAdAc ex=0,0,0,0,0,0 tricks=AsAh",
+            ("--rule", "target_score=4"),
+            "--start: impossible position: scores: seat 1 has 4 >= target 4",
+        ),
+        ("@no/such/file", (), "--start @no/such/file: cannot read the position file"),
+    ],
+)
+def test_bad_start_is_one_line_exit_2_before_any_bot(
+    tmp_path: Path, start: str, extra: tuple[str, ...], says: str
+) -> None:
     if start == "<three>":
         start = format_position(met_in_play("chicago", 3, 5, "exchange"))
     res = _match_cli(tmp_path, start, *extra)
@@ -312,8 +346,23 @@ def test_start_from_a_file(chicago_start: Position, tmp_path: Path) -> None:
     path = tmp_path / "puzzle.pos"
     path.write_text(f"# a mid-trick position\n\n{format_position(chicago_start)}\n")
     assert read_start(f"@{path}") == format_position(chicago_start)
-    res = runner.invoke(app, ["match", str(FIRST_LEGAL_BOT), str(RANDOM_BOT), "-n", "2",
-                              "-s", "4", "--start", f"@{path}", "--json", "--log-dir", str(tmp_path / "logs")])
+    res = runner.invoke(
+        app,
+        [
+            "match",
+            str(FIRST_LEGAL_BOT),
+            str(RANDOM_BOT),
+            "-n",
+            "2",
+            "-s",
+            "4",
+            "--start",
+            f"@{path}",
+            "--json",
+            "--log-dir",
+            str(tmp_path / "logs"),
+        ],
+    )
     assert res.exit_code == 0, res.output
     summary = json.loads(res.stdout)
     assert summary["start"] == format_position(chicago_start)
@@ -350,11 +399,23 @@ def test_play_table_starts_from_the_position(chicago_start: Position, tmp_path: 
 
     game = get_game("chicago")
     with pytest.raises(ConfigError, match="--start: the position has 2 seats, but 3 players"):
-        TableConfig(game=game, rules=build_rules(game, None), bots=[_bot("random_bot.py"), _bot("first_legal_bot.py")],
-                    seed=1, start=format_position(chicago_start))
+        TableConfig(
+            game=game,
+            rules=build_rules(game, None),
+            bots=[_bot("random_bot.py"), _bot("first_legal_bot.py")],
+            seed=1,
+            start=format_position(chicago_start),
+        )
     me = _to_act(chicago_start)
-    config = TableConfig(game=game, rules=build_rules(game, None), bots=[_bot("first_legal_bot.py")], seed=2,
-                         human_seat=me, log_dir=tmp_path, start=format_position(chicago_start))
+    config = TableConfig(
+        game=game,
+        rules=build_rules(game, None),
+        bots=[_bot("first_legal_bot.py")],
+        seed=2,
+        human_seat=me,
+        log_dir=tmp_path,
+        start=format_position(chicago_start),
+    )
     person = FirstLegal()
 
     async def main() -> Any:
@@ -380,7 +441,6 @@ def test_a_sandboxed_bot_may_not_see_the_position_file(chicago_start: Position, 
     shutil.copy(SAMPLE_BOTS / "random_bot.py", bot)
     puzzle = folder / "puzzle.pos"
     puzzle.write_text(format_position(chicago_start) + "\n")
-    res = runner.invoke(app, ["match", str(bot), str(FIRST_LEGAL_BOT), "-n", "2", "--sandbox",
-                              "--start", f"@{puzzle}"])
+    res = runner.invoke(app, ["match", str(bot), str(FIRST_LEGAL_BOT), "-n", "2", "--sandbox", "--start", f"@{puzzle}"])
     assert res.exit_code == 2, res.output
     assert f"holds {puzzle}" in res.output and "Traceback" not in res.output

@@ -226,13 +226,25 @@ def test_every_referee_message_round_trips() -> None:
     messages = [
         Hello(referee="chicago-referee test", games=["chicago"]),
         GameStart(
-            game_id=1, game="chicago", rules=state.rules, seat=0, n_players=2, players=["a", "b"], time_control=tc, seed=5
+            game_id=1,
+            game="chicago",
+            rules=state.rules,
+            seat=0,
+            n_players=2,
+            players=["a", "b"],
+            time_control=tc,
+            seed=5,
         ),
         _request(state, 1, tc),
         Warning(id=1, game_id=1, reason="timeout", message="no reply"),
         Warning(id=None, game_id=1, reason="crash", message="gone"),
         GameOver(
-            game_id=1, events=[], winner=None, scores=[3, 3], placements=[1, 1], reason="deal_limit",
+            game_id=1,
+            events=[],
+            winner=None,
+            scores=[3, 3],
+            placements=[1, 1],
+            reason="deal_limit",
             failures=[SeatFailure(seat=1, reason="timeout", message="no reply to request 9 within 500 ms")],
         ),
         Bye(),
@@ -249,6 +261,7 @@ def test_every_referee_message_round_trips() -> None:
 def test_real_messages_validate_against_the_json_schema() -> None:
     """What a bot in another language would do with schema.json (needs `jsonschema`)."""
     import jsonschema
+
     doc = json.loads(make_schema.SCHEMA_PATH.read_text(encoding="utf-8"))
 
     def validator(key: str) -> Any:

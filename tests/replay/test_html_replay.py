@@ -47,7 +47,11 @@ def game_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
         BotSpec(name="random_bot", argv=(sys.executable, "-u", str(RANDOM_BOT))),
     ]
     config = MatchConfig(
-        game=game, rules=build_rules(game, None, {"target_score": 20}), bots=bots, games=1, seed=11,
+        game=game,
+        rules=build_rules(game, None, {"target_score": 20}),
+        bots=bots,
+        games=1,
+        seed=11,
         log_dir=log_dir,
     )
     trio.run(run_match, config)
@@ -68,9 +72,20 @@ def euchre_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
     state = game.new_state(rules, 3, 5)
     path = tmp_path_factory.mktemp("html_replay_euchre") / "game-00001.jsonl"
     log = GameLogWriter(path)
-    log.write(LogHeader(referee="test", game=game.name, game_id=1, rules=rules, n_players=3, seed=5, deals=[],
-                        players=[PlayerInfo(seat=i, name=f"ghost{i}", argv=["-"]) for i in range(3)],
-                        time_control={}, failure_policy={}))
+    log.write(
+        LogHeader(
+            referee="test",
+            game=game.name,
+            game_id=1,
+            rules=rules,
+            n_players=3,
+            seed=5,
+            deals=[],
+            players=[PlayerInfo(seat=i, name=f"ghost{i}", argv=["-"]) for i in range(3)],
+            time_control={},
+            failure_policy={},
+        )
+    )
     rng = random.Random(5)
     logged = 0
 
@@ -90,8 +105,17 @@ def euchre_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
         log.write(ActionRecord(seat=seat, id=decisions, source="bot", action=action))
         flush()
     res = state.result()
-    log.write(LogResult(winner=res.winner, scores=res.scores, placements=res.placements, reason=res.reason,
-                        failures=[], forfeited=[], decisions=decisions))
+    log.write(
+        LogResult(
+            winner=res.winner,
+            scores=res.scores,
+            placements=res.placements,
+            reason=res.reason,
+            failures=[],
+            forfeited=[],
+            decisions=decisions,
+        )
+    )
     log.close()
     return path
 
@@ -174,8 +198,12 @@ def test_corrupt_log_propagates(tmp_path: Path) -> None:
 def test_script_breakout_is_escaped(game_log: Path, tmp_path: Path) -> None:
     """A hostile string in the log (bot name, unknown event) cannot close the data <script>."""
     lines = game_log.read_text().splitlines()
-    lines.insert(3, json.dumps({"type": "event", "to": -1,
-                                "event": {"type": "mystery", "note": "</script><script>alert(1)</script>"}}))
+    lines.insert(
+        3,
+        json.dumps(
+            {"type": "event", "to": -1, "event": {"type": "mystery", "note": "</script><script>alert(1)</script>"}}
+        ),
+    )
     evil = tmp_path / "evil.jsonl"
     evil.write_text("\n".join(lines) + "\n")
     out = tmp_path / "evil.html"
@@ -384,10 +412,16 @@ def test_the_terminal_replay_of_a_cut_off_log_shows_what_there_is(game_log: Path
     data = game_log.read_bytes()
     cut = tmp_path / "cut.jsonl"
     cut.write_bytes(data[: len(data) // 2])
-    done = subprocess.run([sys.executable, "-m", "referee.cli", "replay", str(cut)], capture_output=True,
-                          text=True, timeout=scaled(120), env={**os.environ, "NO_COLOR": "1"})
+    done = subprocess.run(
+        [sys.executable, "-m", "referee.cli", "replay", str(cut)],
+        capture_output=True,
+        text=True,
+        timeout=scaled(120),
+        env={**os.environ, "NO_COLOR": "1"},
+    )
     assert done.returncode == 0, done.stderr
     assert "is cut off after line" in " ".join(done.stderr.split()) and "Deal 1" in done.stdout
-    verify = subprocess.run([sys.executable, "-m", "referee.cli", "verify", str(cut)], capture_output=True,
-                            text=True, timeout=scaled(120))
+    verify = subprocess.run(
+        [sys.executable, "-m", "referee.cli", "verify", str(cut)], capture_output=True, text=True, timeout=scaled(120)
+    )
     assert verify.returncode != 0  # verify never accepts a cut-off log

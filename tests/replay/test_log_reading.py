@@ -27,8 +27,23 @@ DEEP = b"[" * 5000 + b"]" * 5000
 @pytest.fixture(scope="module")
 def match_logs(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     out = tmp_path_factory.mktemp("reading_logs")
-    res = runner.invoke(app, ["match", RANDOM, FIRST, "--games", "2", "--seed", "5", "--rule", "target_score=15",
-                              "--log-dir", str(out), "--json"])
+    res = runner.invoke(
+        app,
+        [
+            "match",
+            RANDOM,
+            FIRST,
+            "--games",
+            "2",
+            "--seed",
+            "5",
+            "--rule",
+            "target_score=15",
+            "--log-dir",
+            str(out),
+            "--json",
+        ],
+    )
     assert res.exit_code == 0, res.output
     return sorted(out.glob("*.jsonl"))
 
@@ -53,8 +68,9 @@ def _spoil(good: Path, tmp: Path, name: str, line_no: int, new_line: bytes) -> P
         ("truncated_record", 3, b'{"type":"event","to":', "truncated"),
     ],
 )
-def test_a_bad_log_line_is_one_line_with_file_and_line(match_logs: list[Path], tmp_path: Path, name: str,
-                                                       line_no: int, new_line: bytes, words: str) -> None:
+def test_a_bad_log_line_is_one_line_with_file_and_line(
+    match_logs: list[Path], tmp_path: Path, name: str, line_no: int, new_line: bytes, words: str
+) -> None:
     path = _spoil(match_logs[0], tmp_path, name, line_no, new_line)
     verdict = verify_file(path)
     assert verdict.status == "unreadable", verdict
@@ -72,10 +88,17 @@ def test_a_bad_log_line_is_one_line_with_file_and_line(match_logs: list[Path], t
 
 def test_request_ids_follow_the_game_id_and_grow_from_game_to_game(match_logs: list[Path]) -> None:
     first, second = (read_json_log(p) for p in match_logs)
-    ids = [[r["msg"]["id"] for _, r in recs if r["type"] == "send" and r["msg"]["type"] == "request"]
-           for _, recs in (first, second)]
-    assert first[0].request_id_base == (first[0].game_id - 1) * REQUEST_ID_STRIDE and ids[0][0] == first[0].request_id_base + 1
-    assert second[0].request_id_base == (second[0].game_id - 1) * REQUEST_ID_STRIDE > ids[0][-1]  # later ids stay larger
+    ids = [
+        [r["msg"]["id"] for _, r in recs if r["type"] == "send" and r["msg"]["type"] == "request"]
+        for _, recs in (first, second)
+    ]
+    assert (
+        first[0].request_id_base == (first[0].game_id - 1) * REQUEST_ID_STRIDE
+        and ids[0][0] == first[0].request_id_base + 1
+    )
+    assert (
+        second[0].request_id_base == (second[0].game_id - 1) * REQUEST_ID_STRIDE > ids[0][-1]
+    )  # later ids stay larger
     assert ids[1] == list(range(second[0].request_id_base + 1, second[0].request_id_base + 1 + len(ids[1])))
     for p in match_logs:
         assert verify_file(p).ok
@@ -96,8 +119,11 @@ def test_a_changed_request_id_base_is_a_mismatch(match_logs: list[Path], tmp_pat
 def test_an_unlogged_record_needs_positive_counts(match_logs: list[Path], tmp_path: Path) -> None:
     good = match_logs[0]
     lines = good.read_bytes().rstrip(b"\n").split(b"\n")
-    for counts, ok in (({"lines": 3, "bytes": 120}, True), ({"lines": 0, "bytes": 120}, False),
-                       ({"lines": 2, "bytes": "x"}, False)):
+    for counts, ok in (
+        ({"lines": 3, "bytes": 120}, True),
+        ({"lines": 0, "bytes": 120}, False),
+        ({"lines": 2, "bytes": "x"}, False),
+    ):
         record = json.dumps({"type": "unlogged", "seat": 0, **counts}).encode()
         path = tmp_path / f"unlogged_{counts['lines']}_{counts['bytes']}.jsonl"
         path.write_bytes(b"\n".join([*lines[:-1], record, lines[-1]]) + b"\n")

@@ -63,29 +63,91 @@ SCENARIO_DEALS = [
 def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Directories of real logs, by scenario."""
     base = tmp_path_factory.mktemp("replay_logs")
-    dirs = {name: base / name for name in (
-        "two", "three", "four", "euchre", "substitute", "bad_replies", "crash3", "startup", "scenario")}
+    dirs = {
+        name: base / name
+        for name in ("two", "three", "four", "euchre", "substitute", "bad_replies", "crash3", "startup", "scenario")
+    }
     _match(dirs["two"], RANDOM, FIRST, "--games", "2", "--seed", "11", "--rule", "target_score=30")
-    _match(dirs["three"], RANDOM, FIRST, RANDOM, "--games", "3", "--seed", "12", "--rules", "swedish_common",
-           "--rule", "target_score=25")
-    _match(dirs["four"], RANDOM, FIRST, RANDOM, FIRST, "--games", "4", "--seed", "13", "--rules", "cardgames_zone_short")
-    _match(dirs["euchre"], FIRST, RANDOM, FIRST, "--game", "ghost-euchre", "--games", "3", "--seed", "14",
-           "--rule", "max_hands=12")
+    _match(
+        dirs["three"],
+        RANDOM,
+        FIRST,
+        RANDOM,
+        "--games",
+        "3",
+        "--seed",
+        "12",
+        "--rules",
+        "swedish_common",
+        "--rule",
+        "target_score=25",
+    )
+    _match(
+        dirs["four"], RANDOM, FIRST, RANDOM, FIRST, "--games", "4", "--seed", "13", "--rules", "cardgames_zone_short"
+    )
+    _match(
+        dirs["euchre"],
+        FIRST,
+        RANDOM,
+        FIRST,
+        "--game",
+        "ghost-euchre",
+        "--games",
+        "3",
+        "--seed",
+        "14",
+        "--rule",
+        "max_hands=12",
+    )
     illegal = f"{sys.executable} -u {TEST_BOTS / 'illegal.py'} replay-test on=0"
-    _match(dirs["substitute"], RANDOM, illegal, "--games", "2", "--seed", "15", "--failure-policy", "substitute",
-           "--max-strikes", "2")
+    _match(
+        dirs["substitute"],
+        RANDOM,
+        illegal,
+        "--games",
+        "2",
+        "--seed",
+        "15",
+        "--failure-policy",
+        "substitute",
+        "--max-strikes",
+        "2",
+    )
     non_json = f"{sys.executable} -u {TEST_BOTS / 'non_json.py'} replay-test"
     schema = f"{sys.executable} -u {TEST_BOTS / 'schema_violation.py'} replay-test"
-    _match(dirs["bad_replies"], RANDOM, non_json, schema, "--games", "3", "--seed", "18", "--failure-policy", "substitute",
-           "--rule", "target_score=10")
+    _match(
+        dirs["bad_replies"],
+        RANDOM,
+        non_json,
+        schema,
+        "--games",
+        "3",
+        "--seed",
+        "18",
+        "--failure-policy",
+        "substitute",
+        "--rule",
+        "target_score=10",
+    )
     crash = f"{sys.executable} -u {TEST_BOTS / 'exit_mid_game.py'} replay-test"
     _match(dirs["crash3"], RANDOM, crash, FIRST, "--games", "3", "--seed", "16", "--rule", "target_score=20")
     at_once = f"{sys.executable} -u {TEST_BOTS / 'exit_at_once.py'} replay-test"
     _match(dirs["startup"], RANDOM, at_once, "--games", "2", "--seed", "17")
     deals = base / "deals.json"
     deals.write_text(json.dumps(SCENARIO_DEALS))
-    _match(dirs["scenario"], RANDOM, FIRST, "--games", "1", "--seed", "42", "--deals", str(deals),
-           "--rule", "target_score=15")
+    _match(
+        dirs["scenario"],
+        RANDOM,
+        FIRST,
+        "--games",
+        "1",
+        "--seed",
+        "42",
+        "--deals",
+        str(deals),
+        "--rule",
+        "target_score=15",
+    )
     return dirs
 
 
@@ -119,8 +181,11 @@ def test_every_log_verifies(logs: dict[str, Path]) -> None:
     assert any(r["forfeited"] and r["decisions"] > 0 for p, r in results.items() if "crash3" in str(p))
     reasons = {f["reason"] for p, r in results.items() if "bad_replies" in str(p) for f in r["failures"]}
     assert {"malformed_json", "schema_violation"} <= reasons
-    assert any(json.loads(line)["type"] == "send" and '"warning"' in line
-               for p in logs["substitute"].glob("*.jsonl") for line in p.read_text().splitlines())
+    assert any(
+        json.loads(line)["type"] == "send" and '"warning"' in line
+        for p in logs["substitute"].glob("*.jsonl")
+        for line in p.read_text().splitlines()
+    )
 
 
 def test_verify_cli_on_a_folder_with_a_pool(logs: dict[str, Path]) -> None:
@@ -207,17 +272,27 @@ def _audience(rec: dict[str, Any]) -> None:
     ("name", "pick", "change", "expect"),
     [
         ("action", lambda r: r["type"] == "action" and r["action"]["type"] == "play", _flip_play, "action"),
-        ("score", lambda r: r["type"] == "event" and r["event"]["type"] == "score", _bump_total, "event differs at total"),
+        (
+            "score",
+            lambda r: r["type"] == "event" and r["event"]["type"] == "score",
+            _bump_total,
+            "event differs at total",
+        ),
         ("deal", lambda r: r["type"] == "deal", _swap_deck, "deck differs at card 8"),
         ("audience", lambda r: r["type"] == "event" and r["event"]["type"] == "hand_dealt", _audience, "audience"),
-        ("request", lambda r: r["type"] == "send" and r["msg"]["type"] == "request" and r["msg"]["events"],
-         _request_events, "events sent to seat"),
+        (
+            "request",
+            lambda r: r["type"] == "send" and r["msg"]["type"] == "request" and r["msg"]["events"],
+            _request_events,
+            "events sent to seat",
+        ),
         ("result score", lambda r: r["type"] == "result", _result_score, "result differs at scores[0]"),
         ("result winner", lambda r: r["type"] == "result", _result_winner, "result differs at winner"),
     ],
 )
-def test_tampering_is_found_on_its_line(logs: dict[str, Path], tmp_path: Path, name: str, pick: Any, change: Any,
-                                        expect: str) -> None:
+def test_tampering_is_found_on_its_line(
+    logs: dict[str, Path], tmp_path: Path, name: str, pick: Any, change: Any, expect: str
+) -> None:
     path = sorted(logs["two"].glob("*.jsonl"))[0]
     bad, line = _tamper(path, tmp_path, pick, change)
     verdict = verify_file(bad)
@@ -248,8 +323,12 @@ def test_an_illegal_action_is_refused(tmp_path: Path, logs: dict[str, Path]) -> 
     path = sorted(logs["two"].glob("*.jsonl"))[0]
     records = _lines(path)
     k = next(k for k, r in enumerate(records) if r["type"] == "action" and r["action"]["type"] == "play")
-    held = {c for r in records[:k] if r["type"] == "event" and r["event"]["type"] in ("hand_dealt", "drew")
-            for c in r["event"]["cards"]}
+    held = {
+        c
+        for r in records[:k]
+        if r["type"] == "event" and r["event"]["type"] in ("hand_dealt", "drew")
+        for c in r["event"]["cards"]
+    }
     card = next(c for c in ALL_CARDS if c not in held)
     records[k]["action"]["card"] = card
     reply = json.loads(records[k - 1]["line"])
@@ -262,19 +341,25 @@ def test_an_illegal_action_is_refused(tmp_path: Path, logs: dict[str, Path]) -> 
 
 def test_changed_failure_and_default_records(logs: dict[str, Path], tmp_path: Path) -> None:
     path = sorted(logs["substitute"].glob("*.jsonl"))[0]
-    bad, line = _tamper(path, tmp_path, lambda r: r["type"] == "action" and r["source"] == "default",
-                        lambda r: r.update(source="bot"))
+    bad, line = _tamper(
+        path, tmp_path, lambda r: r["type"] == "action" and r["source"] == "default", lambda r: r.update(source="bot")
+    )
     assert verify_file(bad).message.startswith(f"{bad}:{line}: action differs from the bot's reply")
-    bad, line = _tamper(path, tmp_path, lambda r: r["type"] == "failure",
-                        lambda r: r.update(message=r["message"] + "!"))
+    bad, line = _tamper(
+        path, tmp_path, lambda r: r["type"] == "failure", lambda r: r.update(message=r["message"] + "!")
+    )
     assert verify_file(bad).message.startswith(f"{bad}:{line}: failure message differs")
 
 
 def test_a_failure_is_rejudged_from_its_reply_line(logs: dict[str, Path], tmp_path: Path) -> None:
     path = sorted(logs["bad_replies"].glob("*.jsonl"))[0]
     swap = {"malformed_json": "schema_violation", "schema_violation": "malformed_json"}
-    bad, line = _tamper(path, tmp_path, lambda r: r["type"] == "failure" and r["reason"] in swap,
-                        lambda r: r.update(reason=swap[r["reason"]]))
+    bad, line = _tamper(
+        path,
+        tmp_path,
+        lambda r: r["type"] == "failure" and r["reason"] in swap,
+        lambda r: r.update(reason=swap[r["reason"]]),
+    )
     assert verify_file(bad).message.startswith(f"{bad}:{line}: failure differs from the reply on line {line - 1}")
 
 
@@ -325,7 +410,9 @@ def test_unreadable_files_get_one_line_errors(logs: dict[str, Path], tmp_path: P
     assert "unknown game 'bridge'" in verify_file(bad["unknown game"]).message
     empty_dir = tmp_path / "empty_dir"
     empty_dir.mkdir()
-    res = runner.invoke(app, ["verify", *map(str, bad.values()), str(tmp_path / "missing.jsonl"), str(empty_dir), str(good)])
+    res = runner.invoke(
+        app, ["verify", *map(str, bad.values()), str(tmp_path / "missing.jsonl"), str(empty_dir), str(good)]
+    )
     assert res.exit_code == 2
     assert "Traceback" not in res.output
     errors = [line for line in res.output.splitlines() if line.startswith("error:")]
@@ -370,8 +457,11 @@ def test_replay_matches_the_golden_text(logs: dict[str, Path]) -> None:
 
 
 def test_replay_for_one_seat_matches_its_golden_text(logs: dict[str, Path]) -> None:
-    res = runner.invoke(app, ["replay", str(_scenario_log(logs)), "--seat", "1", "--width", "100", "--step"],
-                        env={"NO_COLOR": "1", "TERM": "dumb"})
+    res = runner.invoke(
+        app,
+        ["replay", str(_scenario_log(logs)), "--seat", "1", "--width", "100", "--step"],
+        env={"NO_COLOR": "1", "TERM": "dumb"},
+    )
     assert res.exit_code == 0, res.output  # --step is ignored without a terminal
     _golden("replay_chicago_seat1.txt", res.stdout)
 
@@ -454,7 +544,9 @@ def test_euchre_replay_names_bids_trump_and_hides_other_hands(logs: dict[str, Pa
     assert "bid_made" not in text and "trump_named" not in text  # no raw event dumps
 
 
-def test_html_option_calls_the_html_writer(logs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_html_option_calls_the_html_writer(
+    logs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     calls = []
     fake = types.ModuleType("referee.replay.html")
     fake.write_html = lambda log_path, out_path: calls.append((log_path, out_path))  # type: ignore[attr-defined]

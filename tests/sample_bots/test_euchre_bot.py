@@ -48,9 +48,27 @@ def bot_acts(state):
 
 def make_view(**fields) -> EuchreView:
     base = dict(
-        seat=2, n_players=3, phase="trick", deal=1, dealer=0, tiebreak=False, target_score=32,
-        scores=[0, 0, 0], hand=[], bids=[], high_bid=3, swapped_by=None, declarer=1, contract=3,
-        trump="h", trick_number=1, leader=1, led_suit=None, trick=[], tricks=[], tricks_won=[0, 0, 0],
+        seat=2,
+        n_players=3,
+        phase="trick",
+        deal=1,
+        dealer=0,
+        tiebreak=False,
+        target_score=32,
+        scores=[0, 0, 0],
+        hand=[],
+        bids=[],
+        high_bid=3,
+        swapped_by=None,
+        declarer=1,
+        contract=3,
+        trump="h",
+        trick_number=1,
+        leader=1,
+        led_suit=None,
+        trick=[],
+        tricks=[],
+        tricks_won=[0, 0, 0],
     )
     base.update(fields)
     return EuchreView(**base)

@@ -159,8 +159,16 @@ def play_one_game(
         new_events = [event for _audience, event in state.events[sent_events:]]
         sent_events = len(state.events)
         legal = list(state.legal_actions())
-        bot.send(Request(id=request_id, game_id=game_id, events=new_events, view=state.view(seat), legal=legal,
-                         clock=Clock(decision_ms=1000)))
+        bot.send(
+            Request(
+                id=request_id,
+                game_id=game_id,
+                events=new_events,
+                view=state.view(seat),
+                legal=legal,
+                clock=Clock(decision_ms=1000),
+            )
+        )
         reply = bot.read_message()
         assert isinstance(reply, ActionReply), reply
         assert reply.id == request_id
@@ -261,7 +269,14 @@ def test_bot_exits_at_end_of_input(which: str, request: pytest.FixtureRequest, t
 def first_request(n_players: int = 3, seed: int = 4) -> dict[str, Any]:
     state = new_game("chicago", n_players, seed)
     seat = state.current_player()
-    msg = Request(id=41, game_id=1, events=[], view=state.view(seat), legal=list(state.legal_actions()), clock=Clock(decision_ms=1000))
+    msg = Request(
+        id=41,
+        game_id=1,
+        events=[],
+        view=state.view(seat),
+        legal=list(state.legal_actions()),
+        clock=Clock(decision_ms=1000),
+    )
     return msgspec.json.decode(encoder.encode(msg))
 
 
@@ -359,9 +374,7 @@ def exchange_request(hand: list[str]) -> dict[str, Any]:
     msg = first_request(2, 1)
     assert msg["view"]["phase"] == "exchange"
     msg["view"]["hand"] = hand
-    msg["legal"] = [
-        {"type": "exchange", "discard": list(c)} for k in range(6) for c in combinations(sorted(hand), k)
-    ]
+    msg["legal"] = [{"type": "exchange", "discard": list(c)} for k in range(6) for c in combinations(sorted(hand), k)]
     return msg
 
 
@@ -375,9 +388,7 @@ def exchange_request(hand: list[str]) -> dict[str, Any]:
         (["5s", "6h", "7c", "8d", "9s"], set()),  # a made straight: stand pat
     ],
 )
-def test_js_bot_exchange_heuristic(
-    hand: list[str], discard: set[str], js_bot: list[str], tmp_path: Path
-) -> None:
+def test_js_bot_exchange_heuristic(hand: list[str], discard: set[str], js_bot: list[str], tmp_path: Path) -> None:
     bot = BotProcess(js_bot, tmp_path / "stderr.txt")
     try:
         handshake(bot, "js-heuristic")

@@ -51,10 +51,29 @@ def discard_of(hand: str, **kw) -> set[str]:
 
 def make_view(**fields) -> ChicagoView:
     base = dict(
-        seat=0, n_players=2, phase="trick", deal=1, dealer=1, active=[0, 1], tiebreak=False,
-        target_score=52, scores=[0, 0], hand=[], exchange_round=0, stock_size=32, discard_size=10,
-        open_card=None, exchanges=[], showdowns=[], revealed=[], chicago_declarer=None,
-        trick_number=1, leader=0, trick=[], tricks=[], tricks_won=[0, 0],
+        seat=0,
+        n_players=2,
+        phase="trick",
+        deal=1,
+        dealer=1,
+        active=[0, 1],
+        tiebreak=False,
+        target_score=52,
+        scores=[0, 0],
+        hand=[],
+        exchange_round=0,
+        stock_size=32,
+        discard_size=10,
+        open_card=None,
+        exchanges=[],
+        showdowns=[],
+        revealed=[],
+        chicago_declarer=None,
+        trick_number=1,
+        leader=0,
+        trick=[],
+        tricks=[],
+        tricks_won=[0, 0],
     )
     base.update(fields)
     return ChicagoView(**base)
@@ -123,9 +142,7 @@ def test_kopstopp_passes():
 
 def test_take_open_only_when_it_improves():
     def take(hand: str, card: str) -> bool:
-        view = make_view(
-            phase="take_open", exchange_round=1, hand=hand.split(), open_card=card, trick_number=0
-        )
+        view = make_view(phase="take_open", exchange_round=1, hand=hand.split(), open_card=card, trick_number=0)
         action = choose(view, [TakeOpen(take=False), TakeOpen(take=True)])
         return action.take
 
@@ -140,8 +157,14 @@ def test_take_open_only_when_it_improves():
 
 def _calls(hand: str, n: int = 2) -> bool:
     view = make_view(
-        phase="chicago_call", hand=hand.split(), scores=[20] + [0] * (n - 1), n_players=n,
-        active=list(range(n)), tricks_won=[0] * n, trick_number=0, leader=None,
+        phase="chicago_call",
+        hand=hand.split(),
+        scores=[20] + [0] * (n - 1),
+        n_players=n,
+        active=list(range(n)),
+        tricks_won=[0] * n,
+        trick_number=0,
+        leader=None,
     )
     return choose(view, [CallChicago(call=False), CallChicago(call=True)]).call
 
@@ -180,14 +203,14 @@ def test_keeps_the_winner_for_the_last_trick():
     # Trick 4: win it cheaply with the 7 and lead the ace to the last trick.
     history = [
         TrickRecord(
-            number=i + 1, leader=lead, winner=1,
+            number=i + 1,
+            leader=lead,
+            winner=1,
             cards=[PlayedCard(seat=lead, card=a), PlayedCard(seat=1 - lead, card=b)],
         )
         for i, (lead, a, b) in enumerate([(0, "2s", "3s"), (1, "4h", "2h"), (1, "4d", "2d")])
     ]
-    card = plays(
-        "Ac 7c", trick=led(1, "5c"), leader=1, trick_number=4, tricks=history, tricks_won=[0, 3]
-    )
+    card = plays("Ac 7c", trick=led(1, "5c"), leader=1, trick_number=4, tricks=history, tricks_won=[0, 3])
     assert card == "7c"
 
 

@@ -50,8 +50,7 @@ def _no_failures(summary: dict) -> None:
 def test_plays_whole_chicago_games(name: str, seats: int) -> None:
     others = ["greedy", "random", "first-legal"][: seats - 1]
     bots = [_bot(name, "--iterations", "12"), *others]
-    summary = _match(bots, "--games", str(seats), "--seed", "4", "--rule", "max_deals=2",
-                     "--time-control", NEVER_BINDS)
+    summary = _match(bots, "--games", str(seats), "--seed", "4", "--rule", "max_deals=2", "--time-control", NEVER_BINDS)
     _no_failures(summary)
     assert len(summary["results"]) == seats
     for game in summary["results"]:
@@ -62,8 +61,19 @@ def test_plays_whole_chicago_games(name: str, seats: int) -> None:
 @pytest.mark.parametrize("name", SEARCH_BOTS)
 def test_plays_whole_ghost_euchre_games(name: str) -> None:
     bots = [_bot(name, "--iterations", "12"), "euchre", "random"]
-    summary = _match(bots, "--game", "ghost-euchre", "--games", "3", "--seed", "5", "--rule", "max_hands=3",
-                     "--time-control", NEVER_BINDS)
+    summary = _match(
+        bots,
+        "--game",
+        "ghost-euchre",
+        "--games",
+        "3",
+        "--seed",
+        "5",
+        "--rule",
+        "max_hands=3",
+        "--time-control",
+        NEVER_BINDS,
+    )
     _no_failures(summary)
     assert len(summary["results"]) == 3
     assert all(game["decisions"] >= 3 for game in summary["results"])
@@ -86,8 +96,19 @@ def test_same_seed_same_moves(tmp_path: Path) -> None:
     runs = []
     for k in range(2):
         logs = tmp_path / f"run{k}"
-        summary = _match(bots, "--games", "2", "--seed", "21", "--rule", "max_deals=2", "--log-dir", str(logs),
-                         "--time-control", NEVER_BINDS)
+        summary = _match(
+            bots,
+            "--games",
+            "2",
+            "--seed",
+            "21",
+            "--rule",
+            "max_deals=2",
+            "--log-dir",
+            str(logs),
+            "--time-control",
+            NEVER_BINDS,
+        )
         _no_failures(summary)
         assert [b["name"] for b in summary["bots"]] == ["pimc", "ismcts"]
         runs.append(_replies(logs))
@@ -100,8 +121,17 @@ def test_a_tight_clock_is_respected() -> None:
     share of any clock) and an iteration count no budget would allow: the
     clock alone stops the search, and no reply is late."""
     bots = [_bot("pimc", "--iterations", "10000000"), _bot("ismcts", "--iterations", "10000000")]
-    summary = _match(bots, "--games", "2", "--seed", "8", "--rule", "max_deals=1",
-                     "--time-control", f"decision={round(scaled(0.3) * 1000)}ms,startup={round(scaled(10))}s")
+    summary = _match(
+        bots,
+        "--games",
+        "2",
+        "--seed",
+        "8",
+        "--rule",
+        "max_deals=1",
+        "--time-control",
+        f"decision={round(scaled(0.3) * 1000)}ms,startup={round(scaled(10))}s",
+    )
     _no_failures(summary)
 
 
@@ -116,8 +146,9 @@ def test_a_tight_clock_is_respected() -> None:
     ],
 )
 def test_command_line_mistakes_are_one_line(name: str, args: list[str], says: str) -> None:
-    proc = subprocess.run([sys.executable, "-m", f"referee.bots.{name}", *args], input=b"",
-                          capture_output=True, timeout=scaled(60))
+    proc = subprocess.run(
+        [sys.executable, "-m", f"referee.bots.{name}", *args], input=b"", capture_output=True, timeout=scaled(60)
+    )
     assert proc.returncode == 2
     lines = proc.stderr.decode().splitlines()
     assert len(lines) == 1, lines
@@ -129,7 +160,11 @@ def test_command_line_mistakes_are_one_line(name: str, args: list[str], says: st
 def test_a_good_command_line_is_accepted(name: str) -> None:
     """`--budget-ms=50` is parsed, and the bot answers hello (then sees end of input and exits)."""
     hello = b'{"type":"hello","referee":"test","games":["chicago"],"protocol":1}\n'
-    proc = subprocess.run([sys.executable, "-m", f"referee.bots.{name}", "--budget-ms=50"], input=hello,
-                          capture_output=True, timeout=scaled(60))
+    proc = subprocess.run(
+        [sys.executable, "-m", f"referee.bots.{name}", "--budget-ms=50"],
+        input=hello,
+        capture_output=True,
+        timeout=scaled(60),
+    )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["type"] == "hello"

@@ -30,8 +30,9 @@ def _decision(position: EuchrePosition, seed: int = 3, iterations: int = 200) ->
     knowledge = seat_knowledge(view, [], RULES)
     deadline = search.Deadline(float("inf"), 1000)
     share = iterations / (search.DEFAULT_BUDGET_MS * ismcts.ITERATIONS_PER_MS)
-    return search.Decision(view, state.legal_actions(), knowledge, RULES, random.Random(seed), iterations,
-                                  deadline, share)
+    return search.Decision(
+        view, state.legal_actions(), knowledge, RULES, random.Random(seed), iterations, deadline, share
+    )
 
 
 def _bidding() -> EuchrePosition:
@@ -57,8 +58,11 @@ def test_ismcts_bids_by_the_flat_search_at_its_share_of_the_budget(monkeypatch: 
 def test_a_hand_with_both_bowers_bids_and_a_hand_of_nines_does_not() -> None:
     strong = ismcts.ismcts(_decision(_bidding()))
     assert isinstance(strong, Bid)
-    weak_hands = (("Js", "Jc", "As", "Ks", "Qs", "Ts"), ("9s", "9h", "9d", "9c", "Th", "Td"),
-                  ("Ad", "Kd", "Qd", "Jd", "Jh", "Ah"))
+    weak_hands = (
+        ("Js", "Jc", "As", "Ks", "Qs", "Ts"),
+        ("9s", "9h", "9d", "9c", "Th", "Td"),
+        ("Ad", "Kd", "Qd", "Jd", "Jh", "Ah"),
+    )
     rest = ("Kh", "Qh", "Ac", "Kc", "Qc", "Tc")
     weak = ismcts.ismcts(_decision(EuchrePosition(dealer=0, hands=weak_hands, ghost=rest)))
     assert isinstance(weak, (Pass, SwapGhost))
@@ -70,8 +74,9 @@ def test_ismcts_plays_tricks_with_its_tree(monkeypatch: pytest.MonkeyPatch) -> N
 
     monkeypatch.setattr(pimc, "pimc", refuse)
     hands = tuple(tuple(h.split()) for h in STRONG)
-    position = EuchrePosition(dealer=0, hands=hands, ghost=tuple(GHOST.split()), phase="trick",
-                              bids=(4, None, None), trump="s")
+    position = EuchrePosition(
+        dealer=0, hands=hands, ghost=tuple(GHOST.split()), phase="trick", bids=(4, None, None), trump="s"
+    )
     decision = _decision(position)
     assert decision.view.phase == "trick"
     assert isinstance(ismcts.ismcts(decision), PlayCard)

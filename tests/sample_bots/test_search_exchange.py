@@ -64,8 +64,9 @@ def test_a_two_seat_last_round_values_trick_winners_exactly() -> None:
     values = {}
     for points in (0, 20):
         view = SimpleNamespace(hand=[CARD_STR[c] for c in hand], active=[0, 1], seat=0, dealer=1, scores=[points, 0])
-        values[points] = _two_seat_trick_values(view, ChicagoRules(), hand, [keep_all, change_all], refills, unseen,
-                                                random.Random(4), None)
+        values[points] = _two_seat_trick_values(
+            view, ChicagoRules(), hand, [keep_all, change_all], refills, unseen, random.Random(4), None
+        )
     assert values[0][0] > values[0][1] + 1.5  # a random five, leading, takes it about 60 % of the time
     assert values[0][0] == pytest.approx(2.5)  # the top cards of three suits: the last trick every time (half of +5)
     assert values[20][0] == pytest.approx((15 - CALL_MARGIN_POINTS) / 2)  # a sure Chicago, less the call's margin

@@ -40,10 +40,18 @@ def _flush_position() -> tuple[object, object, dict[int, list[int]]]:
     rest = [CARD_STR[c] for c in range(52) if CARD_STR[c] not in mine + theirs]
     flush = ShowdownRecord(round=1, winners=[1], category="FL", description="a flush", points=5, tied=[])
     position = ChicagoPosition(
-        n_players=2, dealer=1, hands=(mine, theirs), stock=tuple(rest[:26]), discards=tuple(rest[26:]),
-        scores=(20, 20), phase="chicago_call", exchanged=(3, 1, 2, 0, 1, 0),
-        showdowns=(flush, ShowdownRecord(round=2, winners=[1], category="FL", description="a flush", points=5,
-                                         tied=[])),
+        n_players=2,
+        dealer=1,
+        hands=(mine, theirs),
+        stock=tuple(rest[:26]),
+        discards=tuple(rest[26:]),
+        scores=(20, 20),
+        phase="chicago_call",
+        exchanged=(3, 1, 2, 0, 1, 0),
+        showdowns=(
+            flush,
+            ShowdownRecord(round=2, winners=[1], category="FL", description="a flush", points=5, tied=[]),
+        ),
     )
     state = state_from_position(position, rules)
     my_hands = {1: _ints("3c 4d 9c Th 2c"), 2: _ints("9c 9s 4d Th Qd"), 3: _ints("9c 9s Qd Th 6d")}
@@ -153,7 +161,13 @@ def test_world_source_falls_back_without_the_seats_hands() -> None:
     """A decision that does not know this seat's own hands still gets worlds (the plain filter)."""
     state, rules, _ = _flush_position()
     view = state.view(0)
-    decision = SimpleNamespace(view=view, rules=rules, rng=random.Random(1), events=[], my_hands=None,
-                               knowledge=seat_knowledge(view, [], rules))
+    decision = SimpleNamespace(
+        view=view,
+        rules=rules,
+        rng=random.Random(1),
+        events=[],
+        my_hands=None,
+        knowledge=seat_knowledge(view, [], rules),
+    )
     source = world_source(decision)
     assert source.model is None and len(source.draw(random.Random(2))[1]) == 5

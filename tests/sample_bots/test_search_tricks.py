@@ -95,7 +95,10 @@ def test_the_solver_agrees_with_plain_minimax_on_random_deals(declarer: int) -> 
         solver = Solver(RULES)
         got = solver.value((card_bits(mine), card_bits(theirs), i_lead, -1, declarer))
         assert got == _naive(frozenset(mine), frozenset(theirs), i_lead, -1, declarer), (
-            [CARD_STR[c] for c in mine], [CARD_STR[c] for c in theirs], i_lead)
+            [CARD_STR[c] for c in mine],
+            [CARD_STR[c] for c in theirs],
+            i_lead,
+        )
 
 
 def test_the_keep_model_reads_a_hand_as_its_exchange_left_it() -> None:
@@ -113,9 +116,16 @@ def _call_position(mine: str, theirs: str, exchanged: tuple[int, ...]) -> tuple[
     rules = build_rules(get_game("chicago"), None, None)
     mine_t, theirs_t = tuple(mine.split()), tuple(theirs.split())
     rest = [CARD_STR[c] for c in range(52) if CARD_STR[c] not in mine_t + theirs_t]
-    position = ChicagoPosition(n_players=2, dealer=1, hands=(mine_t, theirs_t), stock=tuple(rest[:20]),
-                               discards=tuple(rest[20:]), scores=(20, 20), phase="chicago_call",
-                               exchanged=exchanged)
+    position = ChicagoPosition(
+        n_players=2,
+        dealer=1,
+        hands=(mine_t, theirs_t),
+        stock=tuple(rest[:20]),
+        discards=tuple(rest[20:]),
+        scores=(20, 20),
+        phase="chicago_call",
+        exchanged=exchanged,
+    )
     return state_from_position(position, rules), rules
 
 
@@ -123,8 +133,15 @@ def _decision(state: object, rules: object, seed: int = 1) -> search.Decision:
     view = state.view(0)  # type: ignore[attr-defined]
     knowledge = seat_knowledge(view, [], rules)
     deadline = search.Deadline(float("inf"), 1000)
-    return search.Decision(view, state.legal_actions(), knowledge, rules,  # type: ignore[attr-defined]
-                                  random.Random(seed), 400, deadline)
+    return search.Decision(
+        view,
+        state.legal_actions(),
+        knowledge,
+        rules,  # type: ignore[attr-defined]
+        random.Random(seed),
+        400,
+        deadline,
+    )
 
 
 def test_the_other_seats_sampled_hand_follows_its_last_exchange() -> None:
@@ -153,8 +170,16 @@ def test_the_chicago_question_is_searched_only_where_it_is_played_out_exactly() 
     assert not search.heuristic(state.view(0))
     hands = (("Ah", "Kh", "Qd", "9c", "4s"), ("2s", "2d", "7c", "7h", "Jd"), ("3c", "5d", "8s", "Ts", "Kc"))
     rest = [CARD_STR[c] for c in range(52) if CARD_STR[c] not in [c for h in hands for c in h]]
-    three = ChicagoPosition(n_players=3, dealer=2, hands=hands, stock=tuple(rest[:20]), discards=tuple(rest[20:]),
-                            scores=(20, 20, 20), phase="chicago_call", exchanged=(2, 0, 3, 1, 0, 2, 1, 0, 3))
+    three = ChicagoPosition(
+        n_players=3,
+        dealer=2,
+        hands=hands,
+        stock=tuple(rest[:20]),
+        discards=tuple(rest[20:]),
+        scores=(20, 20, 20),
+        phase="chicago_call",
+        exchanged=(2, 0, 3, 1, 0, 2, 1, 0, 3),
+    )
     state3 = state_from_position(three, rules)
     assert state3.view(0).phase == "chicago_call" and search.heuristic(state3.view(0))
     state3.apply_action(CallChicago(call=False))

@@ -115,9 +115,7 @@ async def play(
     bots: list[BotSpec], marker: str, games: int | None = None, tc: TimeControl = TC, **config: Any
 ) -> Played:
     children = my_children()
-    cfg = MatchConfig(
-        game=GAME, rules=RULES, bots=bots, games=games or len(bots), seed=2024, time_control=tc, **config
-    )
+    cfg = MatchConfig(game=GAME, rules=RULES, bots=bots, games=games or len(bots), seed=2024, time_control=tc, **config)
     t0 = time.monotonic()
     with trio.fail_after(MATCH_BOUND_S):
         result = await run_match(cfg)
@@ -251,7 +249,9 @@ async def test_timeout_forfeits_and_late_reply_does_not_leak_into_next_game(tmp_
     once = tmp_path / "slept"
     played = await play(
         [bot("sleeper", m, "sleep=0.6", f"once={once}", f"pidfile={pids}"), random_bot(m)],
-        m, tc=TC_FAST, log_dir=tmp_path / "logs",
+        m,
+        tc=TC_FAST,
+        log_dir=tmp_path / "logs",
     )
     first, second = played.records
     assert_forfeit_2(first, "sleeper", "timeout")
@@ -274,7 +274,10 @@ async def test_timeout_under_substitute_drops_the_late_reply(tmp_path: Path) -> 
     tc = TimeControl(decision_ms=600, startup_ms=5000)
     played = await play(
         [bot("sleeper", m, "sleep=0.8", "on=2", f"once={once}", f"pidfile={pids}"), random_bot(m)],
-        m, tc=tc, policy=FailurePolicy(mode="substitute", max_strikes=3), log_dir=tmp_path / "logs",
+        m,
+        tc=tc,
+        policy=FailurePolicy(mode="substitute", max_strikes=3),
+        log_dir=tmp_path / "logs",
     )
     first, second = played.records
     bad = seat_of(first, "sleeper")
@@ -299,8 +302,10 @@ async def test_a_send_cut_short_while_the_pipe_is_full_resumes_without_duplicate
     # The game's deadline can interrupt a request while the bot's stdin is
     # full; the rest must go out once, on the next flush, and nothing twice.
     payload = os.urandom(1_000_000) + b"\n"  # far more than a pipe holds
-    reader = ("import sys, time, hashlib; time.sleep(0.5); d = sys.stdin.buffer.read(%d); "
-              "print(len(d), hashlib.sha256(d).hexdigest(), flush=True)" % len(payload))
+    reader = (
+        "import sys, time, hashlib; time.sleep(0.5); d = sys.stdin.buffer.read(%d); "
+        "print(len(d), hashlib.sha256(d).hexdigest(), flush=True)" % len(payload)
+    )
     async with trio.open_nursery() as nursery:
         proc = await start_bot(nursery, BotSpec(name="slow-reader", argv=(sys.executable, "-c", reader)))
         try:
@@ -373,7 +378,10 @@ async def test_illegal_action() -> None:
     assert_clean(second)
 
 
-@pytest.mark.parametrize(("kind", "text"), [("unknown_field", "unknown field `confidence`"), ("wrong_type", "`id` must be a whole number, not a string")])
+@pytest.mark.parametrize(
+    ("kind", "text"),
+    [("unknown_field", "unknown field `confidence`"), ("wrong_type", "`id` must be a whole number, not a string")],
+)
 async def test_schema_violation(kind: str, text: str, tmp_path: Path) -> None:
     m = new_marker()
     played = await play([bot("schema_violation", m, f"kind={kind}"), random_bot(m)], m, log_dir=tmp_path / "logs")
@@ -391,8 +399,10 @@ async def test_schema_violation(kind: str, text: str, tmp_path: Path) -> None:
 async def test_substitute_policy_strike_limit(tmp_path: Path) -> None:
     m = new_marker()
     played = await play(
-        [bot("illegal", m, "on=0"), random_bot(m)], m,
-        policy=FailurePolicy(mode="substitute", max_strikes=2), log_dir=tmp_path / "logs",
+        [bot("illegal", m, "on=0"), random_bot(m)],
+        m,
+        policy=FailurePolicy(mode="substitute", max_strikes=2),
+        log_dir=tmp_path / "logs",
     )
     for rec in played.records:
         bad = seat_of(rec, "illegal")
@@ -461,8 +471,12 @@ async def test_child_that_leaves_the_group_is_killed_and_does_not_hang_the_match
     m = new_marker()
     children = tmp_path / "children"
     cfg = MatchConfig(
-        game=GAME, rules=RULES, bots=[bot("escaper", m, f"children={children}"), random_bot(m)],
-        games=2, seed=3, time_control=TC,
+        game=GAME,
+        rules=RULES,
+        bots=[bot("escaper", m, f"children={children}"), random_bot(m)],
+        games=2,
+        seed=3,
+        time_control=TC,
     )
     try:
         with trio.fail_after(MATCH_BOUND_S):
@@ -498,11 +512,29 @@ async def test_guardian_kills_bots_when_the_referee_is_sigkilled(kind: str, tmp_
     m = new_marker()
     bot_cmd = str(TEST_BOTS / kind.format(m=m))
     referee = subprocess.Popen(
-        [sys.executable, "-m", "referee.cli", "match", bot_cmd, bot_cmd, "--games", "500",
-         "--rule", "target_score=52", "-t", "decision=2s,startup=10s", "--seed", "1"],
-        cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=tmp_path.joinpath("err").open("wb"),
+        [
+            sys.executable,
+            "-m",
+            "referee.cli",
+            "match",
+            bot_cmd,
+            bot_cmd,
+            "--games",
+            "500",
+            "--rule",
+            "target_score=52",
+            "-t",
+            "decision=2s,startup=10s",
+            "--seed",
+            "1",
+        ],
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=tmp_path.joinpath("err").open("wb"),
     )
     try:
+
         def running() -> list[int]:
             assert referee.poll() is None, tmp_path.joinpath("err").read_text()
             found = [p for p in procs_with(m) if p != referee.pid]

@@ -41,8 +41,9 @@ def test_a_name_is_this_python_running_the_bots_module(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(BUILTIN_BOTS))
 def test_every_built_in_bot_answers_hello_from_any_folder(name: str, tmp_path: Path) -> None:
     (tmp_path / "referee").mkdir()  # a folder of that name where it runs stands in for nothing (-P)
-    proc = subprocess.run(resolve_command(name).argv, input=HELLO, capture_output=True, cwd=tmp_path,
-                          timeout=scaled(60))
+    proc = subprocess.run(
+        resolve_command(name).argv, input=HELLO, capture_output=True, cwd=tmp_path, timeout=scaled(60)
+    )
     assert proc.returncode == 0, proc.stderr.decode()
     hello = json.loads(proc.stdout.decode().splitlines()[0])
     assert hello["type"] == "hello" and hello["name"] == name
@@ -60,24 +61,42 @@ def test_a_word_with_a_slash_is_a_path_even_with_a_built_in_name(tmp_path: Path)
     assert resolve_command(str(own)).argv == (str(own),)
 
 
-@pytest.mark.parametrize(("command", "name"), [
-    ("/usr/bin/python3 -u mybot.py", "mybot"),
-    ("python3 mybot.py --level 2", "mybot"),
-    ("python -X dev -W error bot.py", "bot"),
-    ("python3 -m mypackage.mybot", "mybot"),
-    ("java -jar my.jar", "my"),
-    ("java -cp lib.jar Main", "Main"),
-    ("node --max-old-space-size=64 bot.js", "bot"),
-    ("python3 -c 'print(1)'", "python3"),
-    ("./bots/fast --depth 3", "fast"),
-])
+@pytest.mark.parametrize(
+    ("command", "name"),
+    [
+        ("/usr/bin/python3 -u mybot.py", "mybot"),
+        ("python3 mybot.py --level 2", "mybot"),
+        ("python -X dev -W error bot.py", "bot"),
+        ("python3 -m mypackage.mybot", "mybot"),
+        ("java -jar my.jar", "my"),
+        ("java -cp lib.jar Main", "Main"),
+        ("node --max-old-space-size=64 bot.js", "bot"),
+        ("python3 -c 'print(1)'", "python3"),
+        ("./bots/fast --depth 3", "fast"),
+    ],
+)
 def test_an_interpreters_command_is_named_after_its_script(command: str, name: str) -> None:
     assert resolve_command(command).name == name
 
 
 def test_two_settings_of_one_built_in_bot_are_told_apart() -> None:
-    res = runner.invoke(app, ["match", "pimc --iterations 4", "pimc --iterations 6", "--games", "2", "--seed", "3",
-                              "--rule", "max_deals=1", "--json", "--time-control", "decision=60s,startup=60s"])
+    res = runner.invoke(
+        app,
+        [
+            "match",
+            "pimc --iterations 4",
+            "pimc --iterations 6",
+            "--games",
+            "2",
+            "--seed",
+            "3",
+            "--rule",
+            "max_deals=1",
+            "--json",
+            "--time-control",
+            "decision=60s,startup=60s",
+        ],
+    )
     assert res.exit_code == 0, res.output
     summary = json.loads(res.stdout)
     assert [b["name"] for b in summary["bots"]] == ["pimc", "pimc#2"]
@@ -113,8 +132,24 @@ def test_the_sandbox_library_holds_the_built_in_bots() -> None:
 @needs_sandbox
 def test_a_sandboxed_match_of_built_in_bots_plays(tmp_path: Path) -> None:
     logs = tmp_path / "logs"
-    res = runner.invoke(app, ["match", "--sandbox", "greedy", "pimc", "--games", "2", "--seed", "5",
-                              "--rule", "max_deals=2", "--json", "--log-dir", str(logs)])
+    res = runner.invoke(
+        app,
+        [
+            "match",
+            "--sandbox",
+            "greedy",
+            "pimc",
+            "--games",
+            "2",
+            "--seed",
+            "5",
+            "--rule",
+            "max_deals=2",
+            "--json",
+            "--log-dir",
+            str(logs),
+        ],
+    )
     assert res.exit_code == 0, res.output
     summary = json.loads(res.stdout)
     assert [b["name"] for b in summary["bots"]] == ["greedy", "pimc"]
@@ -124,4 +159,5 @@ def test_a_sandboxed_match_of_built_in_bots_plays(tmp_path: Path) -> None:
     assert header.isolation is not None and header.isolation["sandbox"] == "bubblewrap"
     assert [p.argv[-2:] for p in header.players] in (
         [["-m", "referee.bots.greedy"], ["-m", "referee.bots.pimc"]],
-        [["-m", "referee.bots.pimc"], ["-m", "referee.bots.greedy"]])
+        [["-m", "referee.bots.pimc"], ["-m", "referee.bots.greedy"]],
+    )

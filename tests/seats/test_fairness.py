@@ -47,8 +47,10 @@ GAME = get_game("chicago")
 RULES = build_rules(GAME, None, {"target_score": 10})
 TC = TimeControl(decision_ms=3000, startup_ms=10000)
 LIMITS = SandboxLimits(memory_mb=256, processes=32, cpu_s=60, file_size_mb=1, open_files=64, scratch_mb=8)
-needs_freezer = pytest.mark.skipif("freezer" not in probe_host().cgroups.usable,
-                                   reason="no cgroup freezer the referee can use (needs root and cgroups)")
+needs_freezer = pytest.mark.skipif(
+    "freezer" not in probe_host().cgroups.usable,
+    reason="no cgroup freezer the referee can use (needs root and cgroups)",
+)
 
 
 def bot(name: str, *options: str, label: str | None = None) -> Any:
@@ -56,8 +58,16 @@ def bot(name: str, *options: str, label: str | None = None) -> Any:
 
 
 async def play(tmp_path: Path, bots: list[Any], sandbox: SandboxLimits | None = None, games: int = 1) -> MatchResult:
-    config = MatchConfig(game=GAME, rules=RULES, bots=bots, games=games, seed=5, time_control=TC,
-                         log_dir=tmp_path / "logs", sandbox=sandbox)
+    config = MatchConfig(
+        game=GAME,
+        rules=RULES,
+        bots=bots,
+        games=games,
+        seed=5,
+        time_control=TC,
+        log_dir=tmp_path / "logs",
+        sandbox=sandbox,
+    )
     with trio.fail_after(scaled(240)):
         return await run_match(config)
 
@@ -143,12 +153,14 @@ async def test_cpu_time_of_a_sandbox_counts_every_process_in_it(tmp_path: Path) 
 
 def test_a_process_tree_meter_counts_threads_and_live_children() -> None:
     """A process whose thread and whose child both compute: the meter sees both."""
-    code = ("import os, threading, time\n"
-            "def burn(s):\n    end = time.thread_time() + s\n    while time.thread_time() < end: pass\n"
-            "pid = os.fork()\n"
-            "if pid == 0:\n    burn(0.5); os._exit(0)\n"
-            "t = threading.Thread(target=burn, args=(0.3,)); t.start(); t.join()\n"
-            "os.waitpid(pid, 0); time.sleep(30)\n")
+    code = (
+        "import os, threading, time\n"
+        "def burn(s):\n    end = time.thread_time() + s\n    while time.thread_time() < end: pass\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n    burn(0.5); os._exit(0)\n"
+        "t = threading.Thread(target=burn, args=(0.3,)); t.start(); t.join()\n"
+        "os.waitpid(pid, 0); time.sleep(30)\n"
+    )
     proc = subprocess.Popen([sys.executable, "-S", "-c", code])
     try:
         meter = ProcessTreeCpu(proc.pid)
@@ -240,18 +252,34 @@ def test_a_frozen_group_uses_no_cpu_and_dies_when_killed(kind: str) -> None:
 
 def test_freeze_idle_refuses_without_a_freezer(monkeypatch: pytest.MonkeyPatch) -> None:
     host = probe_host()
-    without = CgroupHost(version=host.cgroups.version,
-                         parents={c: p for c, p in host.cgroups.parents.items() if c != "freezer"})
-    fake = sandbox_module.HostReport(**{**host.__dict__, "cgroups": without, "works": True, "bwrap": "/bin/true",
-                                        "prlimit": "/bin/true", "trial_error": ""})
+    without = CgroupHost(
+        version=host.cgroups.version, parents={c: p for c, p in host.cgroups.parents.items() if c != "freezer"}
+    )
+    fake = sandbox_module.HostReport(
+        **{
+            **host.__dict__,
+            "cgroups": without,
+            "works": True,
+            "bwrap": "/bin/true",
+            "prlimit": "/bin/true",
+            "trial_error": "",
+        }
+    )
     monkeypatch.setattr(sandbox_host, "probe_host", lambda: fake)
     with pytest.raises(SandboxUnavailable, match="freeze_idle needs the cgroup freezer") as caught:
         sandbox_module.require_freezer(SandboxLimits(freeze_idle=True))
     assert "freeze_idle = false" in str(caught.value) and "\n" not in str(caught.value)
     sandbox_module.require_freezer(SandboxLimits(freeze_idle=False))  # without it, the same host will do
     with pytest.raises(SandboxUnavailable, match="freezer"):
-        MatchConfig(game=GAME, rules=RULES, bots=[bot("cpu_user"), bot("cpu_user", label="other")], games=1,
-                    seed=1, time_control=TC, sandbox=SandboxLimits(freeze_idle=True))
+        MatchConfig(
+            game=GAME,
+            rules=RULES,
+            bots=[bot("cpu_user"), bot("cpu_user", label="other")],
+            games=1,
+            seed=1,
+            time_control=TC,
+            sandbox=SandboxLimits(freeze_idle=True),
+        )
 
 
 def test_freeze_idle_is_on_in_tournaments_and_can_be_switched_off() -> None:
@@ -278,10 +306,12 @@ async def test_a_tournament_stores_cpu_time_beside_think_time(tmp_path: Path) ->
     from referee.tournament.store import Store
 
     burner, sleeper = TEST_BOTS / "cpu_user.py", TEST_BOTS / "cpu_user.py"
-    config = (f'seed = 3\nsandbox = false\ndeal_sets = 1\ntime_control = "decision=3s,startup=10s"\n'
-              f'[rules]\noptions = {{ target_score = 10 }}\n'
-              f'[[bots]]\nname = "burner"\ncommand = "{burner} m how=burn ms=30"\n'
-              f'[[bots]]\nname = "sleeper"\ncommand = "{sleeper} m how=sleep ms=30"\n')
+    config = (
+        f'seed = 3\nsandbox = false\ndeal_sets = 1\ntime_control = "decision=3s,startup=10s"\n'
+        f"[rules]\noptions = {{ target_score = 10 }}\n"
+        f'[[bots]]\nname = "burner"\ncommand = "{burner} m how=burn ms=30"\n'
+        f'[[bots]]\nname = "sleeper"\ncommand = "{sleeper} m how=sleep ms=30"\n'
+    )
     t = parse_config(config, tmp_path)
     db = tmp_path / "r.db"
     store = Store.open(db, create=True, lock=True)

@@ -40,8 +40,12 @@ def guardian_of(referee: int) -> int | None:
 
 def unrelated_group(marker: str) -> subprocess.Popen[bytes]:
     """A process group of the test's own: its leader is no child of any referee."""
-    return subprocess.Popen([sys.executable, "-c", SLEEPER, marker, "unrelated"], start_new_session=True,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    return subprocess.Popen(
+        [sys.executable, "-c", SLEEPER, marker, "unrelated"],
+        start_new_session=True,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+    )
 
 
 def stop(proc: subprocess.Popen[bytes]) -> None:
@@ -56,10 +60,16 @@ def test_only_groups_of_its_own_referee_are_killed() -> None:
     # released one.
     marker = f"guardtest-{uuid.uuid4().hex}"
     helper = subprocess.Popen(
-        [sys.executable, "-c", "import subprocess, sys, time\n"
-         f"p = subprocess.Popen([sys.executable, '-c', {SLEEPER!r}, {marker!r}], start_new_session=True)\n"
-         "print(p.pid, flush=True)\ntime.sleep(60)"],
-        stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        [
+            sys.executable,
+            "-c",
+            "import subprocess, sys, time\n"
+            f"p = subprocess.Popen([sys.executable, '-c', {SLEEPER!r}, {marker!r}], start_new_session=True)\n"
+            "print(p.pid, flush=True)\ntime.sleep(60)",
+        ],
+        stdout=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+    )
     ours = subprocess.Popen([sys.executable, "-c", SLEEPER], process_group=0, stdin=subprocess.DEVNULL)
     released = subprocess.Popen([sys.executable, "-c", SLEEPER], process_group=0, stdin=subprocess.DEVNULL)
     guardian = Guardian()
@@ -126,19 +136,38 @@ def test_a_bot_cannot_make_the_guardian_kill_an_unrelated_group(tmp_path: Path) 
     honest = f"{TEST_BOTS / 'immortal.py'} {marker}"
     err = tmp_path.joinpath("err").open("wb")
     referee = subprocess.Popen(
-        [sys.executable, "-m", "referee.cli", "match", steerer, honest, "--games", "500",
-         "--rule", "target_score=52", "-t", "decision=2s,startup=10s", "--seed", "1"],
-        cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
+        [
+            sys.executable,
+            "-m",
+            "referee.cli",
+            "match",
+            steerer,
+            honest,
+            "--games",
+            "500",
+            "--rule",
+            "target_score=52",
+            "-t",
+            "decision=2s,startup=10s",
+            "--seed",
+            "1",
+        ],
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=err,
+    )
     try:
-        assert wait_until(lambda: "done" in (report.read_text() if report.exists() else ""), 20), \
-            tmp_path.joinpath("err").read_text()
+        assert wait_until(lambda: "done" in (report.read_text() if report.exists() else ""), 20), tmp_path.joinpath(
+            "err"
+        ).read_text()
         attempts = report.read_text()
         assert "guardian: None" not in attempts, attempts
         # A socket cannot be reopened through /proc (ENXIO); for an unprivileged
         # bot the non-dumpable guardian's fd folder is closed anyway (EACCES).
-        assert "guardian stdin via /proc: ENXIO" in attempts or "guardian stdin via /proc: EACCES" in attempts, \
-            attempts
+        assert "guardian stdin via /proc: ENXIO" in attempts or "guardian stdin via /proc: EACCES" in attempts, attempts
         assert "via /proc: ok" not in attempts, attempts
+
         def bots_now() -> list[int]:
             return [p for p in procs_with(marker) if p not in (referee.pid, victim.pid)]
 
@@ -201,8 +230,13 @@ def test_a_dead_referees_cgroups_and_folders_go_with_it_a_done_ones_stay(tmp_pat
     guardian and lives on keeps them: they are its own to remove."""
     parent = cgroup_parent()
     marker = f"guardtest-{uuid.uuid4().hex}"
-    referee = subprocess.Popen([sys.executable, "-c", REFEREE, str(parent), str(tmp_path), marker, mode],
-                               cwd=ROOT, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+    referee = subprocess.Popen(
+        [sys.executable, "-c", REFEREE, str(parent), str(tmp_path), marker, mode],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+    )
     group = folder = None
     inside = 0
     try:

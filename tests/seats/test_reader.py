@@ -57,12 +57,21 @@ def random_bot(mark: str) -> BotSpec:
     return resolve_command([str(RANDOM_BOT), mark], name="random")
 
 
-async def play(offender: BotSpec, mark: str, logs: Path, tc: TimeControl = TC, bound: float = MATCH_BOUND_S,
-               **config: Any) -> list[GameRecord]:
+async def play(
+    offender: BotSpec, mark: str, logs: Path, tc: TimeControl = TC, bound: float = MATCH_BOUND_S, **config: Any
+) -> list[GameRecord]:
     """A 2-game match (both seatings); checks the bound (scaled: tests/timing.py),
     the logs and leftovers."""
-    cfg = MatchConfig(game=GAME, rules=RULES, bots=[offender, random_bot(mark)], games=2, seed=77,
-                      time_control=tc, log_dir=logs, **config)
+    cfg = MatchConfig(
+        game=GAME,
+        rules=RULES,
+        bots=[offender, random_bot(mark)],
+        games=2,
+        seed=77,
+        time_control=tc,
+        log_dir=logs,
+        **config,
+    )
     with trio.fail_after(scaled(bound)):
         result = await run_match(cfg)
     assert len(result.records) == 2
@@ -274,8 +283,10 @@ async def test_a_stdout_flood_is_capped_in_cpu_and_log(mode: str, tmp_path: Path
     cpu = time.process_time()
     first, second = await play(bot("reader_flood", m, f"mode={mode}", "on=2", f"pidfile={pids}"), m, tmp_path)
     used = time.process_time() - cpu
-    print(f"flood {mode}: referee CPU {used:.2f} s for 2 games, logs "
-          f"{os.path.getsize(first.log_path or '')} and {os.path.getsize(second.log_path or '')} bytes")
+    print(
+        f"flood {mode}: referee CPU {used:.2f} s for 2 games, logs "
+        f"{os.path.getsize(first.log_path or '')} and {os.path.getsize(second.log_path or '')} bytes"
+    )
     assert used < scaled(15)  # a clean 2-game match takes well under a second; the flood is cut off at once
     for rec in (first, second):
         charged(rec, "reader_flood", "unsolicited_flood")

@@ -32,13 +32,25 @@ DEEP = b"[" * 1000 + b"]" * 1000
         (b'{"type":"action","id":1,"action":' + DEEP + b"}", "nesting_too_deep", "deeper than"),
         (b"[" * 100_000, "nesting_too_deep", "deeper than"),
         (b'{"type":"action","id":1,"action":{"type":"play","card":"\xff\xfe"}}', "malformed_json", "UTF-8"),
-        (b'{"type":"action","id":' + b"9" * 100_000 + b',"action":' + ACTION + b"}", "schema_violation", "out of range"),
+        (
+            b'{"type":"action","id":' + b"9" * 100_000 + b',"action":' + ACTION + b"}",
+            "schema_violation",
+            "out of range",
+        ),
         (b'{"type":"action","id":1e999,"action":' + ACTION + b"}", "schema_violation", "out of range"),
         (b'{"type":"hello","type":"action","id":1,"action":' + ACTION + b"}", "schema_violation", "`type` is"),
         (b"\x00", "malformed_json", "starts with the control byte 0x00"),
         (b"hello from my bot", "malformed_json", "looks like text printed to stdout: log to stderr (protocol.md §1)"),
-        (b'{"type":"action","id":1,"action":{"type":"play","card":"10h"}}', "schema_violation", '`action.card` is "10h": a card is a rank 2-9 T J Q K A and a suit s h d c, e.g. `Th`'),
-        (b'{"type":"action","id":1,"action":{"type":"play","card":"Th"}} {}', "malformed_json", "trailing characters at offset 63"),
+        (
+            b'{"type":"action","id":1,"action":{"type":"play","card":"10h"}}',
+            "schema_violation",
+            '`action.card` is "10h": a card is a rank 2-9 T J Q K A and a suit s h d c, e.g. `Th`',
+        ),
+        (
+            b'{"type":"action","id":1,"action":{"type":"play","card":"Th"}} {}',
+            "malformed_json",
+            "trailing characters at offset 63",
+        ),
     ],
 )
 def test_no_line_raises_anything_but_a_protocol_violation(line: bytes, reason: str, words: str) -> None:
@@ -78,7 +90,9 @@ def test_brackets_inside_strings_do_not_count() -> None:
     assert not nests_deeper_than(text)
 
 
-@pytest.mark.parametrize("line", [b"", b'{"x":' + DEEP + b',"type":"hello","name":"x"}', b'{"type":"hello","name":"\xff"}'])
+@pytest.mark.parametrize(
+    "line", [b"", b'{"x":' + DEEP + b',"type":"hello","name":"x"}', b'{"type":"hello","name":"\xff"}']
+)
 def test_a_hostile_hello_is_a_protocol_violation(line: bytes) -> None:
     with pytest.raises(ProtocolViolation) as info:
         decode_hello(line)

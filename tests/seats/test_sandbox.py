@@ -138,14 +138,23 @@ class Outcome:
         return [f.reason for r in self.result.records for f in r.failures if r.seat_names[f.seat] == name]
 
 
-async def sandboxed_match(tmp_path: Path, bot: BotSpec, marker: str, limits: SandboxLimits = LIMITS,
-                          tc: TimeControl = TC, games: int = 2) -> Outcome:
+async def sandboxed_match(
+    tmp_path: Path, bot: BotSpec, marker: str, limits: SandboxLimits = LIMITS, tc: TimeControl = TC, games: int = 2
+) -> Outcome:
     """Play, then check what every test needs: it finished, the innocent bot
     was not charged, and nothing of any sandbox is left."""
     log_dir = tmp_path / "logs"
     innocent = resolve_command([str(RANDOM_BOT), marker], name="innocent")
-    config = MatchConfig(game=GAME, rules=RULES, bots=[bot, innocent], games=games, seed=3, time_control=tc,
-                         log_dir=log_dir, sandbox=limits)
+    config = MatchConfig(
+        game=GAME,
+        rules=RULES,
+        bots=[bot, innocent],
+        games=games,
+        seed=3,
+        time_control=tc,
+        log_dir=log_dir,
+        sandbox=limits,
+    )
     seen: set[str] = set()
     async with trio.open_nursery() as nursery:
         nursery.start_soon(watch_namespaces, marker, seen)
@@ -228,9 +237,14 @@ async def test_a_snooping_bot_sees_only_itself(tmp_path: Path, monkeypatch: pyte
     source = Path(referee.__file__).resolve()
     planted = [tmp_path / "planted.txt", source.with_name("planted.py"), Path.cwd() / "planted-by-bot.txt"]
     first_log = tmp_path / "logs" / "game-00001.jsonl"  # open for writing by the referee meanwhile
-    bot = hostile("snoop", marker, f"pids={','.join(pids)}", f"port={port}",
-                  f"paths={config_file},{first_log},{source}",
-                  f"write={','.join(str(p) for p in [*planted, first_log])}")
+    bot = hostile(
+        "snoop",
+        marker,
+        f"pids={','.join(pids)}",
+        f"port={port}",
+        f"paths={config_file},{first_log},{source}",
+        f"write={','.join(str(p) for p in [*planted, first_log])}",
+    )
     try:
         out = await sandboxed_match(tmp_path, bot, marker)
         with pytest.raises(BlockingIOError):
@@ -246,8 +260,11 @@ async def test_a_snooping_bot_sees_only_itself(tmp_path: Path, monkeypatch: pyte
         # (bwrap's init holds /dev/null, not the bot's stdin; no other pipe is in sight)
         assert all(link == "/dev/null" or link.startswith("error") for link in rep["fd0_of_others"].values())
         for pid, probes in rep["pids"].items():
-            assert probes == {"environ": "FileNotFoundError", "cmdline": "FileNotFoundError",
-                              "signal": "ProcessLookupError"}, pid
+            assert probes == {
+                "environ": "FileNotFoundError",
+                "cmdline": "FileNotFoundError",
+                "signal": "ProcessLookupError",
+            }, pid
         # Environment: the allowlist only, no secret.
         assert secret not in json.dumps(rep["env"])
         assert set(rep["env"]) <= {"PATH", "LANG", "HOME", "TMPDIR", "PWD", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE"}
@@ -264,8 +281,11 @@ async def test_a_snooping_bot_sees_only_itself(tmp_path: Path, monkeypatch: pyte
         assert rep["write"]["/bot/planted.txt"] in ("OSError", "PermissionError")
         assert rep["write"]["/scratch/mine.txt"] == "written"
         # No unbounded tmpfs: / and /dev are read-only, and there is no /dev/shm.
-        assert [rep["write"][p] for p in ("/planted.txt", "/dev/planted.txt", "/dev/shm/planted.txt")] == \
-            ["OSError", "OSError", "FileNotFoundError"]
+        assert [rep["write"][p] for p in ("/planted.txt", "/dev/planted.txt", "/dev/shm/planted.txt")] == [
+            "OSError",
+            "OSError",
+            "FileNotFoundError",
+        ]
         assert all(rep["write"][str(p)] != "written" for p in [*planted, first_log])
         # Devices: the few programs use, no terminal, no pseudo-terminals.
         assert rep["dev"] == ["fd", "null", "random", "stderr", "stdin", "stdout", "urandom", "zero"]
@@ -275,7 +295,7 @@ async def test_a_snooping_bot_sees_only_itself(tmp_path: Path, monkeypatch: pyte
     assert secret not in out.stderr
     assert not any(p.exists() for p in planted) and not (TEST_BOTS / "planted.txt").exists()
     lines = first_log.read_text().splitlines()  # intact: every line a record, the header first
-    assert [json.loads(line)["type"] for line in lines][::len(lines) - 1] == ["header", "result"]
+    assert [json.loads(line)["type"] for line in lines][:: len(lines) - 1] == ["header", "result"]
     assert GUARDIAN._proc is None or GUARDIAN._proc.poll() is None  # noqa: SLF001 - still alive
 
 
@@ -301,8 +321,18 @@ def _copy_for_nobody(dest: Path) -> tuple[Path, Path]:
     import sortedcontainers
 
     lib = dest / "lib"
-    for module in (referee, sys.modules["protocol"], trio, msgspec, outcome, sniffio, sortedcontainers,
-                   sys.modules["attr"], __import__("attrs"), __import__("idna")):
+    for module in (
+        referee,
+        sys.modules["protocol"],
+        trio,
+        msgspec,
+        outcome,
+        sniffio,
+        sortedcontainers,
+        sys.modules["attr"],
+        __import__("attrs"),
+        __import__("idna"),
+    ):
         src = Path(module.__file__ or "").parent
         shutil.copytree(src, lib / src.name, ignore=shutil.ignore_patterns("__pycache__"))
     bots = dest / "bots"
@@ -354,11 +384,20 @@ def _match_as_nobody(tmp_path: Path, python: str) -> None:
     script.write_text(NOBODY_MATCH)
     script.chmod(0o644)
     marker = f"refmark-{uuid.uuid4().hex}"
-    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "PYTHONPATH": str(lib), "HOME": str(tmp_path / "copy"),
-           "LANG": "C.UTF-8"}
-    res = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", python, str(script),
-                          str(bots), marker], capture_output=True, text=True, timeout=MATCH_BOUND_S, env=env,
-                         cwd=str(tmp_path / "copy"))
+    env = {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "PYTHONPATH": str(lib),
+        "HOME": str(tmp_path / "copy"),
+        "LANG": "C.UTF-8",
+    }
+    res = subprocess.run(
+        ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", python, str(script), str(bots), marker],
+        capture_output=True,
+        text=True,
+        timeout=MATCH_BOUND_S,
+        env=env,
+        cwd=str(tmp_path / "copy"),
+    )
     assert res.returncode == 0, res.stderr[-2000:]
     failures = json.loads(res.stdout.strip().splitlines()[-1])
     assert ["hostile", "process_limit"] in failures
@@ -386,19 +425,25 @@ def test_a_bot_whose_folder_holds_the_referee_is_refused(tmp_path: Path) -> None
     (tmp_path / "logs").mkdir()
     bots = [resolve_command([str(bot)]), resolve_command([str(RANDOM_BOT)], name="b")]
     with pytest.raises(SandboxUnavailable, match="would be visible to it and holds"):
-        MatchConfig(game=GAME, rules=RULES, bots=bots, games=2, seed=1, sandbox=SandboxLimits(),
-                    log_dir=tmp_path / "logs")
+        MatchConfig(
+            game=GAME, rules=RULES, bots=bots, games=2, seed=1, sandbox=SandboxLimits(), log_dir=tmp_path / "logs"
+        )
 
 
 def test_limits_parse_and_name_what_is_wrong() -> None:
     limits = parse_limits("memory=2G,processes=32,cpu=2m,file_size=8M,open_files=100,scratch=16,env=API_KEY:OTHER")
-    assert limits == SandboxLimits(memory_mb=2048, processes=32, cpu_s=120, file_size_mb=8, open_files=100,
-                                   scratch_mb=16, env=("API_KEY", "OTHER"))
+    assert limits == SandboxLimits(
+        memory_mb=2048, processes=32, cpu_s=120, file_size_mb=8, open_files=100, scratch_mb=16, env=("API_KEY", "OTHER")
+    )
     assert parse_limits("processes=8") == SandboxLimits(processes=8)
     assert limits_from_table({"memory": 256, "env": ["A"]}) == SandboxLimits(memory_mb=256, env=("A",))
-    for text, message in [("memory=lots", "sandbox memory: 'lots' is not a positive size"),
-                          ("cpu=0", "sandbox cpu"), ("fork=3", "unknown limit 'fork'"),
-                          ("memory", "is not KEY=VALUE"), ("env=1BAD", "give variable names")]:
+    for text, message in [
+        ("memory=lots", "sandbox memory: 'lots' is not a positive size"),
+        ("cpu=0", "sandbox cpu"),
+        ("fork=3", "unknown limit 'fork'"),
+        ("memory", "is not KEY=VALUE"),
+        ("env=1BAD", "give variable names"),
+    ]:
         with pytest.raises(ConfigError, match=message):
             parse_limits(text)
     assert isinstance(BotSpec("x", ("x",)).sandbox, type(None))
@@ -428,8 +473,12 @@ async def test_nothing_survives_a_referee_killed_mid_match(tmp_path: Path) -> No
     marker = f"refmark-{uuid.uuid4().hex}"
     script = tmp_path / "referee_match.py"
     script.write_text(REFEREE_MATCH)
-    proc = subprocess.Popen([sys.executable, str(script), str(TEST_BOTS / "hostile_escapes.py"), str(RANDOM_BOT),
-                             marker], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=str(ROOT))
+    proc = subprocess.Popen(
+        [sys.executable, str(script), str(TEST_BOTS / "hostile_escapes.py"), str(RANDOM_BOT), marker],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=str(ROOT),
+    )
     seen: set[str] = set()
 
     def sandboxes_up() -> bool:

@@ -43,7 +43,8 @@ TC = TimeControl(decision_ms=2000, startup_ms=10000)
 LIMITS = SandboxLimits(memory_mb=256, processes=16, cpu_s=60, file_size_mb=1, open_files=64, scratch_mb=8)
 needs_root_sandbox = pytest.mark.skipif(
     bool(SANDBOX_PROBLEMS) or os.geteuid() != 0,
-    reason="needs a sandbox as root (a uid per seat): " + ("; ".join(SANDBOX_PROBLEMS) or "not root"))
+    reason="needs a sandbox as root (a uid per seat): " + ("; ".join(SANDBOX_PROBLEMS) or "not root"),
+)
 BOUND_S = scaled(120.0)
 
 
@@ -75,9 +76,11 @@ async def test_two_starts_of_a_private_bot_make_one_copy_the_seats_alone_can_rea
     made = bot_folder.COPIES.made
     config = MatchConfig(game=GAME, rules=RULES, bots=bots, games=2, seed=5, time_control=TC, sandbox=LIMITS)
     closed = bot_folder.blocked_for_seats(bot)  # the first folder other users may not pass
-    assert config.notes == tuple(f"bot {name!r}: {closed} cannot be read by other users, so its sandbox shows it a "
-                                 f"read-only copy of {bot.parent} (made once, removed when the referee exits)"
-                                 for name in "ab")
+    assert config.notes == tuple(
+        f"bot {name!r}: {closed} cannot be read by other users, so its sandbox shows it a "
+        f"read-only copy of {bot.parent} (made once, removed when the referee exits)"
+        for name in "ab"
+    )
     with trio.fail_after(BOUND_S):
         result = await run_match(config)
     assert [r.failures for r in result.records] == [[], []]  # both seats played from the copy
@@ -99,18 +102,33 @@ def test_a_private_bot_plays_from_the_command_line_and_its_copy_goes_with_the_re
     """Its copy is gone after a match that ends and after one stopped with Ctrl-C."""
     bot = private_bot(tmp_path)
     marker = f"copymark-{uuid.uuid4().hex}"
-    base = [sys.executable, "-m", "referee.cli", "match", f"{bot} {marker} salt=a", str(FIRST_LEGAL_BOT), "--seed", "4",
-            "--rule", "target_score=10", "--sandbox", "--time-control", "decision=5s,startup=20s"]
-    proc = subprocess.Popen([*base, "--games", "2", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, cwd=ROOT)
+    base = [
+        sys.executable,
+        "-m",
+        "referee.cli",
+        "match",
+        f"{bot} {marker} salt=a",
+        str(FIRST_LEGAL_BOT),
+        "--seed",
+        "4",
+        "--rule",
+        "target_score=10",
+        "--sandbox",
+        "--time-control",
+        "decision=5s,startup=20s",
+    ]
+    proc = subprocess.Popen(
+        [*base, "--games", "2", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT
+    )
     out, err = proc.communicate(timeout=BOUND_S)
     assert proc.returncode == 0, err
     assert f"shows it a read-only copy of {bot.parent} (made once, removed when the referee exits)" in err
     assert all(not b["failures"] for b in json.loads(out)["bots"])
     assert stages_of(proc.pid) == []  # its staging folder, the copy in it, went with it
 
-    proc = subprocess.Popen([*base, "--games", "400"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            cwd=ROOT)
+    proc = subprocess.Popen(
+        [*base, "--games", "400"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=ROOT
+    )
     try:
         running = wait_until(lambda: proc.poll() is not None or (copies_of(proc.pid) and procs_with(marker)), 120)
         assert running and proc.poll() is None, "the bot never ran from its copy"
@@ -126,8 +144,9 @@ def test_a_private_bot_plays_from_the_command_line_and_its_copy_goes_with_the_re
 
 
 @needs_root_sandbox
-def test_a_private_folder_too_large_to_copy_is_refused_in_one_line(tmp_path: Path,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_private_folder_too_large_to_copy_is_refused_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     bot = private_bot(tmp_path)
     (bot.parent / "weights.bin").write_bytes(b"\0" * 4096)
     monkeypatch.setattr(bot_folder, "MAX_COPY_BYTES", 2048)
@@ -152,8 +171,9 @@ async def test_nothing_a_bot_can_read_names_its_real_folder_the_checkout_or_the_
     spec = resolve_command([str(TEST_BOTS / "hostile_paths.py"), marker], name="paths")
     opponent = resolve_command([str(FIRST_LEGAL_BOT)], name="first")
     logs = tmp_path / "logs"
-    config = MatchConfig(game=GAME, rules=RULES, bots=[spec, opponent], games=2, seed=5, time_control=TC,
-                         sandbox=LIMITS, log_dir=logs)
+    config = MatchConfig(
+        game=GAME, rules=RULES, bots=[spec, opponent], games=2, seed=5, time_control=TC, sandbox=LIMITS, log_dir=logs
+    )
     with trio.fail_after(BOUND_S):
         result = await run_match(config)
     assert [r.failures for r in result.records] == [[], []]

@@ -39,11 +39,14 @@ from referee.seats.sandbox import SandboxLimits, forbidden_paths, plan, probe_ho
 BOT = TEST_BOTS / "first_instruction.py"
 USABLE = probe_host().cgroups.usable if not SANDBOX_PROBLEMS else ()
 needs_pids_group = pytest.mark.skipif(
-    "pids" not in USABLE, reason="needs a sandbox with a pids cgroup (root, cgroups): "
-    + ("; ".join(SANDBOX_PROBLEMS) or "no pids controller the referee may use"))
+    "pids" not in USABLE,
+    reason="needs a sandbox with a pids cgroup (root, cgroups): "
+    + ("; ".join(SANDBOX_PROBLEMS) or "no pids controller the referee may use"),
+)
 needs_v2_freezer = pytest.mark.skipif(
     "pids" not in USABLE or not probe_host().cgroups.freezer_v2,
-    reason="needs the cgroup v2 freezer next to a pids cgroup (freeze_idle entered behind the gate)")
+    reason="needs the cgroup v2 freezer next to a pids cgroup (freeze_idle entered behind the gate)",
+)
 PROCESSES = 8
 LIMITS = SandboxLimits(memory_mb=128, processes=PROCESSES, cpu_s=5, file_size_mb=1, open_files=32, scratch_mb=4)
 FREEZING = dataclasses.replace(LIMITS, freeze_idle=True)
@@ -179,11 +182,13 @@ def test_a_gate_left_shut_makes_bubblewrap_exit_before_the_bot_runs(limits: Sand
     if limits.freeze_idle and not probe_host().cgroups.freezer_v2:
         pytest.skip("needs the cgroup v2 freezer (bubblewrap then reports its namespace child)")
     marker = f"first-{uuid.uuid4().hex}"
-    box = plan(tuple(resolve_command([str(BOT), marker]).argv), None, "shut", limits, forbidden_paths(),
-               uuid.uuid4().hex)
+    box = plan(
+        tuple(resolve_command([str(BOT), marker]).argv), None, "shut", limits, forbidden_paths(), uuid.uuid4().hex
+    )
     assert box.gate is not None
-    proc = subprocess.Popen(box.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            **box.spawn_options())
+    proc = subprocess.Popen(
+        box.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **box.spawn_options()
+    )
     try:
         box.spawned()
         box.gate.spawned()

@@ -58,8 +58,9 @@ def test_match_sandbox_refuses_in_one_line_without_bubblewrap(monkeypatch: pytes
 def test_sandbox_limits_need_the_sandbox_and_name_bad_values() -> None:
     res = runner.invoke(app, ["match", str(RANDOM), str(FIRST_LEGAL_BOT), "--sandbox-limits", "memory=1G"])
     assert res.exit_code == 2 and "needs --sandbox" in res.output
-    res = runner.invoke(app, ["match", str(RANDOM), str(FIRST_LEGAL_BOT), "--sandbox",
-                              "--sandbox-limits", "memory=much"])
+    res = runner.invoke(
+        app, ["match", str(RANDOM), str(FIRST_LEGAL_BOT), "--sandbox", "--sandbox-limits", "memory=much"]
+    )
     assert res.exit_code == 2 and "sandbox memory: 'much' is not a positive size" in res.output
 
 
@@ -84,9 +85,26 @@ def test_doctor_reports_what_the_machine_provides() -> None:
 
 @needs_sandbox
 def test_match_and_check_run_sandboxed_from_the_command_line(tmp_path: Path) -> None:
-    res = runner.invoke(app, ["match", str(RANDOM), str(FIRST_LEGAL_BOT), "--games", "2", "--seed", "4", "--rule",
-                              "target_score=10", "--sandbox", "--sandbox-limits", "memory=256M,processes=16",
-                              "--log-dir", str(tmp_path), "--json"])
+    res = runner.invoke(
+        app,
+        [
+            "match",
+            str(RANDOM),
+            str(FIRST_LEGAL_BOT),
+            "--games",
+            "2",
+            "--seed",
+            "4",
+            "--rule",
+            "target_score=10",
+            "--sandbox",
+            "--sandbox-limits",
+            "memory=256M,processes=16",
+            "--log-dir",
+            str(tmp_path),
+            "--json",
+        ],
+    )
     assert res.exit_code == 0, res.output
     assert all(not b["failures"] for b in json.loads(res.stdout)["bots"])
     header = json.loads((tmp_path / "game-00001.jsonl").read_text().splitlines()[0])
@@ -99,8 +117,22 @@ def test_match_and_check_run_sandboxed_from_the_command_line(tmp_path: Path) -> 
 
 
 def test_an_unsandboxed_log_says_so_and_old_logs_still_read(tmp_path: Path) -> None:
-    res = runner.invoke(app, ["match", str(RANDOM), str(FIRST_LEGAL_BOT), "--games", "2", "--seed", "4", "--rule",
-                              "target_score=10", "--log-dir", str(tmp_path)])
+    res = runner.invoke(
+        app,
+        [
+            "match",
+            str(RANDOM),
+            str(FIRST_LEGAL_BOT),
+            "--games",
+            "2",
+            "--seed",
+            "4",
+            "--rule",
+            "target_score=10",
+            "--log-dir",
+            str(tmp_path),
+        ],
+    )
     assert res.exit_code == 0, res.output
     log = tmp_path / "game-00001.jsonl"
     lines = log.read_text().splitlines()
@@ -134,8 +166,9 @@ def test_tournament_sandbox_key_defaults_to_on() -> None:
         parse_config('seed = 1\nsandbox = { cpu = "soon" }\n' + TWO_BOTS, ROOT)
 
 
-def test_a_sandboxed_tournament_refuses_to_start_without_bubblewrap(tmp_path: Path,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_sandboxed_tournament_refuses_to_start_without_bubblewrap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     without_bubblewrap(monkeypatch)
     t = parse_config("seed = 1\n" + TWO_BOTS, tmp_path)
     store = Store.open(tmp_path / "t.db", create=True, lock=True)
@@ -147,9 +180,11 @@ def test_a_sandboxed_tournament_refuses_to_start_without_bubblewrap(tmp_path: Pa
 @needs_sandbox
 async def test_a_tournament_sandboxes_by_default_and_keeps_stderr(tmp_path: Path) -> None:
     flood = TEST_BOTS / "stderr_flood.py"
-    text = ("seed = 5\ndeal_sets = 1\ntime_control = \"decision=2s,startup=10s\"\n[rules]\noptions = "
-            f"{{ target_score = 10 }}\n[[bots]]\nname = \"flood\"\ncommand = \"{flood} bytes=1000\"\n"
-            f"[[bots]]\nname = \"first\"\ncommand = \"{FIRST_LEGAL_BOT}\"\n")
+    text = (
+        'seed = 5\ndeal_sets = 1\ntime_control = "decision=2s,startup=10s"\n[rules]\noptions = '
+        f'{{ target_score = 10 }}\n[[bots]]\nname = "flood"\ncommand = "{flood} bytes=1000"\n'
+        f'[[bots]]\nname = "first"\ncommand = "{FIRST_LEGAL_BOT}"\n'
+    )
     t = parse_config(text, tmp_path)
     store = Store.open(tmp_path / "t.db", create=True, lock=True)
     prepare_store(t, store, schedule_for(t))
@@ -175,9 +210,15 @@ async def test_each_games_stderr_is_kept_beside_its_log_and_bounded(tmp_path: Pa
     flood = resolve_command([str(TEST_BOTS / "stderr_flood.py"), "bytes=300000"], name="flood")
     first = resolve_command([str(FIRST_LEGAL_BOT)], name="first")
     game = get_game("chicago")
-    config = MatchConfig(game=game, rules=build_rules(game, None, {"target_score": 10}), bots=[flood, first],
-                         games=2, seed=2, time_control=TimeControl(decision_ms=2000, startup_ms=10000),
-                         log_dir=tmp_path)
+    config = MatchConfig(
+        game=game,
+        rules=build_rules(game, None, {"target_score": 10}),
+        bots=[flood, first],
+        games=2,
+        seed=2,
+        time_control=TimeControl(decision_ms=2000, startup_ms=10000),
+        log_dir=tmp_path,
+    )
     with trio.fail_after(scaled(90)):
         result = await run_match(config)
     for rec in result.records:
@@ -194,15 +235,22 @@ async def test_a_failure_report_names_the_file_that_keeps_the_bots_stderr(tmp_pa
     crasher = resolve_command([str(TEST_BOTS / "exit_mid_game.py"), "after=3"], name="crasher")
     first = resolve_command([str(FIRST_LEGAL_BOT)], name="first")
     game = get_game("chicago")
-    config = MatchConfig(game=game, rules=build_rules(game, None, {"target_score": 10}), bots=[crasher, first],
-                         games=2, seed=2, time_control=TimeControl(decision_ms=2000, startup_ms=10000),
-                         log_dir=tmp_path)
+    config = MatchConfig(
+        game=game,
+        rules=build_rules(game, None, {"target_score": 10}),
+        bots=[crasher, first],
+        games=2,
+        seed=2,
+        time_control=TimeControl(decision_ms=2000, startup_ms=10000),
+        log_dir=tmp_path,
+    )
     with trio.fail_after(scaled(90)):
         result = await run_match(config)
     rec = result.records[0]
     seat = rec.seat_names.index("crasher")
-    failures = [json.loads(line) for line in Path(rec.log_path or "").read_text().splitlines()
-                if '"type":"failure"' in line]
+    failures = [
+        json.loads(line) for line in Path(rec.log_path or "").read_text().splitlines() if '"type":"failure"' in line
+    ]
     assert [f["reason"] for f in failures] == ["crash"]
     kept = stderr_path(Path(rec.log_path or ""), seat)
     assert f"kept in {kept.name}" in failures[0]["detail"]

@@ -298,8 +298,13 @@ async def run_game(
     rules: Any = RULES,
 ) -> GameRecord:
     spec = GameSpec(
-        game=GAME, rules=rules, n_players=len(bots), seed=seed, game_id=1,
-        time_control=tc, policy=policy or FailurePolicy(),
+        game=GAME,
+        rules=rules,
+        n_players=len(bots),
+        seed=seed,
+        game_id=1,
+        time_control=tc,
+        policy=policy or FailurePolicy(),
     )
     names = [f"bot{i}" for i in range(len(bots))]
     runner = GameRunner(spec, bots, names, GameLogWriter(log_path))  # type: ignore[arg-type]
@@ -383,13 +388,21 @@ async def test_reply_id_from_the_future_is_stale_id() -> None:
         (b"this is not json\n", "malformed_json", "reply is not JSON; it looks like text printed to stdout"),
         (b'{"type": "action", "id": 1\n', "malformed_json", "reply is not valid JSON: it ends before the JSON does"),
         (b"\xff\xfe garbage\n", "malformed_json", "reply is not UTF-8: byte 0xff at offset 0"),
-        (b'{"type": "action", "id": "1", "action": {"type": "exchange", "discard": []}}\n', "schema_violation", "`id` must be a whole number, not a string"),
-        (b'{"type": "action", "id": 1, "action": {"type": "exchange", "discard": []}, "x": 1}\n', "schema_violation", "unknown field `x`"),
+        (
+            b'{"type": "action", "id": "1", "action": {"type": "exchange", "discard": []}}\n',
+            "schema_violation",
+            "`id` must be a whole number, not a string",
+        ),
+        (
+            b'{"type": "action", "id": 1, "action": {"type": "exchange", "discard": []}, "x": 1}\n',
+            "schema_violation",
+            "unknown field `x`",
+        ),
         (b'{"type": "action", "id": 1, "action": {"type": "teleport"}}\n', "schema_violation", "teleport"),
         (b'{"type": "action", "id": 1, "action": {"type": "play", "card": "Xx"}}\n', "schema_violation", "card"),
         (b'{"type": "shrug", "id": 1}\n', "schema_violation", "shrug"),
         (b'{"type": "hello", "name": "again"}\n', "unexpected_message", "'hello'"),
-        (b'[1, 2, 3]\n', "schema_violation", "the reply must be an object, not a list"),
+        (b"[1, 2, 3]\n", "schema_violation", "the reply must be an object, not a list"),
     ],
 )
 async def test_decode_errors_map_to_reason_codes(line: bytes, reason: str, text: str, tmp_path: Path) -> None:
@@ -458,7 +471,10 @@ async def test_slow_replies_within_the_limit_are_never_timeouts(autojump_clock: 
 async def test_a_reply_after_the_limit_is_a_timeout_even_after_early_deadlines(autojump_clock: Any) -> None:
     # Fast replies first (the scope deadline is then early for later requests),
     # then one reply that takes longer than the limit: exactly that one times out.
-    bots = [FakeBot(on(6, lambda m: Later(0.5, reply(m["id"], m["legal"][0])))), FakeBot(lambda n, m: Later(0.1, first_legal(n, m)))]
+    bots = [
+        FakeBot(on(6, lambda m: Later(0.5, reply(m["id"], m["legal"][0])))),
+        FakeBot(lambda n, m: Later(0.1, first_legal(n, m))),
+    ]
     rec = await run_game(bots, policy=FailurePolicy(mode="substitute", max_strikes=5))
     assert [(f.seat, f.reason) for f in rec.failures] == [(0, "timeout")]
     assert "within 300 ms" in rec.failures[0].message
@@ -470,8 +486,15 @@ async def test_a_game_the_referee_plays_alone_lets_other_tasks_run() -> None:
     # them. That must not hold the event loop (other games' clocks run): a
     # task beside it gets to run every few dozen decisions.
     bots = [FakeBot(on(1, lambda m: Crash())) for _ in range(3)]
-    spec = GameSpec(game=GAME, rules=build_rules(GAME, None, {"target_score": 52}), n_players=3, seed=11,
-                    game_id=1, time_control=TC, policy=FailurePolicy())
+    spec = GameSpec(
+        game=GAME,
+        rules=build_rules(GAME, None, {"target_score": 52}),
+        n_players=3,
+        seed=11,
+        game_id=1,
+        time_control=TC,
+        policy=FailurePolicy(),
+    )
     runner = GameRunner(spec, bots, ["a", "b", "c"], GameLogWriter(None))  # type: ignore[arg-type]
     seen: list[int] = []  # decisions played at each turn of the other task
 
@@ -579,17 +602,20 @@ async def test_bench_raw_stream_is_exactly_what_the_referee_sends(game_name: str
     # A long limit: a loaded machine must not turn an answer into a timeout
     # (and a default move), which would change the stream.
     tc = TimeControl(decision_ms=30_000, startup_ms=30_000)
-    config = MatchConfig(game=gdef, rules=rules, bots=[BotSpec(m, (m,)) for m in names], games=1, seed=5,
-                         time_control=tc)
+    config = MatchConfig(
+        game=gdef, rules=rules, bots=[BotSpec(m, (m,)) for m in names], games=1, seed=5, time_control=tc
+    )
     for game_id, seed in [(1, 11), (7, 12345)]:
         bots = [FakeBot() for _ in range(n)]
-        spec = GameSpec(game=gdef, rules=rules, n_players=n, seed=seed, game_id=game_id,
-                        time_control=tc, policy=FailurePolicy())
+        spec = GameSpec(
+            game=gdef, rules=rules, n_players=n, seed=seed, game_id=game_id, time_control=tc, policy=FailurePolicy()
+        )
         runner = GameRunner(spec, bots, names, GameLogWriter(None))  # type: ignore[arg-type]
         with trio.fail_after(scaled(600)):
             await runner.run([PlayerInfo(seat=i, name=m, argv=["fake"]) for i, m in enumerate(names)], {})
-        sent = sorted(((seat, m) for seat, b in enumerate(bots) for m in b.of_type("request")),
-                      key=lambda sm: sm[1]["id"])
+        sent = sorted(
+            ((seat, m) for seat, b in enumerate(bots) for m in b.of_type("request")), key=lambda sm: sm[1]["id"]
+        )
         stream = game_stream(config, [(game_id, seed)])
         assert [(seat, json.loads(line)) for _, seat, line in stream] == sent
         assert len(stream) == runner.decisions > 20
@@ -606,11 +632,15 @@ async def test_a_short_bank_limit_is_enforced_on_time(autojump_clock: Any, tmp_p
         return None if m["clock"]["decision_ms"] < 500 else Later(0.95, first_legal(n, m))
 
     bots = [FakeBot(spender), FakeBot(lambda n, m: Later(0.5, first_legal(n, m)))]
-    rec = await run_game(bots, tc=tc, log_path=tmp_path / "g.jsonl",
-                         policy=FailurePolicy(mode="substitute", max_strikes=1000))
+    rec = await run_game(
+        bots, tc=tc, log_path=tmp_path / "g.jsonl", policy=FailurePolicy(mode="substitute", max_strikes=1000)
+    )
     assert rec.failures[0].seat == 0 and rec.failures[0].reason == "timeout"
     limit = next(m["clock"]["decision_ms"] for m in bots[0].of_type("request") if m["clock"]["decision_ms"] < 500)
     assert 0 < limit and f"within {limit} ms" in rec.failures[0].message
-    first_default = next(r for r in log_records(tmp_path / "g.jsonl")
-                         if r["type"] == "action" and r["seat"] == 0 and r["source"] == "default")
+    first_default = next(
+        r
+        for r in log_records(tmp_path / "g.jsonl")
+        if r["type"] == "action" and r["seat"] == 0 and r["source"] == "default"
+    )
     assert first_default["ms"] == pytest.approx(limit, abs=1)

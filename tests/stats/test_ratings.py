@@ -14,7 +14,19 @@ import pytest
 
 from referee.errors import ConfigError, RefereeError
 from referee.stats.mle import Comparison, comparisons_from_scores, fit_ratings
-from referee.stats.ratings import RatingError, expected_score, llr_logistic, parse_sprt, pentanomial, score_to_elo, set_counts, set_stats, sprt, sprt_bounds, trinomial
+from referee.stats.ratings import (
+    RatingError,
+    expected_score,
+    llr_logistic,
+    parse_sprt,
+    pentanomial,
+    score_to_elo,
+    set_counts,
+    set_stats,
+    sprt,
+    sprt_bounds,
+    trinomial,
+)
 
 
 def close(value: float, printed: str) -> bool:
@@ -60,8 +72,7 @@ TRINOMIAL = [
 
 
 @pytest.mark.parametrize("w,lost,d,elo,err,nelo,nerr,los", TRINOMIAL)
-def test_trinomial_vectors(w: int, lost: int, d: int, elo: str, err: str, nelo: str, nerr: str,
-                           los: str) -> None:
+def test_trinomial_vectors(w: int, lost: int, d: int, elo: str, err: str, nelo: str, nerr: str, los: str) -> None:
     s = trinomial(w, lost, d)
     assert s.games == s.samples == w + lost + d
     assert close(s.elo, elo) and close(s.err95, err)
@@ -97,8 +108,7 @@ PENTANOMIAL = [
 
 
 @pytest.mark.parametrize("counts,elo,err,nelo,nerr,los", PENTANOMIAL)
-def test_pentanomial_vectors(counts: list[int], elo: str, err: str, nelo: str, nerr: str,
-                             los: str) -> None:
+def test_pentanomial_vectors(counts: list[int], elo: str, err: str, nelo: str, nerr: str, los: str) -> None:
     s = pentanomial(counts)
     assert s.samples == sum(counts) and s.games == 2 * sum(counts)
     assert close(s.elo, elo) and close(s.err95, err)
@@ -203,8 +213,14 @@ def test_parse_sprt() -> None:
 
 # ---- batch maximum likelihood (§3.3) ----
 
-ROUND_ROBIN = [("A", "B", 9, 5, 6), ("A", "C", 11, 4, 5), ("A", "D", 14, 2, 4),
-               ("B", "C", 8, 7, 5), ("B", "D", 10, 5, 5), ("C", "D", 9, 6, 5)]
+ROUND_ROBIN = [
+    ("A", "B", 9, 5, 6),
+    ("A", "C", 11, 4, 5),
+    ("A", "D", 14, 2, 4),
+    ("B", "C", 8, 7, 5),
+    ("B", "D", 10, 5, 5),
+    ("C", "D", 9, 6, 5),
+]
 
 
 def games(table: list[tuple[str, str, int, int, int]], start: int = 0) -> list[Comparison]:
@@ -222,9 +238,12 @@ PAIRS = [("A", "B"), ("A", "C"), ("A", "D"), ("B", "C"), ("B", "D"), ("C", "D")]
 
 def test_round_robin_prior0_matches_ordo() -> None:
     r = fit_ratings(RR, "ABCD", prior=0)
-    for name, elo, rob, mod in zip("ABCD", ["106.7821", "8.7739", "-22.9340", "-92.6220"],
-                                   ["59.55", "58.41", "58.67", "59.67"],
-                                   ["71.90", "67.83", "67.97", "70.78"]):
+    for name, elo, rob, mod in zip(
+        "ABCD",
+        ["106.7821", "8.7739", "-22.9340", "-92.6220"],
+        ["59.55", "58.41", "58.67", "59.67"],
+        ["71.90", "67.83", "67.97", "70.78"],
+    ):
         assert close(r.rating(name), elo)
         assert close(r.err(name), rob)
         assert close(r.err95_model[r.players.index(name)], mod)
@@ -242,15 +261,17 @@ def test_round_robin_prior0_matches_ordo() -> None:
 
 def test_round_robin_prior2() -> None:
     r = fit_ratings(RR, "ABCD")  # prior 2 is the default
-    for name, elo, rob in zip("ABCD", ["102.8738", "8.4863", "-22.1096", "-89.2505"],
-                              ["56.99", "56.27", "56.53", "57.23"]):
+    for name, elo, rob in zip(
+        "ABCD", ["102.8738", "8.4863", "-22.1096", "-89.2505"], ["56.99", "56.27", "56.53", "57.23"]
+    ):
         assert close(r.rating(name), elo) and close(r.err(name), rob)
 
 
 def test_round_robin_anchored() -> None:
     r = fit_ratings(RR, "ABCD", prior=0, anchor="D", anchor_value=1500)
-    for name, elo, err in zip("ABCD", ["1699.4041", "1601.3960", "1569.6881", "1500"],
-                              ["97.80", "96.63", "96.43", "0"]):
+    for name, elo, err in zip(
+        "ABCD", ["1699.4041", "1601.3960", "1569.6881", "1500"], ["97.80", "96.63", "96.43", "0"]
+    ):
         assert close(r.rating(name), elo) and close(r.err(name), err)
     centred = fit_ratings(RR, "ABCD", prior=0)
     for a, b in PAIRS:  # anchoring moves the origin, not the differences
@@ -296,12 +317,15 @@ def with_e(wins: int) -> list[Comparison]:
     return RR + extra
 
 
-@pytest.mark.parametrize("wins,elo,robust,model", [
-    (0, "-558.9", "46.0", "310.9"),
-    (1, "-439.8", "165.0", "209.2"),
-    (2, "-373.7", "150.9", "169.9"),
-    (5, "-259.4", "119.5", "123.2"),
-])
+@pytest.mark.parametrize(
+    "wins,elo,robust,model",
+    [
+        (0, "-558.9", "46.0", "310.9"),
+        (1, "-439.8", "165.0", "209.2"),
+        (2, "-373.7", "150.9", "169.9"),
+        (5, "-259.4", "119.5", "123.2"),
+    ],
+)
 def test_weak_bot_e(wins: int, elo: str, robust: str, model: str) -> None:
     r = fit_ratings(with_e(wins), "ABCDE", prior=2)
     assert close(r.rating("E"), elo)
@@ -312,11 +336,10 @@ def test_weak_bot_e(wins: int, elo: str, robust: str, model: str) -> None:
         for name, v in zip("ABCD", ["242.16", "148.05", "117.61", "51.05"]):
             assert close(r.rating(name), v)
         assert r.pair_err95("E", "A") == pytest.approx(
-            Z_95 * math.sqrt(r.covariance_model[4][4] + r.covariance_model[0][0]
-                             - 2 * r.covariance_model[0][4]))
+            Z_95 * math.sqrt(r.covariance_model[4][4] + r.covariance_model[0][0] - 2 * r.covariance_model[0][4])
+        )
     else:
         assert r.flags == ("",) * 5 and close(r.err("E"), robust)
-
 
 
 def test_perfect_score_with_prior0_is_refused() -> None:
@@ -329,10 +352,18 @@ def test_perfect_score_with_prior0_is_refused() -> None:
 # ---- multiplayer tables (§3.5) ----
 
 TABLES = [
-    dict(W=52, X=31, Y=18, Z=12), dict(X=53, W=40, Z=22, Y=22), dict(W=55, Y=47, X=30, Z=5),
-    dict(Y=52, W=44, X=44, Z=20), dict(W=52, Z=35, Y=33, X=10), dict(Z=54, X=41, W=38, Y=12),
-    dict(W=52, X=51, Y=26, Z=26), dict(X=52, Y=30, W=29, Z=14), dict(W=52, X=20, Y=19),
-    dict(Y=52, Z=40, W=33), dict(X=52, W=50, Z=3), dict(Z=52, Y=41, X=41),
+    dict(W=52, X=31, Y=18, Z=12),
+    dict(X=53, W=40, Z=22, Y=22),
+    dict(W=55, Y=47, X=30, Z=5),
+    dict(Y=52, W=44, X=44, Z=20),
+    dict(W=52, Z=35, Y=33, X=10),
+    dict(Z=54, X=41, W=38, Y=12),
+    dict(W=52, X=51, Y=26, Z=26),
+    dict(X=52, Y=30, W=29, Z=14),
+    dict(W=52, X=20, Y=19),
+    dict(Y=52, Z=40, W=33),
+    dict(X=52, W=50, Z=3),
+    dict(Z=52, Y=41, X=41),
 ]
 TABLE_COMPS = [c for t, sc in enumerate(TABLES) for c in comparisons_from_scores(sc, t)]
 
@@ -340,8 +371,7 @@ TABLE_COMPS = [c for t, sc in enumerate(TABLES) for c in comparisons_from_scores
 def test_table_decomposition() -> None:
     comps = comparisons_from_scores({"X": 53, "W": 40, "Z": 22, "Y": 22}, "t1")
     got = {(c.a, c.b): c.score_a for c in comps}
-    assert got == {("W", "X"): 0.0, ("W", "Y"): 1.0, ("W", "Z"): 1.0,
-                   ("X", "Y"): 1.0, ("X", "Z"): 1.0, ("Y", "Z"): 0.5}
+    assert got == {("W", "X"): 0.0, ("W", "Y"): 1.0, ("W", "Z"): 1.0, ("X", "Y"): 1.0, ("X", "Z"): 1.0, ("Y", "Z"): 0.5}
     assert all(c.cluster == "t1" and c.weight == 1.0 for c in comps)
     assert len(comparisons_from_scores({"a": 1, "b": 2, "c": 3}, 0)) == 3
     with pytest.raises(RatingError):
@@ -350,26 +380,34 @@ def test_table_decomposition() -> None:
 
 def test_multiplayer_prior0() -> None:
     r = fit_ratings(TABLE_COMPS, "WXYZ", prior=0)
-    for k, (elo, rob, naive, share) in enumerate(zip(
-            ["103.941", "55.814", "-46.096", "-113.659"], ["121.99", "110.76", "111.67", "139.63"],
-            ["102.26", "98.48", "98.04", "103.41"], ["68.33", "60.00", "41.67", "30.00"])):
+    for k, (elo, rob, naive, share) in enumerate(
+        zip(
+            ["103.941", "55.814", "-46.096", "-113.659"],
+            ["121.99", "110.76", "111.67", "139.63"],
+            ["102.26", "98.48", "98.04", "103.41"],
+            ["68.33", "60.00", "41.67", "30.00"],
+        )
+    ):
         assert close(r.elo[k], elo) and close(r.err95[k], rob) and close(r.err95_model[k], naive)
         assert close(pct(r.points[k] / r.games[k]), share)
-    for (a, b), p in zip([("W", "X"), ("W", "Y"), ("W", "Z"), ("X", "Y"), ("X", "Z"), ("Y", "Z")],
-                         ["0.6896", "0.9375", "0.9772", "0.8911", "0.9401", "0.7316"]):
+    for (a, b), p in zip(
+        [("W", "X"), ("W", "Y"), ("W", "Z"), ("X", "Y"), ("X", "Z"), ("Y", "Z")],
+        ["0.6896", "0.9375", "0.9772", "0.8911", "0.9401", "0.7316"],
+    ):
         assert close(r.los(a, b), p) and r.los(a, b) + r.los(b, a) == pytest.approx(1.0)
 
 
 def test_multiplayer_prior2_and_weighted() -> None:
     r = fit_ratings(TABLE_COMPS, "WXYZ", prior=2)
-    for k, (elo, rob) in enumerate(zip(["96.381", "51.846", "-42.870", "-105.357"],
-                                       ["111.78", "102.16", "103.45", "127.86"])):
+    for k, (elo, rob) in enumerate(
+        zip(["96.381", "51.846", "-42.870", "-105.357"], ["111.78", "102.16", "103.45", "127.86"])
+    ):
         assert close(r.elo[k], elo) and close(r.err95[k], rob)
-    weighted = [c for t, sc in enumerate(TABLES)
-                for c in comparisons_from_scores(sc, t, weight=1 / (len(sc) - 1))]
+    weighted = [c for t, sc in enumerate(TABLES) for c in comparisons_from_scores(sc, t, weight=1 / (len(sc) - 1))]
     w = fit_ratings(weighted, "WXYZ", prior=0)
-    for k, (elo, rob) in enumerate(zip(["93.188", "54.393", "-45.718", "-101.863"],
-                                       ["126.87", "109.57", "113.23", "136.64"])):
+    for k, (elo, rob) in enumerate(
+        zip(["93.188", "54.393", "-45.718", "-101.863"], ["126.87", "109.57", "113.23", "136.64"])
+    ):
         assert close(w.elo[k], elo) and close(w.err95[k], rob)
 
 
@@ -424,8 +462,12 @@ def test_random_tournaments(seed: int) -> None:
 
 
 def test_disconnected_graph_is_refused() -> None:
-    comps = [Comparison("A", "B", 1.0, 0), Comparison("A", "B", 0.5, 1),
-             Comparison("C", "D", 0.0, 2), Comparison("C", "D", 1.0, 3)]
+    comps = [
+        Comparison("A", "B", 1.0, 0),
+        Comparison("A", "B", 0.5, 1),
+        Comparison("C", "D", 0.0, 2),
+        Comparison("C", "D", 1.0, 3),
+    ]
     with pytest.raises(RatingError, match=r"\{A, B\} \| \{C, D\}"):
         fit_ratings(comps, "ABCD")
     with pytest.raises(RatingError, match=r"\{E\}"):  # a bot with no games at all

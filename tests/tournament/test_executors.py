@@ -43,8 +43,9 @@ cli = CliRunner()
 
 def _start(argv: list[str], log: Path) -> subprocess.Popen[bytes]:
     with log.open("wb") as fh:
-        return subprocess.Popen(argv, stdout=fh, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                start_new_session=True, cwd=log.parent)
+        return subprocess.Popen(
+            argv, stdout=fh, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True, cwd=log.parent
+        )
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:
@@ -63,8 +64,22 @@ def dask_cluster(tmp_path: Path) -> Any:
     folder = tmp_path / "cluster"
     folder.mkdir()
     sched_file = folder / "scheduler.json"
-    procs = [_start([str(DASK), "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-                     "--scheduler-file", str(sched_file)], folder / "scheduler.log")]
+    procs = [
+        _start(
+            [
+                str(DASK),
+                "scheduler",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--no-dashboard",
+                "--scheduler-file",
+                str(sched_file),
+            ],
+            folder / "scheduler.log",
+        )
+    ]
     try:
         deadline = time.monotonic() + scaled(60)
         while not sched_file.exists() and time.monotonic() < deadline:
@@ -72,9 +87,25 @@ def dask_cluster(tmp_path: Path) -> Any:
         assert sched_file.exists(), (folder / "scheduler.log").read_text()
         workers = {}
         for name in ("wA", "wB"):
-            workers[name] = _start([str(DASK), "worker", "--scheduler-file", str(sched_file), "--name", name,
-                                    "--nthreads", "2", "--no-nanny", "--memory-limit", "2GB", "--no-dashboard",
-                                    "--host", "127.0.0.1"], folder / f"{name}.log")
+            workers[name] = _start(
+                [
+                    str(DASK),
+                    "worker",
+                    "--scheduler-file",
+                    str(sched_file),
+                    "--name",
+                    name,
+                    "--nthreads",
+                    "2",
+                    "--no-nanny",
+                    "--memory-limit",
+                    "2GB",
+                    "--no-dashboard",
+                    "--host",
+                    "127.0.0.1",
+                ],
+                folder / f"{name}.log",
+            )
             procs.append(workers[name])
         client = distributed.Client(scheduler_file=str(sched_file), timeout="30s")
         try:
@@ -90,7 +121,8 @@ def dask_cluster(tmp_path: Path) -> Any:
 
 @pytest.mark.slow
 async def test_a_cluster_that_loses_a_worker_mid_run_loses_and_doubles_nothing(
-        tmp_path: Path, dask_cluster: Any) -> None:
+    tmp_path: Path, dask_cluster: Any
+) -> None:
     address, workers = dask_cluster
     marker = f"execmark-{uuid.uuid4().hex}"
     t = load_config(write_config(tmp_path, marker, ["a", "b", "c", "d"], deal_sets=2, think=0.01))
@@ -103,6 +135,7 @@ async def test_a_cluster_that_loses_a_worker_mid_run_loses_and_doubles_nothing(
             if not killed_after and runner.in_flight().get("wA", 0) > 0:
                 os.kill(workers["wA"].pid, signal.SIGKILL)
                 killed_after.append(store.finished_count())
+
         return seen
 
     outcome, _ = await play(t, tmp_path / "cluster.db", Placement(cluster=address), 6, on_game)
@@ -123,18 +156,35 @@ def test_a_worker_whose_bot_differs_refuses_the_game(tmp_path: Path) -> None:
     (bot_dir / "det_bot.py").write_text(DET_BOT.read_text())
     (bot_dir / "_botlib.py").write_text((DET_BOT.parent / "_botlib.py").read_text())
     config = tmp_path / "t.toml"
-    config.write_text("\n".join([
-        'name = "differ"', "seed = 3", "deal_sets = 1", "sandbox = false", "[rules]",
-        "options = { target_score = 20 }",
-        "[[bots]]", 'name = "a"', 'dir = "bot"', f'command = "det_bot.py {marker} salt=a"',
-        "[[bots]]", 'name = "b"', 'dir = "bot"', f'command = "det_bot.py {marker} salt=b"']) + "\n")
+    config.write_text(
+        "\n".join(
+            [
+                'name = "differ"',
+                "seed = 3",
+                "deal_sets = 1",
+                "sandbox = false",
+                "[rules]",
+                "options = { target_score = 20 }",
+                "[[bots]]",
+                'name = "a"',
+                'dir = "bot"',
+                f'command = "det_bot.py {marker} salt=a"',
+                "[[bots]]",
+                'name = "b"',
+                'dir = "bot"',
+                f'command = "det_bot.py {marker} salt=b"',
+            ]
+        )
+        + "\n"
+    )
     t = load_config(config)
     store = Store.open(tmp_path / "t.db", create=True, lock=True)
     try:
         schedule = schedule_for(t)
         prepare_store(t, store, schedule)
-        runner = TournamentRunner(t, store, schedule, log_dir=None, concurrency=1,
-                                  placement=Placement(cluster="tcp://127.0.0.1:8786"))  # never reached
+        runner = TournamentRunner(
+            t, store, schedule, log_dir=None, concurrency=1, placement=Placement(cluster="tcp://127.0.0.1:8786")
+        )  # never reached
         job = runner.job_for(schedule[0])
     finally:
         store.close()
@@ -150,8 +200,9 @@ def test_without_dask_the_cluster_options_are_a_one_line_error(tmp_path: Path, m
     monkeypatch.setitem(sys.modules, "distributed", None)  # `import distributed` now fails
     with pytest.raises(ConfigError, match=r"pip install 'chicago-referee\[cluster\]'"):
         import_distributed()
-    res = cli.invoke(app, ["tournament", str(config), "--db", str(tmp_path / "x.db"), "--cluster",
-                           "tcp://127.0.0.1:8786"])
+    res = cli.invoke(
+        app, ["tournament", str(config), "--db", str(tmp_path / "x.db"), "--cluster", "tcp://127.0.0.1:8786"]
+    )
     assert res.exit_code != 0
     assert "pip install 'chicago-referee[cluster]'" in res.output and "Traceback" not in res.output
     assert not (tmp_path / "x.db").exists()  # refused before anything was written

@@ -117,6 +117,7 @@ async def test_a_pool_worker_killed_mid_run_loses_and_doubles_nothing(tmp_path: 
             if busy:
                 os.kill(busy[0].process.pid, signal.SIGKILL)
                 killed.append((busy[0].name, len(busy[0].pending), store.finished_count()))
+
         return seen
 
     outcome, runner = await play(t, tmp_path / "pool.db", Placement(workers=2), 6, on_game)
@@ -145,11 +146,27 @@ async def _given_up(t: object, db: Path, workers: int) -> str:
 async def test_a_game_that_kills_three_workers_is_given_up(tmp_path: Path) -> None:
     marker = f"poolmark-{uuid.uuid4().hex}"
     config = tmp_path / "killer.toml"
-    config.write_text("\n".join([
-        'name = "killer"', "seed = 5", "deal_sets = 1", "table_size = 2", "sandbox = false",
-        'time_control = "decision=5s,startup=20s"', "[rules]", "options = { target_score = 20 }",
-        "[[bots]]", 'name = "killer"', f'command = "{TEST_BOTS / "worker_killer.py"} {marker}"',
-        "[[bots]]", 'name = "det"', f'command = "{TEST_BOTS / "det_bot.py"} {marker} salt=d"']) + "\n")
+    config.write_text(
+        "\n".join(
+            [
+                'name = "killer"',
+                "seed = 5",
+                "deal_sets = 1",
+                "table_size = 2",
+                "sandbox = false",
+                'time_control = "decision=5s,startup=20s"',
+                "[rules]",
+                "options = { target_score = 20 }",
+                "[[bots]]",
+                'name = "killer"',
+                f'command = "{TEST_BOTS / "worker_killer.py"} {marker}"',
+                "[[bots]]",
+                'name = "det"',
+                f'command = "{TEST_BOTS / "det_bot.py"} {marker} salt=d"',
+            ]
+        )
+        + "\n"
+    )
     t = load_config(config)
     message = await _given_up(t, tmp_path / "k.db", 2)
     assert message.count("killed by signal 9") == 3
@@ -162,8 +179,9 @@ async def test_a_game_that_kills_three_workers_is_given_up(tmp_path: Path) -> No
 
 
 @needs_sandbox
-def test_a_worker_that_cannot_sandbox_refuses_a_sandboxed_tournament(tmp_path: Path,
-                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_worker_that_cannot_sandbox_refuses_a_sandboxed_tournament(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     marker = f"poolmark-{uuid.uuid4().hex}"
     config = write_config(tmp_path, marker, ["a", "b"], deal_sets=1)
     config.write_text(config.read_text().replace("sandbox = false", "sandbox = true"))
@@ -181,14 +199,21 @@ def test_a_worker_that_cannot_sandbox_refuses_a_sandboxed_tournament(tmp_path: P
         store.close()
 
 
-@pytest.mark.parametrize(("mode", "expected"), [
-    ("garbage", r"worker local-1 wrote a frame that is not a valid message"),
-    ("exit", r"worker local-1 did not start: worker local-1 died \(exit code 3\); its last words: this worker "
-             r"cannot start: a broken installation"),
-    ("silent", r"worker local-1 did not start: did not say it was ready within 2 s"),
-])
-async def test_a_broken_worker_is_a_clear_error_not_a_hang(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                           mode: str, expected: str) -> None:
+@pytest.mark.parametrize(
+    ("mode", "expected"),
+    [
+        ("garbage", r"worker local-1 wrote a frame that is not a valid message"),
+        (
+            "exit",
+            r"worker local-1 did not start: worker local-1 died \(exit code 3\); its last words: this worker "
+            r"cannot start: a broken installation",
+        ),
+        ("silent", r"worker local-1 did not start: did not say it was ready within 2 s"),
+    ],
+)
+async def test_a_broken_worker_is_a_clear_error_not_a_hang(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str, expected: str
+) -> None:
     marker = f"poolmark-{uuid.uuid4().hex}"
     t = load_config(write_config(tmp_path, marker, ["a", "b"], deal_sets=1))
     monkeypatch.setattr(pool_module, "WORKER_COMMAND", (sys.executable, str(FAKE_WORKER), mode))
@@ -233,12 +258,15 @@ def _sandbox_leftovers(referee: int, since: int) -> list[str]:
 
 def _cgroups_of(referee: int) -> list[Path]:
     """The cgroups process `referee` made (in the folders this process would use: the worker's own)."""
-    return [p for parent in set(probe_host().cgroups.parents.values())
-            for p in parent.glob(f"chicago-referee-{referee}-*")]
+    return [
+        p for parent in set(probe_host().cgroups.parents.values()) for p in parent.glob(f"chicago-referee-{referee}-*")
+    ]
 
 
-@pytest.mark.skipif(bool(probe_host().problems()) or not probe_host().cgroups.usable,
-                    reason="needs a sandbox with cgroups (the test watches the worker's cgroups appear)")
+@pytest.mark.skipif(
+    bool(probe_host().problems()) or not probe_host().cgroups.usable,
+    reason="needs a sandbox with cgroups (the test watches the worker's cgroups appear)",
+)
 def test_a_worker_killed_with_its_process_group_leaves_no_sandbox_behind(tmp_path: Path) -> None:
     """`kill -9 -- -PGID` of a worker while it starts sandboxed bots: its
     guardian (a session of its own) kills what was registered, even what it
@@ -248,11 +276,29 @@ def test_a_worker_killed_with_its_process_group_leaves_no_sandbox_behind(tmp_pat
     marker = f"poolmark-{uuid.uuid4().hex}"
     config = write_config(tmp_path, marker, ["a", "b", "c", "d"], deal_sets=3, think=0.05)
     config.write_text(config.read_text().replace("sandbox = false", "sandbox = true"))  # freeze_idle: v2 groups too
-    cmd = [sys.executable, "-m", "referee.cli", "tournament", str(config), "--db", str(tmp_path / "s.db"),
-           "--workers", "1", "-j", "3"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "referee.cli",
+        "tournament",
+        str(config),
+        "--db",
+        str(tmp_path / "s.db"),
+        "--workers",
+        "1",
+        "-j",
+        "3",
+    ]
     env = {**os.environ, "CHICAGO_TEST_MARK": marker}
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
-                            start_new_session=True, env=env, cwd=ROOT)
+    proc = subprocess.Popen(
+        cmd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+        env=env,
+        cwd=ROOT,
+    )
     since = int(Path(f"/proc/{proc.pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
     worker = 0
     try:
@@ -280,11 +326,29 @@ def test_a_worker_killed_with_its_process_group_leaves_no_sandbox_behind(tmp_pat
 def test_a_killed_coordinator_leaves_no_worker_and_no_bot(tmp_path: Path) -> None:
     marker = f"poolmark-{uuid.uuid4().hex}"
     config = write_config(tmp_path, marker, ["a", "b", "c"], deal_sets=3, think=0.3)
-    cmd = [sys.executable, "-m", "referee.cli", "tournament", str(config), "--db", str(tmp_path / "k.db"),
-           "--workers", "2", "-j", "4"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "referee.cli",
+        "tournament",
+        str(config),
+        "--db",
+        str(tmp_path / "k.db"),
+        "--workers",
+        "2",
+        "-j",
+        "4",
+    ]
     env = {**os.environ, "CHICAGO_TEST_MARK": marker}
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
-                            start_new_session=True, env=env, cwd=ROOT)
+    proc = subprocess.Popen(
+        cmd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+        env=env,
+        cwd=ROOT,
+    )
     try:
         deadline = time.monotonic() + scaled(60)
         while len(procs_with(marker)) < 4 and time.monotonic() < deadline:
@@ -337,13 +401,16 @@ async def test_abort_leaves_no_worker_and_no_bot(tmp_path: Path) -> None:
     try:
         schedule = schedule_for(t)
         prepare_store(t, store, schedule)
-        runner = TournamentRunner(t, store, schedule, log_dir=tmp_path / "a-logs", concurrency=4,
-                                  placement=Placement(workers=2))
+        runner = TournamentRunner(
+            t, store, schedule, log_dir=tmp_path / "a-logs", concurrency=4, placement=Placement(workers=2)
+        )
         async with trio.open_nursery() as nursery:
+
             async def abort_when_playing() -> None:
                 while len(procs_with(marker)) < 4:
                     await trio.sleep(0.05)
                 runner.abort()
+
             nursery.start_soon(abort_when_playing)
             with trio.fail_after(scaled(120)):
                 outcome = await runner.run()
@@ -358,11 +425,30 @@ async def test_abort_leaves_no_worker_and_no_bot(tmp_path: Path) -> None:
 def test_ctrl_c_twice_stops_the_cli_and_leaves_no_process(tmp_path: Path) -> None:
     marker = f"poolmark-{uuid.uuid4().hex}"
     config = write_config(tmp_path, marker, ["a", "b", "c"], deal_sets=3, think=0.3)
-    cmd = [sys.executable, "-m", "referee.cli", "tournament", str(config), "--db", str(tmp_path / "i.db"),
-           "--workers", "2", "-j", "4"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "referee.cli",
+        "tournament",
+        str(config),
+        "--db",
+        str(tmp_path / "i.db"),
+        "--workers",
+        "2",
+        "-j",
+        "4",
+    ]
     env = {**os.environ, "CHICAGO_TEST_MARK": marker}  # the pool workers inherit it: found by environ below
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                            start_new_session=True, env=env, cwd=ROOT, text=True)
+    proc = subprocess.Popen(
+        cmd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+        env=env,
+        cwd=ROOT,
+        text=True,
+    )
     said: list[str] = []
     assert proc.stderr is not None
     reader = threading.Thread(target=lambda: said.extend(proc.stderr or ()), daemon=True)
@@ -398,12 +484,15 @@ def test_workers_need_no_dask(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     check_games(tmp_path / "n.db", 2)
 
 
-@pytest.mark.parametrize(("data", "expected"), [
-    (b"\x7f\xff\xff\xff" + b"x" * 10, r"wrote a frame of 2147483647 bytes \(at most 67108864\); it began b'\\x7f"),
-    (b"\x00\x00\x00\x10abc", r"stopped after 3 of a frame's 16 bytes"),
-    (b"\x00\x00", r"stopped in the middle of a frame header"),
-    (b"\x00\x00\x00\x01\x01", r"wrote a frame that is not a valid message"),  # msgpack 1: not a tagged message
-])
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (b"\x7f\xff\xff\xff" + b"x" * 10, r"wrote a frame of 2147483647 bytes \(at most 67108864\); it began b'\\x7f"),
+        (b"\x00\x00\x00\x10abc", r"stopped after 3 of a frame's 16 bytes"),
+        (b"\x00\x00", r"stopped in the middle of a frame header"),
+        (b"\x00\x00\x00\x01\x01", r"wrote a frame that is not a valid message"),  # msgpack 1: not a tagged message
+    ],
+)
 async def test_the_frame_reader_names_what_came_instead_of_a_frame(data: bytes, expected: str) -> None:
     from trio.testing import memory_stream_one_way_pair
 

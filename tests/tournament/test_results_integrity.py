@@ -56,7 +56,12 @@ def write_config(folder: Path, bots: list[tuple[str, str]], **top: Any) -> Path:
 def tournament(config: Path, db: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "referee.cli", "tournament", str(config), "--db", str(db), "-j", "1", *extra],
-        cwd=ROOT, capture_output=True, text=True, timeout=RUN_BOUND_S, stdin=subprocess.DEVNULL)
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=RUN_BOUND_S,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def verify_db(db: Path) -> Any:
@@ -219,8 +224,12 @@ def test_verify_db_reports_a_changed_log(finished: dict[str, Any], tmp_path: Pat
 def test_verify_db_reports_a_deleted_row(finished: dict[str, Any], tmp_path: Path) -> None:
     db = copy_of(finished, tmp_path)
     key = _first_key(db)
-    _sql(db, f"DELETE FROM failures WHERE game_key = '{key}'", f"DELETE FROM game_seats WHERE game_key = '{key}'",
-         f"DELETE FROM games WHERE key = '{key}'")
+    _sql(
+        db,
+        f"DELETE FROM failures WHERE game_key = '{key}'",
+        f"DELETE FROM game_seats WHERE game_key = '{key}'",
+        f"DELETE FROM games WHERE key = '{key}'",
+    )
     res = verify_db(db)
     assert res.exit_code == 1, res.output
     assert "has no row in the database" in res.stdout
@@ -241,11 +250,14 @@ def test_verify_db_reports_a_revealed_seed_that_breaks_the_commitment(finished: 
 # ------------------------------------------------------------------ tampering and loss during a run
 
 
-@pytest.mark.parametrize(("mode", "needle"), [
-    ("rewrite", "changed behind the referee's back"),
-    ("delete", "was deleted while the tournament ran"),
-    ("replace", "was replaced by another file"),
-])
+@pytest.mark.parametrize(
+    ("mode", "needle"),
+    [
+        ("rewrite", "changed behind the referee's back"),
+        ("delete", "was deleted while the tournament ran"),
+        ("replace", "was replaced by another file"),
+    ],
+)
 def test_a_bot_that_tampers_with_the_database_makes_the_run_fail(mode: str, needle: str, tmp_path: Path) -> None:
     db = tmp_path / "t.db"
     done = tmp_path / "done"
@@ -284,15 +296,19 @@ def _damage_a_page(db: Path) -> None:
     db.write_bytes(bytes(data))
 
 
-@pytest.mark.parametrize(("damage", "needle"), [
-    ("not sqlite", "is damaged or is not one"),
-    ("damaged page", "is damaged"),
-    ("missing table", "lacks the table(s) failures"),
-    ("text for a number", "holds a value of the wrong type"),
-    ("broken JSON", "does not parse"),
-])
-def test_a_damaged_database_is_one_line_in_every_command(damage: str, needle: str, finished: dict[str, Any],
-                                                         tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("damage", "needle"),
+    [
+        ("not sqlite", "is damaged or is not one"),
+        ("damaged page", "is damaged"),
+        ("missing table", "lacks the table(s) failures"),
+        ("text for a number", "holds a value of the wrong type"),
+        ("broken JSON", "does not parse"),
+    ],
+)
+def test_a_damaged_database_is_one_line_in_every_command(
+    damage: str, needle: str, finished: dict[str, Any], tmp_path: Path
+) -> None:
     db = copy_of(finished, tmp_path)
     if damage == "not sqlite":
         db.write_bytes(b"these are not the results you are looking for\n" * 100)
@@ -305,8 +321,9 @@ def test_a_damaged_database_is_one_line_in_every_command(damage: str, needle: st
     else:
         _sql(db, "UPDATE tournament SET definition = '{\"game\": '")
     for args in (["standings", str(db)], ["verify", "--db", str(db)]):
-        res = subprocess.run([sys.executable, "-m", "referee.cli", *args], cwd=ROOT, capture_output=True, text=True,
-                             timeout=scaled(60))
+        res = subprocess.run(
+            [sys.executable, "-m", "referee.cli", *args], cwd=ROOT, capture_output=True, text=True, timeout=scaled(60)
+        )
         assert res.returncode == 2, (args, res.stdout, res.stderr)
         one_error_line(res.stderr, str(db), needle)
     res = tournament(finished["config"], db)

@@ -111,8 +111,9 @@ def det_bot(folder: Path) -> Path:
     return path
 
 
-def write_config(folder: Path, bots: list[tuple[str, str]], *, filename: str = "t.toml", extra: str = "",
-                 **top: Any) -> Path:
+def write_config(
+    folder: Path, bots: list[tuple[str, str]], *, filename: str = "t.toml", extra: str = "", **top: Any
+) -> Path:
     """A config file: top-level keys, raw `extra` TOML (tables), then the bots."""
     top = {"seed": 7, "time_control": "decision=2s,startup=10s", "sandbox": False, **top}
     lines = [f"{k} = {json.dumps(v)}" for k, v in top.items()]
@@ -140,8 +141,9 @@ def open_store(t: Tournament, db: Path) -> tuple[Store, list[Any]]:
 async def run_all(t: Tournament, db: Path, concurrency: int = 3) -> list[Any]:
     store, schedule = open_store(t, db)
     try:
-        outcome = await TournamentRunner(t, store, schedule, log_dir=db.with_name(db.stem + "-logs"),
-                                         concurrency=concurrency).run()
+        outcome = await TournamentRunner(
+            t, store, schedule, log_dir=db.with_name(db.stem + "-logs"), concurrency=concurrency
+        ).run()
         assert outcome.status == "completed"
         return store.games()
     finally:
@@ -195,12 +197,21 @@ TWO_BOTS = '[[bots]]\nname = "a"\ncommand = "x.py"\n[[bots]]\nname = "b"\ncomman
         ('seed = 1\ntime_control = "decision=fast"\n' + TWO_BOTS, "time_control: bad duration 'fast'"),
         ('seed = 1\ntime_control = "move=1s"\n' + TWO_BOTS, "time_control: unknown time-control key 'move'"),
         ('seed = 1\nfailure_policy = "lenient"\n' + TWO_BOTS, "failure_policy: "),
-        ("seed = 1\n[failure_policy]\nmode = \"forfeit\"\nstrikes = 2\n" + TWO_BOTS, "failure_policy.strikes: unknown key"),
-        ("seed = 1\n[rules]\npreset = \"house\"\n" + TWO_BOTS, "rules.preset: unknown chicago preset 'house'"),
-        ("seed = 1\n[rules]\noptions = { target = 30 }\n" + TWO_BOTS, "rules.options: unknown chicago rule option 'target'"),
+        (
+            'seed = 1\n[failure_policy]\nmode = "forfeit"\nstrikes = 2\n' + TWO_BOTS,
+            "failure_policy.strikes: unknown key",
+        ),
+        ('seed = 1\n[rules]\npreset = "house"\n' + TWO_BOTS, "rules.preset: unknown chicago preset 'house'"),
+        (
+            "seed = 1\n[rules]\noptions = { target = 30 }\n" + TWO_BOTS,
+            "rules.options: unknown chicago rule option 'target'",
+        ),
         ("seed = 1\n[rules]\noptions = { target_score = 0 }\n" + TWO_BOTS, "rules.options: invalid chicago rules"),
-        ("seed = 1\n[time_control]\ndecision = \"1s\"\nbonus = \"1s\"\n" + TWO_BOTS, "time_control.bonus: unknown key"),
-        ('seed = 1\n[[bots]]\nname = "a"\ncommand = "x.py"\n[[bots]]\nname = "b"\n', "bots[1].command: required key is missing"),
+        ('seed = 1\n[time_control]\ndecision = "1s"\nbonus = "1s"\n' + TWO_BOTS, "time_control.bonus: unknown key"),
+        (
+            'seed = 1\n[[bots]]\nname = "a"\ncommand = "x.py"\n[[bots]]\nname = "b"\n',
+            "bots[1].command: required key is missing",
+        ),
         ('seed = 1\n[[bots]]\nname = "a"\ncomand = "x.py"\n', "bots[0].comand: unknown key (did you mean 'command'?)"),
         ('seed = 1\n[[bots]]\nname = "a b"\ncommand = "x.py"\n' + TWO_BOTS, "bots[0].name: 'a b' must be"),
         ('seed = 1\n[[bots]]\nname = "a"\ncommand = ""\n' + TWO_BOTS, "bots[0] (a).command: must not be empty"),
@@ -209,9 +220,11 @@ TWO_BOTS = '[[bots]]\nname = "a"\ncommand = "x.py"\n[[bots]]\nname = "b"\ncomman
         ('seed = 1\n[[bots]]\nname = "a"\ncommand = "x.py"\n', "bots: a round robin at 2 seats needs at least 2 bots"),
         ('seed = 1\nformat = "gauntlet"\n' + TWO_BOTS, "candidates: a gauntlet needs at least one candidate"),
         ('seed = 1\nformat = "gauntlet"\ncandidates = ["z"]\n' + TWO_BOTS, "candidates: 'z' is not the name of a bot"),
-        ('seed = 1\ncandidates = ["a"]\n' + TWO_BOTS, "candidates: only used with format = \"gauntlet\""),
-        ('seed = 1\nformat = "gauntlet"\ntable_size = 3\ncandidates = ["a"]\n' + TWO_BOTS,
-         "bots: a gauntlet at 3 seats needs at least 2 bots besides the candidates"),
+        ('seed = 1\ncandidates = ["a"]\n' + TWO_BOTS, 'candidates: only used with format = "gauntlet"'),
+        (
+            'seed = 1\nformat = "gauntlet"\ntable_size = 3\ncandidates = ["a"]\n' + TWO_BOTS,
+            "bots: a gauntlet at 3 seats needs at least 2 bots besides the candidates",
+        ),
         ("seed = 1\nbots = 3\n", "bots: expected list, got int"),
         ("seed = [1\n", "not valid TOML"),
     ],
@@ -270,8 +283,10 @@ async def test_builds_run_first_and_missing_programs_fail_fast(tmp_path: Path) -
     src = tmp_path / "src"
     src.mkdir()
     (src / "bot_src.py").write_text(DET_BOT)
-    text = ('seed = 1\n[[bots]]\nname = "built"\ncommand = "bot.py"\ndir = "src"\n'
-            'build = "cp bot_src.py bot.py"\n' + TWO_BOTS.replace("x.py", str(FIRST)))
+    text = (
+        'seed = 1\n[[bots]]\nname = "built"\ncommand = "bot.py"\ndir = "src"\n'
+        'build = "cp bot_src.py bot.py"\n' + TWO_BOTS.replace("x.py", str(FIRST))
+    )
     t = parse_config(text, tmp_path)
     with pytest.raises(RefereeError, match=r"bots\[0\] \(built\)\.command: bot\.py does not exist"):
         check_commands(t)
@@ -279,7 +294,9 @@ async def test_builds_run_first_and_missing_programs_fail_fast(tmp_path: Path) -
     check_commands(t)
     assert (src / "bot.py").exists()
     broken = parse_config(text.replace("cp bot_src.py", "cp nothing.py"), tmp_path)
-    with pytest.raises(RefereeError, match=r"bots\[0\] \(built\)\.build: 'cp nothing.py bot.py' failed with exit code 1"):
+    with pytest.raises(
+        RefereeError, match=r"bots\[0\] \(built\)\.build: 'cp nothing.py bot.py' failed with exit code 1"
+    ):
         await build_bots(broken)
     missing = parse_config("seed = 1\n" + TWO_BOTS.replace('"x.py"', '"no-such-program --fast"'), tmp_path)
     with pytest.raises(RefereeError, match=r"bots\[0\] \(a\)\.command: 'no-such-program' is not a program on the PATH"):
@@ -374,9 +391,22 @@ def test_round_robin_balance_property(n: int, k: int, d: int, seed: int) -> None
 def _record(seats: list[str], scores: list[int], failures: list[SeatFailure] | None = None) -> GameRecord:
     places = [1 + sum(s > x for s in scores) for x in scores]
     winner = places.index(1) if places.count(1) == 1 else None
-    return GameRecord(game_id=0, seed=1, deal_set=0, seat_names=seats, winner=winner, scores=scores,
-                      placements=places, reason="target", failures=failures or [], forfeited=[], deals=4,
-                      decisions=40, log_path=None, think_ms=[1.5] * len(seats))
+    return GameRecord(
+        game_id=0,
+        seed=1,
+        deal_set=0,
+        seat_names=seats,
+        winner=winner,
+        scores=scores,
+        placements=places,
+        reason="target",
+        failures=failures or [],
+        forfeited=[],
+        deals=4,
+        decisions=40,
+        log_path=None,
+        think_ms=[1.5] * len(seats),
+    )
 
 
 def test_store_round_trip_lock_and_one_row_per_game(tmp_path: Path) -> None:
@@ -391,8 +421,16 @@ def test_store_round_trip_lock_and_one_row_per_game(tmp_path: Path) -> None:
         g = schedule[1]
         spec = game_spec(t, g)
         fail = SeatFailure(seat=2, reason="timeout", message="no reply to request 9 within 1000 ms")
-        store.record_game(g, spec, spec_hash(spec), _record(list(g.seats), [30, 12, 30], [fail]),
-                          tmp_path / "logs" / g.log_name(), 100.0, 101.25, run)
+        store.record_game(
+            g,
+            spec,
+            spec_hash(spec),
+            _record(list(g.seats), [30, 12, 30], [fail]),
+            tmp_path / "logs" / g.log_name(),
+            100.0,
+            101.25,
+            run,
+        )
         with pytest.raises(sqlite3.IntegrityError):  # a game can never be counted twice
             store.record_game(g, spec, spec_hash(spec), _record(list(g.seats), [1, 2, 3]), None, 1.0, 2.0, run)
         store.end_run(run, "completed")
@@ -449,7 +487,10 @@ def test_config_changes_that_would_change_finished_games_are_refused(tmp_path: P
         return write_config(tmp_path, bot_list, **args)
 
     refused = [
-        (variant(time_control="decision=1s,startup=10s"), "time_control changed (time_control.decision_ms: 2000 -> 1000)"),
+        (
+            variant(time_control="decision=1s,startup=10s"),
+            "time_control changed (time_control.decision_ms: 2000 -> 1000)",
+        ),
         (variant(seed=8), "seed changed from 7 to 8"),
         (variant(extra="[rules]\noptions = { target_score = 25 }"), "rules.target_score: 20 -> 25"),
         (variant(failure_policy="substitute"), "failure_policy changed"),
@@ -492,13 +533,13 @@ async def test_resume_after_cancellation_is_exact(tmp_path: Path) -> None:
     seen: list[str] = []
     try:
         with trio.CancelScope() as cancel:
+
             def on_game(row: Any) -> None:
                 seen.append(row.key)
                 if len(seen) == 4:
                     cancel.cancel()  # mid-run: 3 games are in flight
 
-            runner = TournamentRunner(t, store, schedule, log_dir=tmp_path / "cut-logs", concurrency=3,
-                                      on_game=on_game)
+            runner = TournamentRunner(t, store, schedule, log_dir=tmp_path / "cut-logs", concurrency=3, on_game=on_game)
             await runner.run()
         assert cancel.cancelled_caught
         assert sorted(store.finished_keys()) == sorted(seen) and 4 <= len(seen) < 12
@@ -528,11 +569,19 @@ async def test_stop_lets_running_games_finish_and_records_them(tmp_path: Path) -
     store, schedule = open_store(t, tmp_path / "s.db")
     started: list[str] = []
     try:
+
         def on_game(row: Any) -> None:
             runner.stop()
 
-        runner = TournamentRunner(t, store, schedule, log_dir=tmp_path / "logs", concurrency=3,
-                                  on_game=on_game, on_start=lambda g: started.append(g.key))
+        runner = TournamentRunner(
+            t,
+            store,
+            schedule,
+            log_dir=tmp_path / "logs",
+            concurrency=3,
+            on_game=on_game,
+            on_start=lambda g: started.append(g.key),
+        )
         outcome = await runner.run()
         assert outcome.status == "stopped"
         assert sorted(store.finished_keys()) == sorted(started)  # every started game finished and counted
@@ -547,9 +596,21 @@ async def test_stop_lets_running_games_finish_and_records_them(tmp_path: Path) -
 def _start_referee(config: Path, db: Path, out: Path, concurrency: int = 3) -> subprocess.Popen[bytes]:
     with open(out, "ab") as fh:
         return subprocess.Popen(
-            [sys.executable, "-m", "referee.cli", "tournament", str(config), "--db", str(db),
-             "--concurrency", str(concurrency)],
-            stdout=fh, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=ROOT,
+            [
+                sys.executable,
+                "-m",
+                "referee.cli",
+                "tournament",
+                str(config),
+                "--db",
+                str(db),
+                "--concurrency",
+                str(concurrency),
+            ],
+            stdout=fh,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            cwd=ROOT,
         )
 
 
@@ -636,6 +697,7 @@ async def test_second_ctrl_c_aborts_the_running_games(tmp_path: Path) -> None:
     store, schedule = open_store(t, tmp_path / "c.db")
     notes: list[str] = []
     try:
+
         async def press_twice() -> None:
             os.kill(os.getpid(), signal.SIGINT)
             while not runner.stopping:  # the first press has been handled
@@ -669,14 +731,21 @@ def ranked(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     folder = tmp_path_factory.mktemp("ranked")
     bot = det_bot(folder)
     bots = [("random", f"{bot} {new_marker()} rnd"), ("first-legal", str(FIRST)), ("greedy", str(GREEDY))]
-    config = write_config(folder, bots, filename="ranking.toml", deal_sets=5, seed=3,
-                          time_control="decision=5s,startup=20s")  # roomy: rankings, not clocks
+    config = write_config(
+        folder, bots, filename="ranking.toml", deal_sets=5, seed=3, time_control="decision=5s,startup=20s"
+    )  # roomy: rankings, not clocks
     t0 = time.monotonic()
     res = cli.invoke(app, ["tournament", str(config), "--concurrency", "2"])
     assert res.exit_code == 0, res.output
     db = folder / "results" / "ranking" / "tournament.db"
-    return {"folder": folder, "config": config, "db": db, "stdout": res.stdout, "stderr": res.stderr,
-            "seconds": time.monotonic() - t0}
+    return {
+        "folder": folder,
+        "config": config,
+        "db": db,
+        "stdout": res.stdout,
+        "stderr": res.stderr,
+        "seconds": time.monotonic() - t0,
+    }
 
 
 @pytest.mark.slow
@@ -715,8 +784,13 @@ def test_standings_json_csv_text_and_html(ranked: dict[str, Any]) -> None:
     assert [s["games"] for s in d["seat_totals"]] == [30, 30]
 
     def leaves(v: Any) -> list[Any]:
-        return [x for w in v.values() for x in leaves(w)] if isinstance(v, dict) else \
-            [x for w in v for x in leaves(w)] if isinstance(v, list) else [v]
+        return (
+            [x for w in v.values() for x in leaves(w)]
+            if isinstance(v, dict)
+            else [x for w in v for x in leaves(w)]
+            if isinstance(v, list)
+            else [v]
+        )
 
     assert not [v for v in leaves(d) if isinstance(v, str) and v.lstrip("+-") in ("inf", "nan")]  # numbers or null
 
@@ -768,8 +842,13 @@ def test_standings_json_csv_text_and_html(ranked: dict[str, Any]) -> None:
 @pytest.mark.slow
 def test_standings_fit_80_columns_and_cut_no_name(ranked: dict[str, Any]) -> None:
     env = {**os.environ, "COLUMNS": "80", "TERM": "dumb", "NO_COLOR": "1"}
-    done = subprocess.run([sys.executable, "-m", "referee.cli", "standings", str(ranked["db"])],
-                          capture_output=True, text=True, env=env, timeout=scaled(120))
+    done = subprocess.run(
+        [sys.executable, "-m", "referee.cli", "standings", str(ranked["db"])],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=scaled(120),
+    )
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     long = [line for line in lines if len(line) > 80 and not re.search(r"[0-9a-f]{32}", line)]

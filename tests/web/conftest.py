@@ -40,8 +40,12 @@ class WebTable:
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=scaled(30))
         try:
             data = None if body is None else json.dumps(body)
-            conn.request(method, self.base + route if not route.startswith("/") else route, body=data,
-                         headers={"content-type": "application/json"})
+            conn.request(
+                method,
+                self.base + route if not route.startswith("/") else route,
+                body=data,
+                headers={"content-type": "application/json"},
+            )
             resp = conn.getresponse()
             raw = resp.read()
             kind = resp.getheader("content-type", "")
@@ -57,10 +61,22 @@ class WebTable:
 
 def start_web_table(tmp_path: Path, *args: str) -> WebTable:
     log_dir = tmp_path / "logs"
-    cmd = [sys.executable, "-m", "referee.cli", "play", "--web", "--port", "0", "--no-open",
-           "--log-dir", str(log_dir), *args]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            stdin=subprocess.DEVNULL)
+    cmd = [
+        sys.executable,
+        "-m",
+        "referee.cli",
+        "play",
+        "--web",
+        "--port",
+        "0",
+        "--no-open",
+        "--log-dir",
+        str(log_dir),
+        *args,
+    ]
+    proc = subprocess.Popen(
+        cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL
+    )
     lines: list[str] = []
     deadline = time.monotonic() + scaled(60)
     assert proc.stdout is not None

@@ -46,15 +46,42 @@ from __future__ import annotations
 
 from referee.seats.sandbox.command import BOT_DIR, LIB_DIR, NAMESPACES, SANDBOX_PATH, SCRATCH
 from referee.seats.sandbox.gate import GateError, SandboxGate
-from referee.seats.sandbox.host import HostReport, describe, probe_host, require_freezer, require_sandbox, sandbox_python
+from referee.seats.sandbox.host import (
+    HostReport,
+    describe,
+    probe_host,
+    require_freezer,
+    require_sandbox,
+    sandbox_python,
+)
 from referee.seats.sandbox.limits import LIMITS_HELP, SandboxLimits, limits_from_table, parse_limits
 from referee.seats.sandbox.paths import bot_program, check_bot, forbidden_paths
 from referee.seats.sandbox.plan import plan
 from referee.seats.sandbox.running import SEAT_UID_BASE, SEAT_UIDS_PER_REFEREE, SandboxedBot
 
 __all__ = [
-    "BOT_DIR", "LIB_DIR", "LIMITS_HELP", "NAMESPACES", "SANDBOX_PATH", "SCRATCH", "SEAT_UID_BASE",
-    "SEAT_UIDS_PER_REFEREE", "GateError", "HostReport", "SandboxGate", "SandboxLimits", "SandboxedBot",
-    "bot_program", "check_bot", "describe", "forbidden_paths", "limits_from_table", "parse_limits", "plan",
-    "probe_host", "require_freezer", "require_sandbox", "sandbox_python",
+    "BOT_DIR",
+    "LIB_DIR",
+    "LIMITS_HELP",
+    "NAMESPACES",
+    "SANDBOX_PATH",
+    "SCRATCH",
+    "SEAT_UID_BASE",
+    "SEAT_UIDS_PER_REFEREE",
+    "GateError",
+    "HostReport",
+    "SandboxGate",
+    "SandboxLimits",
+    "SandboxedBot",
+    "bot_program",
+    "check_bot",
+    "describe",
+    "forbidden_paths",
+    "limits_from_table",
+    "parse_limits",
+    "plan",
+    "probe_host",
+    "require_freezer",
+    "require_sandbox",
+    "sandbox_python",
 ]

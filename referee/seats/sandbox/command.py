@@ -29,13 +29,17 @@ DEVICES = ("null", "zero", "urandom")  # what programs open; /dev/random is a li
 # version, with the library copy on its path, as a `.py` command does.
 BARE_PYTHONS = ("python", "python3", f"python{sys.version_info.major}.{sys.version_info.minor}")
 
-PRLIMIT_NAMES = {resource.RLIMIT_CPU: "cpu", resource.RLIMIT_FSIZE: "fsize", resource.RLIMIT_NOFILE: "nofile",
-                 resource.RLIMIT_DATA: "data", resource.RLIMIT_NPROC: "nproc"}
+PRLIMIT_NAMES = {
+    resource.RLIMIT_CPU: "cpu",
+    resource.RLIMIT_FSIZE: "fsize",
+    resource.RLIMIT_NOFILE: "nofile",
+    resource.RLIMIT_DATA: "data",
+    resource.RLIMIT_NPROC: "nproc",
+}
 
 
 def namespace_args() -> list[str]:
-    return ["--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL",
-            "--hostname", "sandbox"]
+    return ["--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--hostname", "sandbox"]
 
 
 def dev_args() -> list[str]:
@@ -60,11 +64,27 @@ def system_args() -> tuple[str, ...]:
 
 def sandbox_options(gate_args: list[str], scratch_mb: int, binds: list[str]) -> list[str]:
     """Every option of one bot's bwrap, the gate's first."""
-    return [*gate_args, *namespace_args(), *system_args(),
-            "--size", str(scratch_mb * MiB), "--tmpfs", SCRATCH, "--symlink", SCRATCH, "/tmp", *binds,
-            # The sandbox's own / and /dev are tmpfs without a size: read-only,
-            # so the scratch folder is the only place a bot can write.
-            "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", SCRATCH]
+    return [
+        *gate_args,
+        *namespace_args(),
+        *system_args(),
+        "--size",
+        str(scratch_mb * MiB),
+        "--tmpfs",
+        SCRATCH,
+        "--symlink",
+        SCRATCH,
+        "/tmp",
+        *binds,
+        # The sandbox's own / and /dev are tmpfs without a size: read-only,
+        # so the scratch folder is the only place a bot can write.
+        "--remount-ro",
+        "/dev",
+        "--remount-ro",
+        "/",
+        "--chdir",
+        SCRATCH,
+    ]
 
 
 def options_file(options: list[str]) -> int:
@@ -76,7 +96,7 @@ def options_file(options: list[str]) -> int:
         data = b"".join(os.fsencode(option) + b"\0" for option in options)
         view = memoryview(data)
         while view:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
         os.lseek(fd, 0, os.SEEK_SET)
     except OSError:
         os.close(fd)
@@ -100,16 +120,29 @@ def bot_stdio(bwrap: list[str], args: list[str], passed: tuple[int, ...]) -> lis
     """`bwrap ... -- args` with the bot's stdin and stdout kept from bwrap
     (descriptors a shell can name: 3-9, none that bwrap is passed)."""
     a, b = [fd for fd in range(3, 10) if fd not in passed][:2]
-    return [SHELL, "-c", HOST_STDIO.format(a=a, b=b), "sandbox", *bwrap,
-            SHELL, "-c", SANDBOX_STDIO.format(a=a, b=b), "bot", *args]
+    return [
+        SHELL,
+        "-c",
+        HOST_STDIO.format(a=a, b=b),
+        "sandbox",
+        *bwrap,
+        SHELL,
+        "-c",
+        SANDBOX_STDIO.format(a=a, b=b),
+        "bot",
+        *args,
+    ]
 
 
 def rlimits(limits: SandboxLimits, cgroup: BotCgroup | None, before_bwrap: bool) -> list[tuple[int, int, int]]:
     """(resource, soft, hard) for the bot and everything it starts."""
     memory, file_size = limits.memory_mb * MiB, limits.file_size_mb * MiB
     # CPU: SIGXCPU at the limit (a bot that ignores it gets SIGKILL a second later).
-    found = [(resource.RLIMIT_CPU, limits.cpu_s, limits.cpu_s + 1), (resource.RLIMIT_FSIZE, file_size, file_size),
-             (resource.RLIMIT_NOFILE, limits.open_files, limits.open_files)]
+    found = [
+        (resource.RLIMIT_CPU, limits.cpu_s, limits.cpu_s + 1),
+        (resource.RLIMIT_FSIZE, file_size, file_size),
+        (resource.RLIMIT_NOFILE, limits.open_files, limits.open_files),
+    ]
     if cgroup is None or "memory" not in cgroup.dirs:
         found.append((resource.RLIMIT_DATA, memory, memory))
     # The process limit counts the processes of a uid. Inside the sandbox they

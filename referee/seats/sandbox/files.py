@@ -35,8 +35,17 @@ import referee
 from referee.errors import SandboxUnavailable
 
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
-SYSTEM_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "alternatives", "nsswitch.conf",
-                "passwd", "group", "ssl")  # under /etc
+SYSTEM_FILES = (
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "localtime",
+    "alternatives",
+    "nsswitch.conf",
+    "passwd",
+    "group",
+    "ssl",
+)  # under /etc
 ENGINE_FILES = ("__init__.py", "errors.py", "games", "bots")  # of referee/: the rules, the built-in bots, their imports
 STAGE_PREFIX = "chicago-referee-files-"
 _SKIP = shutil.ignore_patterns("private", "*.pyc.*")  # /etc/ssl/private holds keys; half-written bytecode
@@ -101,8 +110,9 @@ def stage() -> Path:
             _copy(engine / name, lib / "referee" / name)
         _open_up(folder)
     except OSError as exc:
-        raise SandboxUnavailable(f"cannot prepare the files a sandbox shows in {folder}: "
-                                 f"{exc.strerror or exc}") from exc
+        raise SandboxUnavailable(
+            f"cannot prepare the files a sandbox shows in {folder}: {exc.strerror or exc}"
+        ) from exc
     return folder
 
 

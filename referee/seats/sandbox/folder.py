@@ -92,13 +92,19 @@ def _entries(folder: Path) -> list[_Entry] | None:
                 st = os.lstat(path)
             except OSError:
                 continue  # gone meanwhile
-            kind = ("dir" if stat.S_ISDIR(st.st_mode) else "file" if stat.S_ISREG(st.st_mode)
-                    else "link" if stat.S_ISLNK(st.st_mode) else "")
+            kind = (
+                "dir"
+                if stat.S_ISDIR(st.st_mode)
+                else "file"
+                if stat.S_ISREG(st.st_mode)
+                else "link"
+                if stat.S_ISLNK(st.st_mode)
+                else ""
+            )
             if not kind:
                 continue  # sockets, pipes, devices: nothing a bot reads as a file
             size += st.st_size if kind == "file" else 0
-            found.append(_Entry(os.path.relpath(path, folder), kind, st.st_mode, st.st_size, st.st_mtime_ns,
-                                st.st_ino))
+            found.append(_Entry(os.path.relpath(path, folder), kind, st.st_mode, st.st_size, st.st_mtime_ns, st.st_ino))
             if len(found) > MAX_COPY_ENTRIES or size > MAX_COPY_BYTES:
                 return None
     return found
@@ -110,7 +116,8 @@ def too_large(folder: Path, name: str, why: str) -> SandboxUnavailable:
         f"bot {name!r}: {why} cannot be read by other users (a sandboxed seat's uid), and its folder {folder} "
         f"is too large to copy (more than {size} or "
         f"{MAX_COPY_ENTRIES:,} files and folders); make the folder readable by all (chmod o+rx) or give the bot "
-        "a smaller folder of its own")
+        "a smaller folder of its own"
+    )
 
 
 class _Copies:
@@ -155,8 +162,9 @@ class _Copies:
                 part.rename(final)
                 self.made += 1
         except OSError as exc:
-            raise SandboxUnavailable(f"bot {name!r}: cannot copy its folder {folder} for its sandbox: "
-                                     f"{exc.strerror or exc}") from exc
+            raise SandboxUnavailable(
+                f"bot {name!r}: cannot copy its folder {folder} for its sandbox: {exc.strerror or exc}"
+            ) from exc
         return final
 
 
@@ -221,5 +229,7 @@ def check_folder(program: Path, name: str) -> str:
     folder = program.parent
     if _entries(folder) is None:
         raise too_large(folder, name, why)
-    return (f"bot {name!r}: {why} cannot be read by other users, so its sandbox shows it a read-only copy of "
-            f"{folder} (made once, removed when the referee exits)")
+    return (
+        f"bot {name!r}: {why} cannot be read by other users, so its sandbox shows it a read-only copy of "
+        f"{folder} (made once, removed when the referee exits)"
+    )

@@ -145,6 +145,6 @@ def _parent_of(pid: int) -> int:
     try:
         with open(f"/proc/{pid}/stat", "rb") as fh:
             text = fh.read()
-        return int(text[text.rindex(b")") + 2:].split()[1])
+        return int(text[text.rindex(b")") + 2 :].split()[1])
     except (OSError, ValueError, IndexError):
         return 0

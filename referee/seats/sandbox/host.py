@@ -21,9 +21,11 @@ from referee.seats.sandbox.gate import SandboxGate
 from referee.seats.sandbox.limits import SandboxLimits
 from referee.seats.sandbox.running import SEAT_UID_BASE, SEAT_UIDS_PER_REFEREE
 
-FREEZER_MISSING = ("freeze_idle needs the cgroup freezer, and {why}: run the referee as root on a machine "
-                   "with a writable cgroup v2 hierarchy (kernel 5.2 or later) or the cgroup v1 freezer "
-                   "controller, or set freeze_idle = false (see `chicago-referee doctor`)")
+FREEZER_MISSING = (
+    "freeze_idle needs the cgroup freezer, and {why}: run the referee as root on a machine "
+    "with a writable cgroup v2 hierarchy (kernel 5.2 or later) or the cgroup v1 freezer "
+    "controller, or set freeze_idle = false (see `chicago-referee doctor`)"
+)
 
 
 @dataclass(frozen=True)
@@ -50,8 +52,10 @@ class HostReport:
         if self.bwrap is None:
             out.append(f"bubblewrap (bwrap) is not installed: {install_hint('bubblewrap')}")
         elif not self.works:
-            hint = ("enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, "
-                    "user.max_user_namespaces > 0), or run in a container that allows them")
+            hint = (
+                "enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, "
+                "user.max_user_namespaces > 0), or run in a container that allows them"
+            )
             out.append(f"bubblewrap cannot create a sandbox here ({self.trial_error}); {hint}")
         if self.prlimit is None and not self.root:  # as root the limits are set before bwrap runs
             out.append(f"prlimit is not installed: {install_hint('util-linux')}")
@@ -59,13 +63,24 @@ class HostReport:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "bwrap": self.bwrap, "bwrap_version": self.bwrap_version, "sandbox_works": self.works,
-            "trial_error": self.trial_error, "root": self.root, "user_namespaces": self.userns,
-            "cgroup_version": self.cgroups.version, "cgroup_controllers": list(self.cgroups.usable),
-            "cgroup_notes": list(self.cgroups.notes), "prlimit": self.prlimit, "python": self.python,
+            "bwrap": self.bwrap,
+            "bwrap_version": self.bwrap_version,
+            "sandbox_works": self.works,
+            "trial_error": self.trial_error,
+            "root": self.root,
+            "user_namespaces": self.userns,
+            "cgroup_version": self.cgroups.version,
+            "cgroup_controllers": list(self.cgroups.usable),
+            "cgroup_notes": list(self.cgroups.notes),
+            "prlimit": self.prlimit,
+            "python": self.python,
             "freezer": ("v2" if self.cgroups.freezer_v2 else "v1") if "freezer" in self.cgroups.usable else None,
-            "cgroup_v2_groups": list(self.cgroups.on_v2), "cgroup_v2_favordynmods": self.cgroups.v2_favordynmods,
-            "load": list(self.load), "cores": self.cores, "swap_mb": self.swap_mb, "memory_mb": self.memory_mb,
+            "cgroup_v2_groups": list(self.cgroups.on_v2),
+            "cgroup_v2_favordynmods": self.cgroups.v2_favordynmods,
+            "load": list(self.load),
+            "cores": self.cores,
+            "swap_mb": self.swap_mb,
+            "memory_mb": self.memory_mb,
             "problems": self.problems(),
         }
 
@@ -111,17 +126,39 @@ def _trial_sandbox(bwrap: str) -> tuple[str, bool, str]:
     """(bubblewrap's version, whether a trial sandbox ran, why not). The trial
     passes the gate as every sandbox does, seccomp included."""
     try:
-        version = subprocess.run([bwrap, "--version"], capture_output=True, text=True,
-                                 timeout=10).stdout.strip().removeprefix("bubblewrap ").strip()
+        version = (
+            subprocess.run([bwrap, "--version"], capture_output=True, text=True, timeout=10)
+            .stdout.strip()
+            .removeprefix("bubblewrap ")
+            .strip()
+        )
         uid = SEAT_UID_BASE + SEAT_UIDS_PER_REFEREE * 4096 if os.geteuid() == 0 else None
         gate = SandboxGate()
         gate.open()  # written first: nothing waits on the referee here
         try:
             trial = subprocess.run(
-                [bwrap, *gate.bwrap_args(), *namespace_args(), *system_args(), "--size", str(MiB),
-                 "--tmpfs", SCRATCH, "--chdir", SCRATCH, "--", "/bin/true"],
-                capture_output=True, text=True, timeout=20, env={"PATH": SANDBOX_PATH},
-                user=uid, group=uid, extra_groups=[] if uid is not None else None, cwd="/",
+                [
+                    bwrap,
+                    *gate.bwrap_args(),
+                    *namespace_args(),
+                    *system_args(),
+                    "--size",
+                    str(MiB),
+                    "--tmpfs",
+                    SCRATCH,
+                    "--chdir",
+                    SCRATCH,
+                    "--",
+                    "/bin/true",
+                ],
+                capture_output=True,
+                text=True,
+                timeout=20,
+                env={"PATH": SANDBOX_PATH},
+                user=uid,
+                group=uid,
+                extra_groups=[] if uid is not None else None,
+                cwd="/",
                 pass_fds=gate.child_fds(),
             )
         finally:
@@ -137,14 +174,26 @@ def _trial_sandbox(bwrap: str) -> tuple[str, bool, str]:
 def probe_host() -> HostReport:
     """Look at the machine once per process, including one trial sandbox."""
     bwrap = _executable("bwrap")
-    cgroups = find_cgroups() if os.geteuid() == 0 else CgroupHost(
-        version=find_cgroups().version, notes=("cgroups are used only when the referee runs as root",))
+    cgroups = (
+        find_cgroups()
+        if os.geteuid() == 0
+        else CgroupHost(version=find_cgroups().version, notes=("cgroups are used only when the referee runs as root",))
+    )
     remove_stale(cgroups)
     version, works, error = _trial_sandbox(bwrap) if bwrap is not None else ("", False, "not installed")
     return HostReport(
-        bwrap=bwrap, bwrap_version=version, works=works, trial_error=error, root=os.geteuid() == 0,
-        userns=_userns_state(), cgroups=cgroups, prlimit=_executable("prlimit", ("/usr/bin",)),
-        python=sandbox_python(), load=os.getloadavg(), cores=os.cpu_count() or 1, swap_mb=_meminfo_mb("SwapTotal"),
+        bwrap=bwrap,
+        bwrap_version=version,
+        works=works,
+        trial_error=error,
+        root=os.geteuid() == 0,
+        userns=_userns_state(),
+        cgroups=cgroups,
+        prlimit=_executable("prlimit", ("/usr/bin",)),
+        python=sandbox_python(),
+        load=os.getloadavg(),
+        cores=os.cpu_count() or 1,
+        swap_mb=_meminfo_mb("SwapTotal"),
         memory_mb=_meminfo_mb("MemTotal"),
     )
 
@@ -154,8 +203,9 @@ def require_sandbox() -> HostReport:
     host = probe_host()
     problems = host.problems()
     if problems:
-        raise SandboxUnavailable("cannot sandbox bots on this machine: " + "; ".join(problems)
-                                 + " (see `chicago-referee doctor`)")
+        raise SandboxUnavailable(
+            "cannot sandbox bots on this machine: " + "; ".join(problems) + " (see `chicago-referee doctor`)"
+        )
     return host
 
 
@@ -163,8 +213,11 @@ def require_freezer(limits: SandboxLimits | None) -> None:
     """SandboxUnavailable if `limits` ask for freeze_idle and no freezer is usable."""
     host = probe_host()
     if limits is not None and limits.freeze_idle and "freezer" not in host.cgroups.usable:
-        why = ("cgroups are used only when the referee runs as root" if not host.root
-               else "this machine offers no freezer the referee can use")
+        why = (
+            "cgroups are used only when the referee runs as root"
+            if not host.root
+            else "this machine offers no freezer the referee can use"
+        )
         raise SandboxUnavailable(FREEZER_MISSING.format(why=why))
 
 
@@ -175,7 +228,10 @@ def describe(limits: SandboxLimits | None) -> dict[str, Any]:
         return {"sandbox": "none"}
     host = probe_host()
     return {
-        "sandbox": "bubblewrap", "bwrap_version": host.bwrap_version, "namespaces": list(NAMESPACES),
+        "sandbox": "bubblewrap",
+        "bwrap_version": host.bwrap_version,
+        "namespaces": list(NAMESPACES),
         "identity": "a uid per seat" if host.root else "user namespace",
-        "cgroups": list(host.cgroups.usable), "limits": limits.as_dict(),
+        "cgroups": list(host.cgroups.usable),
+        "limits": limits.as_dict(),
     }

@@ -33,13 +33,23 @@ class SandboxLimits:
         return d
 
 
-_KEYS = {"memory": "memory_mb", "processes": "processes", "cpu": "cpu_s", "file_size": "file_size_mb",
-         "open_files": "open_files", "scratch": "scratch_mb", "env": "env", "freeze_idle": "freeze_idle"}
+_KEYS = {
+    "memory": "memory_mb",
+    "processes": "processes",
+    "cpu": "cpu_s",
+    "file_size": "file_size_mb",
+    "open_files": "open_files",
+    "scratch": "scratch_mb",
+    "env": "env",
+    "freeze_idle": "freeze_idle",
+}
 _SIZE = re.compile(r"^(\d+)\s*(m|mb|mib|g|gb|gib)?$", re.IGNORECASE)
 _TIME = re.compile(r"^(\d+)\s*(s|m|min|h)?$", re.IGNORECASE)
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-LIMITS_HELP = ("memory=SIZE,processes=N,cpu=SECONDS,file_size=SIZE,open_files=N,scratch=SIZE,env=NAME:NAME,"
-               "freeze_idle=true|false (sizes like 512M or 2G, times like 90s or 10m)")
+LIMITS_HELP = (
+    "memory=SIZE,processes=N,cpu=SECONDS,file_size=SIZE,open_files=N,scratch=SIZE,env=NAME:NAME,"
+    "freeze_idle=true|false (sizes like 512M or 2G, times like 90s or 10m)"
+)
 _BOOLS = {"true": True, "yes": True, "on": True, "1": True, "false": False, "no": False, "off": False, "0": False}
 
 

@@ -60,5 +60,6 @@ def check_bot(argv: tuple[str, ...], cwd: str | None, name: str, forbidden: list
         if under(hidden, folder):
             raise SandboxUnavailable(
                 f"bot {name!r}: its folder {folder} would be visible to it and holds {hidden}; "
-                "put the bot in a folder of its own")
+                "put the bot in a folder of its own"
+            )
     return check_folder(found[1], name)

@@ -45,8 +45,9 @@ class _Shown:
     is_python: bool = False
 
 
-def plan(argv: tuple[str, ...], cwd: str | None, name: str, limits: SandboxLimits, forbidden: list[Path],
-         tag: str) -> SandboxedBot:
+def plan(
+    argv: tuple[str, ...], cwd: str | None, name: str, limits: SandboxLimits, forbidden: list[Path], tag: str
+) -> SandboxedBot:
     """The bwrap command, environment, identity and limits for one bot start."""
     host = require_sandbox()
     require_freezer(limits)
@@ -66,9 +67,18 @@ def plan(argv: tuple[str, ...], cwd: str | None, name: str, limits: SandboxLimit
     limited = rlimits(limits, cgroup, before_bwrap=host.root)
     args = shown.args if host.root else [*prlimit_args(host.prlimit or "", limited), *shown.args]
     command = bot_stdio([host.bwrap, "--args", str(options_fd), "--"], args, (options_fd, *gate.child_fds()))
-    return SandboxedBot(argv=command, env=_environment(limits, shown.is_python), limits=limits, uid=uid,
-                        cgroup=cgroup, name=name, gate=gate, rlimits=limited if host.root else [],
-                        groups=shown.groups, options_fd=options_fd)
+    return SandboxedBot(
+        argv=command,
+        env=_environment(limits, shown.is_python),
+        limits=limits,
+        uid=uid,
+        cgroup=cgroup,
+        name=name,
+        gate=gate,
+        rlimits=limited if host.root else [],
+        groups=shown.groups,
+        options_fd=options_fd,
+    )
 
 
 def _shown_command(argv: tuple[str, ...], cwd: str | None, name: str, host: HostReport) -> _Shown:
@@ -90,8 +100,10 @@ def _shown_command(argv: tuple[str, ...], cwd: str | None, name: str, host: Host
     if shown.args[0] == sys.executable:
         if host.python is None:
             version = f"python{sys.version_info.major}.{sys.version_info.minor}"
-            raise SandboxUnavailable(f"bot {name!r}: sandboxed Python bots run with the system's {version}, "
-                                     f"which is not installed: {install_hint(version)}")
+            raise SandboxUnavailable(
+                f"bot {name!r}: sandboxed Python bots run with the system's {version}, "
+                f"which is not installed: {install_hint(version)}"
+            )
         shown.args = [host.python, "-s", *shown.args[1:]]
     if shown.is_python:  # a copy readable by every uid, however the referee is installed (files.py)
         shown.binds += lib_binds(LIB_DIR)
@@ -115,8 +127,13 @@ def _make_cgroup(host: HostReport, limits: SandboxLimits, name: str, tag: str) -
     if not host.cgroups.usable:
         return None
     try:
-        cgroup = BotCgroup(host.cgroups, f"{os.getpid()}-{tag[:12]}", limits.memory_mb * MiB, limits.processes + 2,
-                           freeze=limits.freeze_idle)
+        cgroup = BotCgroup(
+            host.cgroups,
+            f"{os.getpid()}-{tag[:12]}",
+            limits.memory_mb * MiB,
+            limits.processes + 2,
+            freeze=limits.freeze_idle,
+        )
     except OSError as exc:
         raise SandboxUnavailable(f"cannot make the cgroups of bot {name!r}: {exc.strerror or exc}") from exc
     if limits.freeze_idle and not cgroup.can_freeze:
@@ -136,5 +153,4 @@ def _pass_options(options: list[str], name: str) -> int:
     try:
         return options_file(options)
     except OSError as exc:
-        raise SandboxUnavailable(f"cannot pass bubblewrap the options of bot {name!r}: "
-                                 f"{exc.strerror or exc}") from exc
+        raise SandboxUnavailable(f"cannot pass bubblewrap the options of bot {name!r}: {exc.strerror or exc}") from exc

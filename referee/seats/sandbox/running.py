@@ -99,11 +99,13 @@ class SandboxedBot:
         except ProcessLookupError:
             return False  # bwrap ended meanwhile
         except OSError as exc:
-            raise SandboxUnavailable(f"cannot put bot {self.name!r} into its cgroups: {exc.strerror or exc}; "
-                                     "it was stopped before it ran") from exc
+            raise SandboxUnavailable(
+                f"cannot put bot {self.name!r} into its cgroups: {exc.strerror or exc}; it was stopped before it ran"
+            ) from exc
         except GateError as exc:
-            raise SandboxUnavailable(f"cannot start the sandbox of bot {self.name!r}: {exc}; "
-                                     "it was stopped before it ran") from exc
+            raise SandboxUnavailable(
+                f"cannot start the sandbox of bot {self.name!r}: {exc}; it was stopped before it ran"
+            ) from exc
         finally:
             cgroup.close_fds()
         gate.open()
@@ -120,17 +122,18 @@ class SandboxedBot:
             return "memory_limit", f"was held at its memory limit of {lim.memory_mb} MiB"
         if cg is not None and cg.forks_refused():
             return "process_limit", f"reached its limit of {lim.processes} processes and threads"
-        if returncode in (128 + signal.SIGXCPU, -signal.SIGXCPU) or (
-                cg is not None and cg.cpu_seconds() >= lim.cpu_s):
+        if returncode in (128 + signal.SIGXCPU, -signal.SIGXCPU) or (cg is not None and cg.cpu_seconds() >= lim.cpu_s):
             return "cpu_limit", f"used up its {lim.cpu_s} s of CPU time"
         if returncode in (128 + signal.SIGXFSZ, -signal.SIGXFSZ) or "File too large" in stderr_tail:
             return "file_size_limit", f"wrote a file over its limit of {lim.file_size_mb} MiB"
         # Without cgroups, only the bot's own last words tell (a bot can fake them, but only about itself).
         if (cg is None or "memory" not in cg.dirs) and re.search(
-                r"MemoryError|Cannot allocate memory|bad_alloc|out of memory|allocation failed", stderr_tail):
+            r"MemoryError|Cannot allocate memory|bad_alloc|out of memory|allocation failed", stderr_tail
+        ):
             return "memory_limit", f"could not get more memory than its limit of {lim.memory_mb} MiB"
         if (cg is None or "pids" not in cg.dirs) and re.search(
-                r"Resource temporarily unavailable|BlockingIOError|fork: retry|can't fork", stderr_tail):
+            r"Resource temporarily unavailable|BlockingIOError|fork: retry|can't fork", stderr_tail
+        ):
             return "process_limit", f"could not start more than {lim.processes} processes and threads"
         if "Too many open files" in stderr_tail:
             return "open_files_limit", f"opened more than {lim.open_files} files"
