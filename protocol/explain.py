@@ -96,7 +96,10 @@ def schema_error(exc: msgspec.ValidationError, line: bytes | str, what: str) -> 
         if path == ".type":
             return f'{what}: {field} is {shown}, which is not a message a bot sends (a reply\'s type is "action")'
         if path.endswith(".type"):
-            return f"{what}: {field} is {shown}, which is not an action of this game (choose from the request's legal list)"
+            return (
+                f"{what}: {field} is {shown}, which is not an action of this game (choose from the request's legal "
+                "list)"
+            )
         return f"{what}: {field} is {shown}, which is not one of the values it may take (see the request's legal list)"
     if body == "Number out of range":
         return f"{what}: {field}{held}: a number out of range"

@@ -8,7 +8,7 @@ import errno
 import functools
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Optional, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import typer
 import typer.core
@@ -175,13 +175,13 @@ _PRESETS = "; ".join(
     for g in GAMES.values()
 )
 RulesOpt = Annotated[
-    Optional[str],
+    str | None,
     typer.Option(
         "--rules", "-r", metavar="PRESET", help=f"Rule preset ({_PRESETS}); `chicago-referee rules` shows each."
     ),
 ]
 RuleOpt = Annotated[
-    Optional[list[str]],
+    list[str] | None,
     typer.Option("--rule", metavar="KEY=VALUE", help="Override one rule option, e.g. target_score=30 (repeatable)."),
 ]
 TimeControlOpt = Annotated[
@@ -204,7 +204,7 @@ SandboxOpt = Annotated[
     ),
 ]
 SandboxLimitsOpt = Annotated[
-    Optional[str],
+    str | None,
     typer.Option(
         "--sandbox-limits",
         metavar="LIMITS",
@@ -214,7 +214,7 @@ SandboxLimitsOpt = Annotated[
     ),
 ]
 StartOpt = Annotated[
-    Optional[str],
+    str | None,
     typer.Option(
         "--start",
         metavar="POSITION",

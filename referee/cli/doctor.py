@@ -11,9 +11,9 @@ import typer
 
 from referee.bots import BUILTIN_BOTS, builtin_names
 from referee.cli.common import EXIT_FAILED, app, expected_errors, out
-from referee.seats.sandbox import host as sandbox_host
 from referee.seats.packages import install_hint
 from referee.seats.sandbox import HostReport, SandboxLimits
+from referee.seats.sandbox import host as sandbox_host
 
 
 def _findings(host: HostReport) -> list[tuple[str, str, str]]:

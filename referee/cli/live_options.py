@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -20,7 +20,7 @@ HostOpt = Annotated[
 ]
 NoOpenOpt = Annotated[bool, typer.Option("--no-open", help="Print the dashboard's URL without opening a browser.")]
 RevealOpt = Annotated[
-    Optional[str],
+    str | None,
     typer.Option(
         "--reveal-delay",
         metavar="DURATION",

@@ -9,7 +9,7 @@ import statistics
 import sys
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import msgspec
 import trio
@@ -40,13 +40,13 @@ from referee.errors import ConfigError
 from referee.games import GAMES, get_game
 from referee.games.rules import preset_options
 from referee.play.deals import load_deals
-from referee.play.match import MatchConfig, run_match, summarize, unique_names
-from referee.seats.isolation import require_isolation
 from referee.play.game_spec import FailurePolicy
+from referee.play.match import MatchConfig, run_match, summarize, unique_names
 from referee.play.start import read_start, start_file
 from referee.play.summary import MatchResult
 from referee.seats.bot_command import check_runnable, resolve_command
 from referee.seats.clock import DEFAULT_TIME_CONTROL, format_time_control, parse_time_control
+from referee.seats.isolation import require_isolation
 from referee.seats.sandbox import SandboxLimits, parse_limits
 from referee.stats.ratings import parse_sprt
 
@@ -84,7 +84,8 @@ def match(
         list[str],
         typer.Argument(
             metavar="BOT...",
-            help=f"2-4 bots: a .py or .js file, an executable, a quoted command line, or a built-in bot by name ({builtin_names()}).",
+            help="2-4 bots: a .py or .js file, an executable, a quoted command line, or a built-in bot by name "
+            f"({builtin_names()}).",
         ),
     ],
     game_name: GameOpt = "chicago",
@@ -92,15 +93,16 @@ def match(
         int, typer.Option("--games", "-n", min=1, help="Games to play (rounded up to whole deal sets).")
     ] = 20,
     seed: Annotated[
-        Optional[int], typer.Option("--seed", "-s", help="Match seed (random if not given; always printed).")
+        int | None, typer.Option("--seed", "-s", help="Match seed (random if not given; always printed).")
     ] = None,
     preset: RulesOpt = None,
     rule: RuleOpt = None,
     deals: Annotated[
-        Optional[Path],
+        Path | None,
         typer.Option(
             "--deals",
-            help='JSON file of explicit deals: a list of {"dealer": 0, "deck": "As Kd 9h ..."} (the full pack, top card first); seeded shuffles follow the last one.',
+            help='JSON file of explicit deals: a list of {"dealer": 0, "deck": "As Kd 9h ..."} '
+            "(the full pack, top card first); seeded shuffles follow the last one.",
         ),
     ] = None,
     time_control: TimeControlOpt = DEFAULT_TIME_CONTROL,
@@ -109,18 +111,19 @@ def match(
         typer.Option(
             "--failure-policy",
             metavar="POLICY",
-            help="What a failure costs: forfeit (the game) or substitute (the referee plays a default move and counts a strike).",
+            help="What a failure costs: forfeit (the game) or substitute (the referee plays a default move and counts "
+            "a strike).",
         ),
     ] = "forfeit",
     max_strikes: Annotated[
-        Optional[int],
+        int | None,
         typer.Option(
             "--max-strikes", min=0, help="With --failure-policy substitute: strikes allowed per game (default 3)."
         ),
     ] = None,
-    log_dir: Annotated[Optional[Path], typer.Option("--log-dir", help="Write one JSONL log per game here.")] = None,
+    log_dir: Annotated[Path | None, typer.Option("--log-dir", help="Write one JSONL log per game here.")] = None,
     sprt_text: Annotated[
-        Optional[str], typer.Option("--sprt", help="Stop early by SPRT: elo0,elo1[,alpha,beta] (2 bots).")
+        str | None, typer.Option("--sprt", help="Stop early by SPRT: elo0,elo1[,alpha,beta] (2 bots).")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print a machine-readable summary on stdout.")] = False,
     sandbox: SandboxOpt = False,
@@ -342,7 +345,7 @@ def check(
     ],
     game_name: GameOpt = "chicago",
     time_control: Annotated[
-        Optional[str],
+        str | None,
         typer.Option(
             "--time-control",
             "-t",
@@ -351,7 +354,7 @@ def check(
         ),
     ] = None,
     config: Annotated[
-        Optional[Path],
+        Path | None,
         typer.Option(
             "--config",
             metavar="TOURNAMENT.toml",
@@ -429,10 +432,11 @@ def _check_setup(
 @expected_errors
 def bench(
     bot: Annotated[
-        Optional[str],
+        str | None,
         typer.Argument(
             metavar="[BOT]",
-            help=f"Bot used for both measurements, as for `match` (built-in: {builtin_names()}); default first-legal, which answers at once.",
+            help=f"Bot used for both measurements, as for `match` (built-in: {builtin_names()}); default first-legal, "
+            "which answers at once.",
         ),
     ] = None,
     game_name: GameOpt = "chicago",

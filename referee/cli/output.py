@@ -13,8 +13,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from referee.logs.gamelog import evidence_text
-from referee.play.match import MatchResult
 from referee.play.game_spec import GameRecord
+from referee.play.match import MatchResult
 from referee.visible import visible
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import sys
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import trio
 import typer
@@ -30,8 +30,8 @@ from referee.cli.output import say_phrases
 from referee.errors import ConfigError
 from referee.games import get_game
 from referee.play.deals import load_deals
-from referee.play.match import unique_names
 from referee.play.game_spec import GameRecord
+from referee.play.match import unique_names
 from referee.play.start import read_start, start_file
 from referee.play.table import TableConfig, play_table
 from referee.seats.bot_command import BotSpec, resolve_command
@@ -61,32 +61,31 @@ _NUMBERS = {2: "two", 3: "three"}
 @expected_errors
 def play(
     bots: Annotated[
-        Optional[list[str]],
+        list[str] | None,
         typer.Argument(
             metavar="BOT",
-            help=f"0-3 bots to play against: commands, or built-in bots by name ({builtin_names()}); none: pimc, the strongest.",
+            help=f"0-3 bots to play against: commands, or built-in bots by name ({builtin_names()}); none: pimc, the "
+            "strongest.",
         ),
     ] = None,
     game_name: GameOpt = "chicago",
     seat: Annotated[int, typer.Option("--seat", help="Your seat, 0 = first.")] = 0,
     seed: Annotated[
-        Optional[int], typer.Option("--seed", "-s", help="Seed of the deals (random if not given; always printed).")
+        int | None, typer.Option("--seed", "-s", help="Seed of the deals (random if not given; always printed).")
     ] = None,
     preset: RulesOpt = None,
     rule: RuleOpt = None,
-    deals: Annotated[
-        Optional[Path], typer.Option("--deals", help="JSON file of explicit deals (as for `match`).")
-    ] = None,
+    deals: Annotated[Path | None, typer.Option("--deals", help="JSON file of explicit deals (as for `match`).")] = None,
     games: Annotated[int, typer.Option("--games", "-n", min=1, help="Games to play before asking 'play again?'.")] = 1,
     time_control: TimeControlOpt = DEFAULT_TIME_CONTROL,
     human_time: Annotated[
-        Optional[str],
+        str | None,
         typer.Option(
             "--human-time",
             help="Your limit (none by default), e.g. 60s or decision=30s,bank=300s; out of time forfeits.",
         ),
     ] = None,
-    log_dir: Annotated[Optional[Path], typer.Option("--log-dir", help="Write one JSONL log per game here.")] = None,
+    log_dir: Annotated[Path | None, typer.Option("--log-dir", help="Write one JSONL log per game here.")] = None,
     name: Annotated[str, typer.Option("--name", help="Your name at the table and in the log.")] = "human",
     web: Annotated[bool, typer.Option("--web", help="Play in the browser instead of the terminal.")] = False,
     host: Annotated[

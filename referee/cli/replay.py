@@ -12,7 +12,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 
@@ -25,7 +25,7 @@ from referee.errors import ConfigError
 def replay(
     log_path: Annotated[Path, typer.Argument(metavar="LOG", help="A game log (.jsonl) written with --log-dir.")],
     seat: Annotated[
-        Optional[int], typer.Option("--seat", min=0, help="Show only what seat N could see at each moment.")
+        int | None, typer.Option("--seat", min=0, help="Show only what seat N could see at each moment.")
     ] = None,
     show_all: Annotated[
         bool, typer.Option("--all", help="Show everything: every hand, every private event (the default).")
@@ -40,11 +40,9 @@ def replay(
         bool,
         typer.Option("--step", help="Wait for Enter after each action (only when stdin and stdout are a terminal)."),
     ] = False,
-    width: Annotated[
-        Optional[int], typer.Option("--width", min=40, help="Line width (default: the terminal's).")
-    ] = None,
+    width: Annotated[int | None, typer.Option("--width", min=40, help="Line width (default: the terminal's).")] = None,
     html: Annotated[
-        Optional[Path],
+        Path | None,
         typer.Option("--html", metavar="OUT.html", help="Write the HTML replay viewer to this file instead."),
     ] = None,
 ) -> None:
@@ -91,13 +89,14 @@ def replay(
 @expected_errors
 def verify(
     paths: Annotated[
-        Optional[list[Path]], typer.Argument(metavar="LOG", help="Game logs, or directories searched for *.jsonl.")
+        list[Path] | None, typer.Argument(metavar="LOG", help="Game logs, or directories searched for *.jsonl.")
     ] = None,
     db: Annotated[
-        Optional[Path],
+        Path | None,
         typer.Option(
             "--db",
-            help="A tournament's results database: check every row against its log, every log by re-running it, and the seed commitment.",
+            help="A tournament's results database: check every row against its log, every log by re-running it, and "
+            "the seed commitment.",
         ),
     ] = None,
     jobs: Annotated[

@@ -35,7 +35,9 @@ def serve(
         Path,
         typer.Argument(
             metavar="DB_OR_CONFIG",
-            help="Results database, or the tournament config (its default database), or a match's live stream file: `match --serve --log-dir DIR` writes DIR/match.live.ndjson, and a tournament writes tournament.live.ndjson beside its database.",
+            help="Results database, or the tournament config (its default database), or a match's live stream file: "
+            "`match --serve --log-dir DIR` writes DIR/match.live.ndjson, and a tournament writes "
+            "tournament.live.ndjson beside its database.",
         ),
     ],
     port: PortOpt = 0,

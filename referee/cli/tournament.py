@@ -15,7 +15,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import trio
 import typer
@@ -261,32 +261,34 @@ def tournament(
         Path, typer.Argument(metavar="CONFIG", help="Tournament config file (TOML; see tournaments/README.md).")
     ],
     db: Annotated[
-        Optional[Path],
+        Path | None,
         typer.Option(
             "--db", help="Results database (default: results/<config stem>/tournament.db next to the config)."
         ),
     ] = None,
     log_dir: Annotated[
-        Optional[Path],
+        Path | None,
         typer.Option(
             "--log-dir", help="Folder for the game logs (default: logs/ next to the default database, or <db>-logs/)."
         ),
     ] = None,
     concurrency: Annotated[
-        Optional[int],
+        int | None,
         typer.Option(
             "--concurrency",
             "-j",
             min=0,
             metavar="N",
-            help="Games played at once, in all (default: the config's `concurrency`; 0: automatic, cores - 1 and at least 1).",
+            help="Games played at once, in all (default: the config's `concurrency`; 0: automatic, cores - 1 and at "
+            "least 1).",
         ),
     ] = None,
     resume: Annotated[
-        Optional[bool],
+        bool | None,
         typer.Option(
             "--resume/--fresh",
-            help="--resume: continue the existing database (also the default when it exists); --fresh: delete it and its logs and start over.",
+            help="--resume: continue the existing database (also the default when it exists); --fresh: delete it and "
+            "its logs and start over.",
         ),
     ] = None,
     workers: Annotated[
@@ -296,15 +298,17 @@ def tournament(
             "-w",
             min=0,
             metavar="N",
-            help="Spread the games over N worker processes of this machine (one Trio loop each), for when one loop cannot keep up: many fast games on several cores. 0: all in this process.",
+            help="Spread the games over N worker processes of this machine (one Trio loop each), for when one loop "
+            "cannot keep up: many fast games on several cores. 0: all in this process.",
         ),
     ] = 0,
     cluster: Annotated[
-        Optional[str],
+        str | None,
         typer.Option(
             "--cluster",
             metavar="ADDRESS",
-            help="Play the games on the workers of a running Dask scheduler, e.g. tcp://10.0.0.5:8786: more machines than one (needs the \\[cluster] extra; docs/cluster.md).",
+            help="Play the games on the workers of a running Dask scheduler, e.g. tcp://10.0.0.5:8786: more machines "
+            "than one (needs the \\[cluster] extra; docs/cluster.md).",
         ),
     ] = None,
     serve: ServeOpt = False,
@@ -489,7 +493,7 @@ def standings(
     db: Annotated[Path, typer.Argument(help="Results database (or the tournament config: its default database).")],
     as_json: Annotated[bool, typer.Option("--json", help="Print the standings as JSON on stdout.")] = False,
     as_csv: Annotated[bool, typer.Option("--csv", help="Print the standings table as CSV on stdout.")] = False,
-    html_out: Annotated[Optional[Path], typer.Option("--html", help="Write a self-contained HTML report here.")] = None,
+    html_out: Annotated[Path | None, typer.Option("--html", help="Write a self-contained HTML report here.")] = None,
 ) -> None:
     """Print a tournament's standings from its results database (works while it runs)."""
     from referee.tournament.report import MAX_REPLAY_PAGES, to_html, write_replay_pages
@@ -504,7 +508,7 @@ def standings(
         st = from_store(store)
         if html_out is not None:
             html_out.parent.mkdir(parents=True, exist_ok=True)
-            written, skipped = write_replay_pages(st, store)
+            _written, skipped = write_replay_pages(st, store)
             if skipped:
                 err.print(
                     f"replay pages written for the first {MAX_REPLAY_PAGES} games without one; "

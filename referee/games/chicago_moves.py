@@ -48,7 +48,7 @@ def _action_card(text: str) -> int:
 _EXCHANGE_JSON = (
     "["
     + ",".join(
-        '{"type":"exchange","discard":[' + ",".join('"%c%c"' % (2 * k, 2 * k + 1) for k in idx) + "]}"
+        '{"type":"exchange","discard":[' + ",".join(f'"{chr(2 * k)}{chr(2 * k + 1)}"' for k in idx) + "]}"
         for idx in _SUBSETS
     )
     + "]"

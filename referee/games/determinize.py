@@ -210,7 +210,7 @@ def _voids(plays: list[list[tuple[int, int]]], me: int, suit_of: Sequence[int]) 
 
 
 def _played_counts(plays: list[list[tuple[int, int]]], seats: Sequence[int]) -> dict[int, int]:
-    played_by = {s: 0 for s in seats}
+    played_by = dict.fromkeys(seats, 0)
     for t in plays:
         for s, _ in t:
             played_by[s] += 1

@@ -19,7 +19,7 @@ from referee.games.rules import build_rules
 class Decision:
     """What a policy sees: its seat, the legal actions and (lazily) its view."""
 
-    __slots__ = ("seat", "legal", "state", "__dict__")
+    __slots__ = ("__dict__", "legal", "seat", "state")
 
     def __init__(self, state: GameState, seat: int, legal: list[Any]) -> None:
         self.state = state

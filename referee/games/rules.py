@@ -41,7 +41,7 @@ def preset_options(game: GameDef, preset: str) -> dict[str, Any]:
 def build_rules(game: GameDef, preset: str | None = None, options: dict[str, Any] | None = None) -> Any:
     """Preset (default: the game's) overlaid with options; validated."""
     merged = preset_options(game, preset or game.default_preset)
-    fields = [f for f in game.rules_type.__struct_fields__]
+    fields = list(game.rules_type.__struct_fields__)
     defaults = msgspec.to_builtins(game.rules_type())
     for key, value in (options or {}).items():
         if key not in fields:
@@ -117,7 +117,8 @@ def plain_words(game: GameDef, merged: dict[str, Any], exc: msgspec.ValidationEr
         keys = ftype.key_type.values if isinstance(ftype.key_type, mi.LiteralType) else ()
         bad = next((k for k in value if k not in keys), None)
         if bad is not None:
-            return f"rule option {key!r}: unknown key {bad!r}{did_you_mean(str(bad), keys)}; valid keys: {', '.join(map(str, keys))}"
+            valid = ", ".join(map(str, keys))
+            return f"rule option {key!r}: unknown key {bad!r}{did_you_mean(str(bad), keys)}; valid keys: {valid}"
     hint = ""
     if isinstance(ftype, mi.LiteralType) and isinstance(value, str):
         hint = did_you_mean(value, ftype.values)

@@ -25,7 +25,6 @@ from typing import Any
 import msgspec
 import trio
 
-
 KEEP_FINISHED = 32
 RECENT_SHOWN = 12  # finished games in the summary
 RECENT_LINES = 2048
@@ -278,7 +277,7 @@ class LiveBoard:
         done = (self.info.get("finished") or 0) + self.finished_this_run
         left = max(0, scheduled - done)
         return {
-            "run": {k: v for k, v in self.info.items()},
+            "run": dict(self.info.items()),
             "progress": {
                 "finished": done,
                 "scheduled": scheduled,

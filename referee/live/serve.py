@@ -18,9 +18,9 @@ from pathlib import Path
 import trio
 
 from referee.live.app import DashboardApp
-from referee.live.source import LiveSource
 from referee.live.board import LiveBoard
 from referee.live.follow import DbStandings, follow
+from referee.live.source import LiveSource
 from referee.live.stream import PRIVATE_SUFFIX, PUBLIC_SUFFIX, LiveWriter, stream_paths
 from referee.play.runner import log_path_for
 from referee.web.server import Served, start_server

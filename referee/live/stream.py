@@ -151,7 +151,7 @@ class GameFeed:
     about it. Only events whose audience is PUBLIC go to the public file.
     """
 
-    __slots__ = ("writer", "game_id", "i", "j", "cursor", "names")
+    __slots__ = ("cursor", "game_id", "i", "j", "names", "writer")
 
     def __init__(self, writer: LiveWriter, spec: GameSpec, names: list[str]) -> None:
         self.writer = writer

@@ -24,10 +24,10 @@ from typing import Any
 import msgspec
 
 from referee import __version__
-from referee.live.board import LiveBoard, LiveGame
 from referee.games.base import PUBLIC
+from referee.live.board import LiveBoard, LiveGame
 from referee.logs.records import ActionRecord, EventRecord, FailureRecord, LogHeader, LogResult, PlayerInfo, Record
-from referee.replay.html import page_html, pack_cards, replay_data, replay_row
+from referee.replay.html import pack_cards, page_html, replay_data, replay_row
 
 DATA_MARK = "@@LIVE-DATA@@"
 """Where the browser puts a live table's data in the shell (JSON made safe

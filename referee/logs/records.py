@@ -28,7 +28,7 @@ order, and the header and result keep theirs.
 
 from __future__ import annotations
 
-from typing import Any, Union
+from typing import Any
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -128,9 +128,9 @@ class ActionRecord(LogRecord, tag="action", frozen=True):
     """`bot`, or `default`: the referee played the first legal action."""
     action: Any
     """The game's action (an object tagged by `type`; the game types it)."""
-    ms: float | None | UnsetType = UNSET
+    ms: float | UnsetType | None = UNSET
     """The bot's thinking time, wall clock (timing)."""
-    cpu_ms: float | None | UnsetType = UNSET
+    cpu_ms: float | UnsetType | None = UNSET
     """The CPU time the bot used meanwhile (timing; null where not measured)."""
 
 
@@ -170,5 +170,5 @@ class LogResult(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag
     """Per seat: CPU time of its decisions, null where not measured (timing; absent in older logs)."""
 
 
-Record = Union[DealRecord, EventRecord, SendRecord, RecvRecord, ActionRecord, FailureRecord, UnloggedRecord, LogResult]
+Record = DealRecord | EventRecord | SendRecord | RecvRecord | ActionRecord | FailureRecord | UnloggedRecord | LogResult
 """Every line after the header."""

@@ -39,9 +39,9 @@ from referee.errors import BotStartError, SandboxUnavailable
 from referee.games import get_game
 from referee.games.base import PUBLIC
 from referee.games.rules import build_rules
-from referee.play.match import MatchConfig, play_one
-from referee.play.handle import BotHandle
 from referee.play.game_spec import StartFailure, make_request
+from referee.play.handle import BotHandle
+from referee.play.match import MatchConfig, play_one
 from referee.play.seeding import derive_seed
 from referee.seats.bot_command import BotSpec
 from referee.seats.bot_process import BotProcess

@@ -31,9 +31,9 @@ from referee.games.show import CheckScenario
 from referee.logs.gamelog import read_log
 from referee.logs.records import ActionRecord, FailureRecord
 from referee.play.deals import parse_deals
-from referee.play.match import MatchConfig, play_one
-from referee.play.handle import BotHandle
 from referee.play.game_spec import FailurePolicy, GameRecord
+from referee.play.handle import BotHandle
+from referee.play.match import MatchConfig, play_one
 from referee.seats.bot_command import BotSpec
 from referee.seats.sandbox import SandboxLimits
 

@@ -23,12 +23,11 @@ from typing import Any
 
 import msgspec
 
-from protocol.common import MAX_NESTING, nests_deeper_than
+from protocol.common import MAX_NESTING, Inbound, nests_deeper_than
 from protocol.explain import json_error, schema_error
-from protocol.common import Inbound
 from protocol.messages import BotHello
-from referee.games.registry import GAMES
 from referee.errors import ProtocolViolation
+from referee.games.registry import GAMES
 from referee.logs.gamelog import cut
 
 MAX_UNSOLICITED = 8

@@ -144,7 +144,7 @@ class GameRunner:
         """Events this seat may see that it has not been sent yet."""
         s = self.seats[seat]
         events = self.state.events
-        mine = [ev for aud, ev in events[s.cursor :] if aud == PUBLIC or aud == seat]
+        mine = [ev for aud, ev in events[s.cursor :] if aud in (PUBLIC, seat)]
         s.cursor = len(events)
         return mine
 

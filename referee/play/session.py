@@ -76,13 +76,12 @@ async def play_game(
             if stderr_at is not None:
                 save_stderr(stderr_at, procs)
         else:
-            with trio.CancelScope(shield=True):
-                for proc in procs:
-                    if proc is not None:
-                        proc.take_game_stderr()
-                        proc.stderr_file = ""
-                        kill_group(proc.pid)
-                discard_logs(log, len(seats), stderr_at)
+            for proc in procs:  # no await below: a cancelled game cannot stop its own cleanup
+                if proc is not None:
+                    proc.take_game_stderr()
+                    proc.stderr_file = ""
+                    kill_group(proc.pid)
+            discard_logs(log, len(seats), stderr_at)
 
 
 async def start_bots(

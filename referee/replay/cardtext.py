@@ -27,7 +27,7 @@ def cards_text(cards: Iterable[str], *, sort: bool = False) -> Text:
     if sort:
         try:
             items = [CARD_STR[c] for c in sort_hand(parse_card(c) for c in items)]
-        except Exception:  # noqa: BLE001 - a foreign card notation: keep the order given
+        except Exception:
             pass
     return Text(" ").join(card_text(c) for c in items)
 

@@ -205,7 +205,7 @@ class Simulation:
         h = log.header
         try:
             self.state: GameState = initial_state(log.game, log.rules, h.n_players, h.seed, log.deals, log.start)
-        except Exception as exc:  # noqa: BLE001 - the engine refused the header: say so, no traceback
+        except Exception as exc:
             raise LogMismatch(log.path, 1, f"the header does not start a game: {exc}") from None
         self.actions = 0
         self._action_decoder = msgspec.json.Decoder(log.game.action_type)
@@ -235,7 +235,7 @@ class Simulation:
             state.apply_action(action)
         except RefereeError as exc:
             raise LogMismatch(self.log.path, line, f"illegal action {show(action)} by seat {seat}: {exc}") from None
-        except Exception as exc:  # noqa: BLE001 - an engine failure is reported against the log line
+        except Exception as exc:
             raise LogMismatch(
                 self.log.path,
                 line,

@@ -191,7 +191,7 @@ class Renderer:
             try:
                 if build_rules(game, preset) == rules:
                     return f"preset {preset}"
-            except Exception:  # noqa: BLE001 - a preset that no longer builds is just not a match
+            except Exception:
                 continue
         diff = rules_diff(game, rules)
         if not diff:

@@ -12,7 +12,8 @@ and walks the records in order, checking each against the simulation:
   action equals the action in that seat's last reply line (same request id);
   a referee default is the first legal action;
 - `failure` and `result`: an `illegal_action`, `malformed_json`,
-  `schema_violation` or `nesting_too_deep` failure re-judged from the reply line, the warning sent after a failure, the forfeits (under the
+  `schema_violation` or `nesting_too_deep` failure re-judged from the reply
+  line, the warning sent after a failure, the forfeits (under the
   `forfeit` policy every failure forfeits), the decision count, winner,
   scores, placements and reason;
 - the header: the game seed derives from `match_seed` and `deal_set`, the

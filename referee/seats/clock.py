@@ -33,7 +33,7 @@ def parse_duration_ms(text: str) -> int:
     if not m:
         raise ConfigError(f"bad duration {text!r}: write e.g. 500ms, 1.5s or 2m")
     value = float(m.group(1)) * {"ms": 1, "s": 1000, "m": 60_000, None: 1000}[m.group(2)]
-    return int(round(value))
+    return round(value)
 
 
 def parse_time_control(text: str) -> TimeControl:

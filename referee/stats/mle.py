@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from operator import mul
 
-from referee.stats.ratings import N01, K, Z95, RatingError, expected_score
+from referee.stats.ratings import N01, Z95, K, RatingError, expected_score
 
 Pairs = dict[tuple[int, int], list[float]]
 """(i, j) with i < j -> [weight of their comparisons, points of i]."""
@@ -281,7 +281,7 @@ def _maximise(pairs: Pairs, n: int, max_iter: int) -> list[float]:
         g, h = _gradient_and_information(pairs, x)
         step = [*_solve_spd([row[:f] for row in h[:f]], g[:f]), 0.0]
         big = max(abs(d) for d in step)
-        if big < 1e-10 * max(1.0, max(abs(v) for v in x)):
+        if big < 1e-10 * max(1.0, *(abs(v) for v in x)):
             return x
         if big > 400.0:
             step = [d * 400.0 / big for d in step]

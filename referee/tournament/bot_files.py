@@ -10,7 +10,8 @@ of that bot, refusing the game when the two differ.
 What is hashed: the bot's folder (`dir` in the config) when it has one,
 every file in it (hidden files and `__pycache__` aside); otherwise the files
 its command names (the script; the program itself only when it lies in the
-bot's working folder, so an interpreter is the machine's, not the bot's). Digests are cached per process by the files' sizes and change times.
+bot's working folder, so an interpreter is the machine's, not the bot's).
+Digests are cached per process by the files' sizes and change times.
 """
 
 from __future__ import annotations

@@ -360,7 +360,7 @@ def _resolve_bot(i: int, entry: BotEntry, base_dir: Path, sandbox: SandboxLimits
     if not workdir.is_dir():
         raise ConfigError(f"{label}.dir: {workdir} is not a directory")
     command = entry.command
-    if isinstance(command, str) and not command.strip() or isinstance(command, list) and not command:
+    if (isinstance(command, str) and not command.strip()) or (isinstance(command, list) and not command):
         raise ConfigError(f"{label}.command: must not be empty")
     try:
         spec = resolve_command(command, name=entry.name, cwd=str(workdir), sandbox=sandbox)

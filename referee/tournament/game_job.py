@@ -136,9 +136,13 @@ async def play_job_shipped(job: GameJob, worker: dict[str, Any]) -> PlayedGame:
             rec = await play_job(job, procs, trio.CapacityLimiter(STARTS_AT_ONCE), part, worker)
         played = PlayedGame(record=rec, worker=worker)
         if part is not None:
-            played.log_zlib = zlib.compress(part.read_bytes(), 6)
-            for p in Path(scratch).iterdir():
-                if p.name.endswith(".stderr"):
-                    played.stderr_zlib[p.name] = zlib.compress(p.read_bytes(), 6)
+            # Reading and compressing on a thread: the worker's other games keep their clocks.
+            played.log_zlib, played.stderr_zlib = await trio.to_thread.run_sync(_packed, part, Path(scratch))
         rec.log_path = None  # a path on the worker means nothing to the coordinator
         return played
+
+
+def _packed(log: Path, scratch: Path) -> tuple[bytes, dict[str, bytes]]:
+    """A game's log and its bots' stderr files, compressed for the trip to the coordinator."""
+    stderr = {p.name: zlib.compress(p.read_bytes(), 6) for p in scratch.iterdir() if p.name.endswith(".stderr")}
+    return zlib.compress(log.read_bytes(), 6), stderr

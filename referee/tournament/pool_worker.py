@@ -134,17 +134,16 @@ async def serve(
     GUARDIAN.start()  # before the first bot: if this process is killed, its bots go with it
     reader = FrameReader(frames_in, ToWorker, "the coordinator")
     broken: FrameError | None = None
-    async with trio.open_nursery() as procs:
-        async with trio.open_nursery() as games:
-            worker = PoolWorker(frames_out, procs, games, starts)
-            await worker.send(Ready(pid=os.getpid()))
-            games.start_soon(worker.beat)
-            try:
-                while (message := await reader.receive()) is not None:
-                    worker.handle(message)
-            except FrameError as exc:
-                broken = exc
-            games.cancel_scope.cancel()  # the coordinator is done, or gone: no game outlives it
+    async with trio.open_nursery() as procs, trio.open_nursery() as games:
+        worker = PoolWorker(frames_out, procs, games, starts)
+        await worker.send(Ready(pid=os.getpid()))
+        games.start_soon(worker.beat)
+        try:
+            while (message := await reader.receive()) is not None:
+                worker.handle(message)
+        except FrameError as exc:
+            broken = exc
+        games.cancel_scope.cancel()  # the coordinator is done, or gone: no game outlives it
     GUARDIAN.close()
     if broken is not None:
         raise broken

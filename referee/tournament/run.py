@@ -392,8 +392,7 @@ class TournamentRunner:
                 status = "error"  # a bug or a broken disk: the finished games are safe anyway
             raise
         finally:
-            with trio.CancelScope(shield=True):
-                self.store.end_run(run_id, status)
+            self.store.end_run(run_id, status)  # synchronous: no cancellation can cut it short
         return RunOutcome(
             status=status,
             scheduled=len(self.schedule),
@@ -469,9 +468,8 @@ class TournamentRunner:
         try:
             played = await self.executor.play(self.job_for(g), part)
         except BaseException:
-            with trio.CancelScope(shield=True):
-                if part is not None:
-                    part.unlink(missing_ok=True)
+            if part is not None:
+                part.unlink(missing_ok=True)
             raise
         if g.key in self._written:  # played twice (a worker lost and its game run again): counted once
             return

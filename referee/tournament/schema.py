@@ -186,7 +186,7 @@ def check_types(path: Path, conn: sqlite3.Connection) -> None:
     (a hand-edited row) is one ResultsError naming the game, not a crash later."""
     for table, key, columns in _TYPED:
         test = " OR ".join(f"typeof({c}) NOT IN ({', '.join(repr(t) for t in types)})" for c, types in columns.items())
-        bad = conn.execute(f"SELECT {key} FROM {table} WHERE {test} LIMIT 1").fetchone()  # noqa: S608
+        bad = conn.execute(f"SELECT {key} FROM {table} WHERE {test} LIMIT 1").fetchone()
         if bad is not None:
             raise ResultsError(
                 f"{path}: the {table} row of game {bad[0]} holds a value of the wrong type "

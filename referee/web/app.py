@@ -17,8 +17,8 @@ from typing import Any
 import msgspec
 import trio
 
-from referee.web.session import Refused, WebPlayer
 from referee.web.server import Receive, Send, answer_lifespan, event_stream, respond
+from referee.web.session import Refused, WebPlayer
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
 STATIC = {"play.html": "text/html", "play.js": "text/javascript", "play.css": "text/css", "replay.css": "text/css"}

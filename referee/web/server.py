@@ -68,8 +68,8 @@ async def start_server(
         binds: list[str] = await nursery.start(
             partial(
                 serve,
-                make_app(token),
-                _config(host, port),  # type: ignore[arg-type]
+                make_app(token),  # type: ignore[arg-type]
+                _config(host, port),
                 shutdown_trigger=stop.wait,
             )
         )

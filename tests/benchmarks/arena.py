@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import itertools
 import json
 import math
 import random
@@ -135,7 +136,7 @@ def _calibration(log: list[list[float]]) -> list[dict]:
     mean true gain, and the share the bot called."""
     edges = (-math.inf, *GAIN_BUCKETS, math.inf)
     rows = []
-    for low, high in zip(edges, edges[1:]):
+    for low, high in itertools.pairwise(edges):
         inside = [(g, t, c) for g, t, c in log if low <= g < high]
         if inside:
             rows.append(

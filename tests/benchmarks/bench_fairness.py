@@ -60,7 +60,7 @@ def reading_costs() -> None:
                     f"{per_call_us(group.cpu_seconds):6.1f} us"
                 )
                 if group.can_freeze:
-                    sleeper = subprocess.Popen(["sleep", "60"], preexec_fn=group.join_self)
+                    sleeper = subprocess.Popen(["sleep", "60"], preexec_fn=group.join_self)  # noqa: PLW1509 (joins its group before exec; no threads here)
                     group.admit(sleeper.pid)  # its v2 groups (v1: it joined them itself)
                     group.close_fds()
 

@@ -40,8 +40,8 @@ import sys
 import tempfile
 import threading
 import time
-from math import comb
 from collections.abc import Callable
+from math import comb
 from pathlib import Path
 from urllib.parse import urlsplit
 

@@ -27,6 +27,7 @@ makes a ladder take hours; see docs/bots.md for the one published).
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import subprocess
 import sys
@@ -170,7 +171,7 @@ def main() -> None:
     work = []
     for game, seats in tables:
         rungs = LADDER[LADDER.index(args.start) : LADDER.index(args.stop) + 1]
-        for lower, upper in zip(rungs, rungs[1:]):
+        for lower, upper in itertools.pairwise(rungs):
             search = upper in ("pimc", "ismcts")
             work.append((game, seats, upper, lower, args.search_games if search else args.games))
     t0 = time.monotonic()

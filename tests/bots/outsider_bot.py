@@ -215,7 +215,7 @@ def plain_card(view: dict, legal: list[dict]) -> dict:
         best = max(r for r, s in trick if s == led)
         unseen = {(r, s) for r in range(13) for s in range(4)} - seen_cards(view)
         for c in sorted(options):
-            rest = [x for x in hand if x != c][0]
+            rest = next(x for x in hand if x != c)
             boss = not any(s == rest[1] and r > rest[0] for r, s in unseen)
             if c[1] == led and c[0] > best and boss:
                 pick = c

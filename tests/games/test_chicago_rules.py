@@ -861,7 +861,7 @@ def test_ch15_must_follow_suit_void_may_play_anything_winner_leads():
     assert s.current_player() == 1 and len(s.legal_actions()) == 5
     play(s, "1:Jd")
     # P2 holds no diamonds: every card is legal.
-    assert sorted(a.card for a in s.legal_actions()) == sorted("3s 4s Ac 8h 9h".split())
+    assert sorted(a.card for a in s.legal_actions()) == sorted(["3s", "4s", "Ac", "8h", "9h"])
     play(s, "2:8h")
     # P0 holds Kd and Td: only diamonds.
     assert sorted(a.card for a in s.legal_actions()) == ["Kd", "Td"]
@@ -1371,7 +1371,7 @@ def test_unknown_or_out_of_range_option_is_a_config_error(options, words):
 
 
 def test_unknown_preset_and_option_parsing():
-    with pytest.raises(ConfigError, match="unknown chicago preset 'zone'.*gamerules"):
+    with pytest.raises(ConfigError, match=r"unknown chicago preset 'zone'.*gamerules"):
         build_rules(CHICAGO, "zone")
     assert parse_option("target_score=30") == ("target_score", 30)
     assert parse_option("win-check=end_of_deal") == ("win_check", "end_of_deal")

@@ -50,7 +50,6 @@ from referee.errors import ConfigError, IllegalAction
 from referee.games import get_game
 from referee.games.base import PUBLIC, TERMINAL, Deal
 from referee.games.cards import CARD_STR, parse_cards
-from referee.games.registry import GHOST_EUCHRE
 from referee.games.ghost_euchre import (
     EUCHRE_DECK,
     GhostEuchreState,
@@ -58,6 +57,7 @@ from referee.games.ghost_euchre import (
     new_state,
     trick_winner,
 )
+from referee.games.registry import GHOST_EUCHRE
 from referee.games.rules import build_rules
 
 S, H, D, C = range(4)
@@ -740,7 +740,7 @@ def check_hand_history(g: GhostEuchreState) -> None:
             deal = e.deal
         per_deal.setdefault(deal, []).append(e)
     totals = [0, 0, 0]
-    for deal, evs in per_deal.items():
+    for evs in per_deal.values():
         assert sum(isinstance(e, GhostSwapped) for e in evs) <= 1
         ranks = [BID_RANK[e.bid] for e in evs if isinstance(e, BidMade) and e.bid is not None]
         assert ranks == sorted(set(ranks))  # strictly increasing

@@ -33,7 +33,7 @@ def test_chicago_deals_the_chosen_hands_and_stock(n: int) -> None:
         assert [CARD_STR[c] for c in state._stock[::-1][:4]] == stock
         state.apply_action(state.legal_actions()[-1])  # the eldest discards all five: drawn from the top
         eldest = (dealer + 1) % n
-        assert [e.cards for a, e in state.events if a == eldest and type(e).__name__ == "Drew"][0][:4] == stock
+        assert next(e.cards for a, e in state.events if a == eldest and type(e).__name__ == "Drew")[:4] == stock
 
 
 @pytest.mark.parametrize("dealer", [0, 1, 2])

@@ -31,11 +31,11 @@ def places(position) -> dict[str, str]:
     """card -> where it lies in a position."""
     where = {}
     for s, hand in enumerate(position.hands):
-        where |= {c: f"hand{s}" for c in hand}
+        where |= dict.fromkeys(hand, f"hand{s}")
     if position.game == "chicago":
-        where |= {c: "stock" for c in position.stock} | {c: "discards" for c in position.discards}
+        where |= dict.fromkeys(position.stock, "stock") | dict.fromkeys(position.discards, "discards")
     else:
-        where |= {c: "ghost" for c in position.ghost + position.dead}
+        where |= dict.fromkeys(position.ghost + position.dead, "ghost")
     return where
 
 

@@ -10,15 +10,15 @@ from typing import Any
 
 import pytest
 import trio
+from logfiles import read_json_log
+from needs import needs_sandbox
+from paths import FIRST_LEGAL_BOT
+from timing import scaled
 
 from protocol.messages import GameOver, GameStart, Request, TimeControl, Warning
 from referee.errors import Resigned
 from referee.games import get_game
 from referee.games.rules import build_rules
-from logfiles import read_json_log
-from needs import needs_sandbox
-from paths import FIRST_LEGAL_BOT
-from timing import scaled
 from referee.play.table import TableConfig, play_table
 from referee.seats.bot_command import resolve_command
 from referee.seats.human import Judge

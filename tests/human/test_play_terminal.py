@@ -13,7 +13,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from logfiles import read_json_log
 from paths import ROOT
 from timing import scaled

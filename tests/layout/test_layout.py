@@ -19,7 +19,8 @@ from timing import scaled
 PACKAGES = ("referee", "protocol")
 
 # What each wing may import. "core" is referee/__init__ (the version), the
-# error family and `visible` (bot text made safe to show); "protocol" is the wire contract. A wing never imports one above it.
+# error family and `visible` (bot text made safe to show); "protocol" is the
+# wire contract. A wing never imports one above it.
 # "bot_names" is `referee.bots` itself, the listing of the built-in bots' names (it imports nothing), which the
 # seats resolve bot commands with; "bots" are the bots' modules, run as processes, which no wing imports.
 ALLOWED: dict[str, set[str]] = {

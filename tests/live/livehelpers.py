@@ -24,8 +24,8 @@ from referee.games import get_game
 from referee.games.rules import build_rules
 from referee.live.serve import match_writer
 from referee.live.stream import stream_paths
-from referee.play.match import MatchConfig, run_match
 from referee.play.game_spec import GameRecord
+from referee.play.match import MatchConfig, run_match
 from referee.seats.bot_command import BotSpec, resolve_command
 
 GAME = get_game("chicago")
@@ -220,8 +220,8 @@ async def drive_streams(
     apart on trio's clock (run it on the autojump clock): for each moment, the
     bytes each viewer was sent meanwhile. `source` goes to the `LiveSource`."""
     from referee.live.app import MIN_GAP_S, DashboardApp
-    from referee.live.source import LiveSource
     from referee.live.board import LiveBoard
+    from referee.live.source import LiveSource
 
     now = [moments[0]]
     board = LiveBoard(delay, clock=lambda: now[0])

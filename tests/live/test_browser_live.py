@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from needs import needs_proc
 from browser import artifacts_dir
-from timing import scaled, wait_until
 from livehelpers import cli, slow_tournament, stop, wait_for_url
+from needs import needs_proc
+from timing import scaled, wait_until
 
 pytestmark = needs_proc
 LIMIT_S = 120  # seconds for each thing the page must show (scaled: tests/timing.py)

@@ -15,8 +15,8 @@ import json
 from typing import Any
 
 import pytest
-from needs import needs_proc
 from livehelpers import cards_in, drive_streams, play_streamed_match, sample_bot, sse_events
+from needs import needs_proc
 
 from referee.live.board import LiveBoard
 from referee.live.stream import stream_paths

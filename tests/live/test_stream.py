@@ -9,12 +9,12 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
-from needs import needs_proc
 from livehelpers import misbehaving_bot, play_streamed_match, sample_bot, stream_lines
+from logfiles import read_json_log
+from needs import needs_proc
 
 from referee.live.stream import STREAM_VERSION, stream_paths
 from referee.seats.bot_command import resolve_command
-from logfiles import read_json_log
 
 pytestmark = needs_proc
 

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from needs import needs_proc
 from livehelpers import ROOT, drive_streams, play_streamed_match, sample_bot, sse_events, stamp
+from needs import needs_proc
 from timing import scaled
 
 import referee.live.tables as tables

@@ -19,8 +19,8 @@ from paths import GOLDEN
 from referee.logs.gamelog import read_log
 from referee.logs.records import ActionRecord, LogHeader, LogResult
 from referee.replay.html import build_replay_data, render_html
-from referee.replay.text import Viewer, render_to_text
 from referee.replay.load import load_log
+from referee.replay.text import Viewer, render_to_text
 from referee.replay.verify import OK, verify_file
 
 OLD = GOLDEN / "logs_v0"

@@ -22,6 +22,10 @@ from typing import Any
 import msgspec
 import pytest
 import trio
+from logfiles import read_json_log
+from needs import needs_sandbox
+from paths import FIRST_LEGAL_BOT, RANDOM_BOT, SAMPLE_BOTS, TEST_BOTS
+from timing import scaled
 from typer.testing import CliRunner
 
 from referee.cli import app
@@ -29,10 +33,6 @@ from referee.errors import ConfigError
 from referee.games import format_position, get_game, new_game, parse_position, position_of, state_from_position
 from referee.games.position import Position
 from referee.games.rules import build_rules
-from logfiles import read_json_log
-from needs import needs_sandbox
-from paths import FIRST_LEGAL_BOT, RANDOM_BOT, SAMPLE_BOTS, TEST_BOTS
-from timing import scaled
 from referee.play.match import MatchConfig, MatchResult, run_match
 from referee.play.start import read_start
 from referee.replay.cardtext import cards_text
@@ -273,12 +273,17 @@ def test_html_viewer_shows_the_start_hands(
     page = tmp_path / "start.html"
     write_html(chicago_match[1] / "game-00001.jsonl", page)
     snap = """
-      var o = {hands: [], trick: Array.from(document.querySelectorAll('#trick .card')).map(function (c) { return c.getAttribute('data-card'); }),
-               scores: Array.from(document.querySelectorAll('.seat .pscore')).map(function (e) { return +e.textContent; }),
+      var o = {hands: [],
+               trick: Array.from(document.querySelectorAll('#trick .card'))
+                   .map(function (c) { return c.getAttribute('data-card'); }),
+               scores: Array.from(document.querySelectorAll('.seat .pscore'))
+                   .map(function (e) { return +e.textContent; }),
                status: document.getElementById('status').textContent, step: +document.body.getAttribute('data-step')};
       document.querySelectorAll('.hand').forEach(function (h) {
-        o.hands[+h.getAttribute('data-seat')] = {faces: Array.from(h.querySelectorAll('.card.face')).map(function (c) { return c.getAttribute('data-card'); }),
-                                                 backs: h.querySelectorAll('.card.back').length};
+        o.hands[+h.getAttribute('data-seat')] = {
+            faces: Array.from(h.querySelectorAll('.card.face'))
+                .map(function (c) { return c.getAttribute('data-card'); }),
+            backs: h.querySelectorAll('.card.back').length};
       });
       return o;"""
     driver.get(page.resolve().as_uri())
@@ -316,13 +321,15 @@ def _match_cli(tmp_path: Path, start: str, *extra: str) -> Any:
         ),
         ("<three>", (), "--start: the position has 3 seats, but 2 players"),
         (
-            "chicago/2 dealer=1 phase=trick hands=KsQsJsTs/KhQhJhTh stock=2s2h2d2c3s3h3d3c4s4h4d4c5s5h5d5c6s6h6d6c7s7h7d7c"
+            "chicago/2 dealer=1 phase=trick hands=KsQsJsTs/KhQhJhTh "
+            "stock=2s2h2d2c3s3h3d3c4s4h4d4c5s5h5d5c6s6h6d6c7s7h7d7c"
             "8s8h8d8c9s9h9d9cTdTcJdJcQdQcKdKcAdAs ex=0,0,0,0,0,0 tricks=AsAh",
             (),
             "--start: impossible position: card As is in two places",
         ),
         (
-            "chicago/2 dealer=1 scores=3,4 phase=trick hands=KsQsJsTs/KhQhJhTh stock=2s2h2d2c3s3h3d3c4s4h4d4c5s5h5d5c6s6h6d6c"
+            "chicago/2 dealer=1 scores=3,4 phase=trick hands=KsQsJsTs/KhQhJhTh "
+            "stock=2s2h2d2c3s3h3d3c4s4h4d4c5s5h5d5c6s6h6d6c"
             "7s7h7d7c8s8h8d8c9s9h9d9cTdTcJdJcQdQcKdKcAdAc ex=0,0,0,0,0,0 tricks=AsAh",
             ("--rule", "target_score=4"),
             "--start: impossible position: scores: seat 1 has 4 >= target 4",

@@ -320,7 +320,8 @@ def test_json_examples_in_the_protocol_doc_are_exact_messages() -> None:
             break
         else:
             pytest.fail(
-                f"docs/protocol.md: this example is not a valid message, event or action any more; update it: {text[:200]}"
+                "docs/protocol.md: this example is not a valid message, event or action any more; update it: "
+                f"{text[:200]}"
             )
 
 

@@ -21,13 +21,13 @@ from typing import Any
 import pytest
 import trio
 from browser import artifacts_dir
+from logfiles import read_json_log
+from paths import FIRST_LEGAL_BOT, RANDOM_BOT
+from timing import scaled
 
 from referee.errors import ConfigError, CorruptLog
 from referee.games import get_game
 from referee.games.rules import build_rules
-from logfiles import read_json_log
-from paths import FIRST_LEGAL_BOT, RANDOM_BOT
-from timing import scaled
 from referee.logs.gamelog import GameLogWriter
 from referee.logs.records import ActionRecord, EventRecord, LogHeader, LogResult, PlayerInfo
 from referee.play.match import MatchConfig, run_match

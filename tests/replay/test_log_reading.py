@@ -8,12 +8,12 @@ import json
 from pathlib import Path
 
 import pytest
+from logfiles import read_json_log
+from paths import FIRST_LEGAL_BOT, RANDOM_BOT
 from typer.testing import CliRunner
 
 from referee.cli import app
 from referee.errors import CorruptLog
-from logfiles import read_json_log
-from paths import FIRST_LEGAL_BOT, RANDOM_BOT
 from referee.play.in_order import REQUEST_ID_STRIDE
 from referee.replay.load import load_log
 from referee.replay.verify import verify_file

@@ -170,7 +170,7 @@ def _write(path: Path, records: list[dict[str, Any]]) -> Path:
 def test_every_log_verifies(logs: dict[str, Path]) -> None:
     files = _all_logs(logs)
     assert len(files) == 2 + 3 + 4 + 3 + 2 + 3 + 3 + 2 + 2
-    verdicts = list(verify_paths([d for d in logs.values()]))
+    verdicts = list(verify_paths(list(logs.values())))
     bad = [v.message for v in verdicts if not v.ok]
     assert not bad, bad
     assert len(verdicts) == len(files)

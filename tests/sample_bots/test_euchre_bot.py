@@ -134,7 +134,7 @@ def test_very_weak_hand_swaps_for_the_ghost_then_passes_a_weak_ghost():
     state = engine("9s Ts 9d Tc Qs Qd", "Jh Ah Kh As Ac Td", "Ks Kd 9c Qc 9h Th", "Jd Js Jc Ad Kc Qh")
     assert bot_acts(state) == SwapGhost()
     view = state.view(1)
-    assert view.swapped_by == 1 and set(view.hand) == set("Ks Kd 9c Qc 9h Th".split())
+    assert view.swapped_by == 1 and set(view.hand) == {"Ks", "Kd", "9c", "Qc", "9h", "Th"}
     assert bot_acts(state) == Pass()
 
 

@@ -57,7 +57,7 @@ class BotProcess:
 
     def __init__(self, argv: list[str], stderr_path: Path) -> None:
         self.argv = argv
-        self._stderr = open(stderr_path, "wb")
+        self._stderr = open(stderr_path, "wb")  # noqa: SIM115 (open for the bot's lifetime; closed in close())
         self.stderr_path = stderr_path
         self.proc = subprocess.Popen(
             argv,
@@ -243,10 +243,9 @@ def test_bot_plays_whole_games(which: str, request: pytest.FixtureRequest, tmp_p
     try:
         handshake(bot, name)
         next_id = 1
-        game_id = 0
         # 2, 3 and 4 seats; the `one_open` variant adds `take_open` decisions.
-        for n_players, seed, options in ((2, 1, None), (3, 2, None), (4, 1, None), (3, 5, {"one_open": True})):
-            game_id += 1
+        games = ((2, 1, None), (3, 2, None), (4, 1, None), (3, 5, {"one_open": True}))
+        for game_id, (n_players, seed, options) in enumerate(games, start=1):
             next_id = play_one_game(bot, game_id, n_players, seed, next_id, options)
         expect_exit_after_bye(bot)
     finally:
@@ -356,7 +355,8 @@ def test_c_bot_ignores_malformed_lines(c_bot: Path, tmp_path: Path) -> None:
             b'{"type":"request","id":6,"legal":[]}',  # nothing to choose
             b'{"type":"request","id":"7","legal":[1]}',  # id not an integer
             b"[" * 100_000,  # deep nesting, never closed
-            b'{"type":"warning","id":null,"game_id":1,"reason":"x","message":"x","detail":{"type":"bye"}}',  # `bye` only nested
+            # `bye` only nested:
+            b'{"type":"warning","id":null,"game_id":1,"reason":"x","message":"x","detail":{"type":"bye"}}',
         ):
             bot.send(junk)
         bot.send(msgspec.json.encode(msg))

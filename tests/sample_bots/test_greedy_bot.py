@@ -136,7 +136,7 @@ def test_last_round_keeps_a_high_kicker_for_the_last_trick():
 
 
 def test_kopstopp_passes():
-    view = make_view(phase="exchange", exchange_round=1, hand="8s 8h Ac 5d 2h".split(), trick_number=0)
+    view = make_view(phase="exchange", exchange_round=1, hand=["8s", "8h", "Ac", "5d", "2h"], trick_number=0)
     assert choose(view, [Exchange(discard=[])]) == Exchange(discard=[])
 
 
@@ -179,7 +179,7 @@ def test_calls_chicago_only_with_a_monster_hand():
 
 
 def test_ineligible_never_calls():
-    view = make_view(phase="chicago_call", hand="As Ah Ad Ac Ks".split(), trick_number=0)
+    view = make_view(phase="chicago_call", hand=["As", "Ah", "Ad", "Ac", "Ks"], trick_number=0)
     assert choose(view, [CallChicago(call=False)]) == CallChicago(call=False)
 
 

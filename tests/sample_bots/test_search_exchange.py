@@ -110,7 +110,7 @@ def test_the_rounds_ahead_play_a_two_seat_trick_phase_out_exactly() -> None:
     the swing, where the rough odds give its ace 60 % of the last trick."""
     from referee.bots.search_tricks import CALL_MARGIN_POINTS
 
-    royal = "As Ks Qs Js Ts".split()
+    royal = ["As", "Ks", "Qs", "Js", "Ts"]
     exact, rough = _later_two_seat(royal, 20)
     assert exact[0] - rough[0] == pytest.approx((15 - CALL_MARGIN_POINTS) / 2 - 0.6 * 5)
     exact, rough = _later_two_seat(royal, 0)  # no points to call: the last trick, every time
@@ -120,5 +120,5 @@ def test_the_rounds_ahead_play_a_two_seat_trick_phase_out_exactly() -> None:
 
 def test_the_rounds_ahead_fall_back_to_the_odds_when_the_clock_runs_short() -> None:
     passed = SimpleNamespace(passed=lambda: True)
-    exact, rough = _later_two_seat("Kh Qd 9c 6s 3h".split(), 20, deadline=passed)
+    exact, rough = _later_two_seat(["Kh", "Qd", "9c", "6s", "3h"], 20, deadline=passed)
     assert exact == rough

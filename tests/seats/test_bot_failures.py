@@ -35,8 +35,8 @@ from timing import await_until, scaled
 from protocol.messages import TimeControl
 from referee.games import get_game
 from referee.games.rules import build_rules
-from referee.play.match import MatchConfig, MatchResult, run_match
 from referee.play.game_spec import FailurePolicy, GameRecord
+from referee.play.match import MatchConfig, MatchResult, run_match
 from referee.seats.bot_command import BotSpec, resolve_command
 from referee.seats.bot_process import start_bot
 from referee.seats.guardian import GUARDIAN
@@ -70,7 +70,7 @@ def my_children() -> set[int]:
 
 
 def guardian_pid() -> int | None:
-    proc = GUARDIAN._proc  # noqa: SLF001 - the watchdog is a child of the test process
+    proc = GUARDIAN._proc
     return None if proc is None else proc.pid
 
 
@@ -303,8 +303,8 @@ async def test_a_send_cut_short_while_the_pipe_is_full_resumes_without_duplicate
     # full; the rest must go out once, on the next flush, and nothing twice.
     payload = os.urandom(1_000_000) + b"\n"  # far more than a pipe holds
     reader = (
-        "import sys, time, hashlib; time.sleep(0.5); d = sys.stdin.buffer.read(%d); "
-        "print(len(d), hashlib.sha256(d).hexdigest(), flush=True)" % len(payload)
+        f"import sys, time, hashlib; time.sleep(0.5); d = sys.stdin.buffer.read({len(payload)}); "
+        "print(len(d), hashlib.sha256(d).hexdigest(), flush=True)"
     )
     async with trio.open_nursery() as nursery:
         proc = await start_bot(nursery, BotSpec(name="slow-reader", argv=(sys.executable, "-c", reader)))

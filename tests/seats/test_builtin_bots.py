@@ -13,11 +13,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from logfiles import read_json_log
 from needs import needs_sandbox
 from timing import scaled
 from typer.testing import CliRunner
 
-from logfiles import read_json_log
 from referee.bots import BUILTIN_BOTS
 from referee.cli import app
 from referee.seats.bot_command import check_runnable, resolve_command

@@ -25,9 +25,9 @@ from typing import Any
 
 import pytest
 import trio
-from timing import scaled, wait_until
 from needs import needs_sandbox
 from paths import TEST_BOTS
+from timing import scaled, wait_until
 
 from protocol.messages import TimeControl
 from referee.errors import SandboxUnavailable
@@ -36,11 +36,11 @@ from referee.games.rules import build_rules
 from referee.play.match import MatchConfig, MatchResult, run_match
 from referee.play.session import stderr_path
 from referee.seats import sandbox as sandbox_module
-from referee.seats.sandbox import host as sandbox_host
 from referee.seats.bot_command import resolve_command
 from referee.seats.cgroups import BotCgroup, CgroupHost
 from referee.seats.cputime import ProcessTreeCpu
 from referee.seats.sandbox import SandboxLimits, limits_from_table, probe_host
+from referee.seats.sandbox import host as sandbox_host
 from referee.tournament.config import TOURNAMENT_SANDBOX
 
 GAME = get_game("chicago")
@@ -225,7 +225,7 @@ def test_a_frozen_group_uses_no_cpu_and_dies_when_killed(kind: str) -> None:
             pytest.skip("no writable cgroup v1 freezer here")
         fhost = CgroupHost(version="v1", parents={"freezer": v1})
     group = BotCgroup(fhost, f"{os.getpid()}-test-{kind}", 256 << 20, 8, freeze=True)
-    proc = subprocess.Popen([sys.executable, "-S", "-c", "while True: pass"], preexec_fn=group.join_self)
+    proc = subprocess.Popen([sys.executable, "-S", "-c", "while True: pass"], preexec_fn=group.join_self)  # noqa: PLW1509 (joins its group before exec; no threads here)
     try:
         group.admit(proc.pid)  # its v2 groups (v1: it joined them itself)
         group.close_fds()

@@ -121,9 +121,8 @@ def test_the_guardian_stdin_cannot_be_opened_through_proc() -> None:
     try:
         guardian.start()
         assert guardian.pid is not None
-        with pytest.raises(OSError):
-            with open(f"/proc/{guardian.pid}/fd/0", "wb") as fh:
-                fh.write(b"+1\n")
+        with pytest.raises(OSError), open(f"/proc/{guardian.pid}/fd/0", "wb") as fh:
+            fh.write(b"+1\n")
     finally:
         guardian.close()
 

@@ -18,18 +18,18 @@ from typing import Any
 
 import pytest
 import trio
+from logfiles import read_json_log
+from needs import needs_proc, needs_sandbox
+from paths import RANDOM_BOT, TEST_BOTS
 from proctools import procs_with
 from timing import await_until, scaled
 
 from protocol.messages import TimeControl
 from referee.games import get_game
 from referee.games.rules import build_rules
-from logfiles import read_json_log
-from needs import needs_proc, needs_sandbox
-from paths import RANDOM_BOT, TEST_BOTS
+from referee.play.game_spec import GameRecord
 from referee.play.match import MatchConfig, run_match
 from referee.play.replies import LOGGED_UNSOLICITED_BYTES, MAX_UNSOLICITED
-from referee.play.game_spec import GameRecord
 from referee.replay.verify import verify_file
 from referee.seats.bot_command import BotSpec, resolve_command
 from referee.seats.sandbox import SandboxLimits

@@ -42,7 +42,6 @@ from referee.games.rules import build_rules
 from referee.play.match import MatchConfig, MatchResult, run_match
 from referee.play.session import stderr_path
 from referee.seats import sandbox as sandbox_module
-from referee.seats.sandbox import host as sandbox_host
 from referee.seats.bot_command import BotSpec, resolve_command
 from referee.seats.guardian import GUARDIAN
 from referee.seats.sandbox import (
@@ -53,6 +52,7 @@ from referee.seats.sandbox import (
     parse_limits,
     probe_host,
 )
+from referee.seats.sandbox import host as sandbox_host
 
 GAME = get_game("chicago")
 RULES = build_rules(GAME, None, {"target_score": 10})
@@ -232,7 +232,7 @@ async def test_a_snooping_bot_sees_only_itself(tmp_path: Path, monkeypatch: pyte
     listener.listen(4)
     listener.setblocking(False)
     port = listener.getsockname()[1]
-    guardian = GUARDIAN._proc  # noqa: SLF001 - the watchdog of this test process
+    guardian = GUARDIAN._proc
     pids = [str(os.getpid())] + ([str(guardian.pid)] if guardian is not None else [])
     source = Path(referee.__file__).resolve()
     planted = [tmp_path / "planted.txt", source.with_name("planted.py"), Path.cwd() / "planted-by-bot.txt"]
@@ -296,7 +296,7 @@ async def test_a_snooping_bot_sees_only_itself(tmp_path: Path, monkeypatch: pyte
     assert not any(p.exists() for p in planted) and not (TEST_BOTS / "planted.txt").exists()
     lines = first_log.read_text().splitlines()  # intact: every line a record, the header first
     assert [json.loads(line)["type"] for line in lines][:: len(lines) - 1] == ["header", "result"]
-    assert GUARDIAN._proc is None or GUARDIAN._proc.poll() is None  # noqa: SLF001 - still alive
+    assert GUARDIAN._proc is None or GUARDIAN._proc.poll() is None
 
 
 @needs_sandbox

@@ -32,9 +32,9 @@ from referee.games import get_game
 from referee.games.rules import build_rules
 from referee.play.match import MatchConfig, run_match
 from referee.play.session import stderr_path
-from referee.seats.sandbox import folder as bot_folder
 from referee.seats.bot_command import resolve_command
 from referee.seats.sandbox import SandboxLimits
+from referee.seats.sandbox import folder as bot_folder
 from referee.seats.sandbox.files import stage
 
 GAME = get_game("chicago")

@@ -195,7 +195,7 @@ def test_a_gate_left_shut_makes_bubblewrap_exit_before_the_bot_runs(limits: Sand
         if box.gate.info_read >= 0:
             assert box.gate.namespace_child(proc.pid, BOUND_S) is not None  # it is waiting at the gate
         box.gate.close()  # as a dying referee's would be closed: nothing written
-        out, err = proc.communicate(timeout=BOUND_S)  # it exits: nobody is left to open the gate
+        out, _err = proc.communicate(timeout=BOUND_S)  # it exits: nobody is left to open the gate
         assert proc.returncode != 0
         assert out == b"", out  # the bot's first instructions write a report: it never ran
         assert procs_with(marker) == []

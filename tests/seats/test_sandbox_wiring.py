@@ -23,10 +23,10 @@ from referee.games.rules import build_rules
 from referee.play.match import MatchConfig, run_match
 from referee.play.session import stderr_path
 from referee.seats import sandbox as sandbox_module
-from referee.seats.sandbox import host as sandbox_host
 from referee.seats.bot_command import resolve_command
 from referee.seats.bot_process import GAME_STDERR_KEEP
 from referee.seats.sandbox import SandboxLimits, probe_host
+from referee.seats.sandbox import host as sandbox_host
 from referee.tournament.config import parse_config
 from referee.tournament.run import TournamentRunner, prepare_store
 from referee.tournament.schedule import schedule_for

@@ -9,6 +9,7 @@ autojump clock, which is safe here because no real I/O is in flight.
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,21 +18,22 @@ from typing import Any
 
 import pytest
 import trio
+import trio.lowlevel
 import trio.testing
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from logfiles import read_json_log
 from timing import scaled
 
 from protocol.messages import TimeControl
 from referee.errors import BotCrashed, ProtocolViolation
 from referee.games import get_game
 from referee.games.rules import build_rules
-from logfiles import read_json_log
 from referee.logs.gamelog import GameLogWriter
 from referee.logs.records import PlayerInfo
 from referee.play.bench import game_stream
-from referee.play.match import MatchConfig
 from referee.play.game_spec import FailurePolicy, GameRecord, GameSpec
+from referee.play.match import MatchConfig
 from referee.play.runner import GameRunner
 from referee.seats.bot_command import BotSpec
 from referee.seats.line_reader import LineReader
@@ -177,13 +179,13 @@ async def test_reader_on_real_memory_stream_pair() -> None:
 def test_any_chunking_gives_the_same_lines(lines: list[bytes], crlf: bool, cuts: list[int]) -> None:
     data = b"".join(line + (b"\r\n" if crlf else b"\n") for line in lines)
     points = sorted({c for c in cuts if c < len(data)} | {0, len(data)})
-    chunks = [data[a:b] for a, b in zip(points, points[1:]) if data[a:b]]
+    chunks = [data[a:b] for a, b in itertools.pairwise(points) if data[a:b]]
     assert trio.run(read_all, reader_over(chunks, max_len=64)) == lines
 
 
 # ------------------------------------------------------------------ fake bots for GameRunner
 
-Script = Callable[[int, dict[str, Any]], "bytes | None | Crash | Hang | Later"]
+Script = Callable[[int, dict[str, Any]], "bytes | Crash | Hang | Later | None"]
 
 
 class Crash:
@@ -351,7 +353,7 @@ async def test_well_behaved_bots_ids_are_echoed_and_increasing() -> None:
     assert ids == list(range(1, len(ids) + 1))
     assert rec.decisions == len(ids)
     for b in bots:
-        assert [m["type"] for m in b.received][0] == "game_start"
+        assert next(m["type"] for m in b.received) == "game_start"
         assert b.received[-1]["type"] == "game_over"
         assert not b.dead
 
@@ -370,7 +372,7 @@ async def test_only_stale_replies_is_stale_id_after_the_limit(autojump_clock: An
     bots = [FakeBot(on(1, lambda m: reply(m["id"] - 1, m["legal"][0]))), FakeBot()]
     rec = await run_game(bots, log_path=tmp_path / "g.jsonl")
     assert_forfeit_2(rec, 0, "stale_id")
-    fail = [r for r in log_records(tmp_path / "g.jsonl") if r["type"] == "failure"][0]
+    fail = next(r for r in log_records(tmp_path / "g.jsonl") if r["type"] == "failure")
     first = bots[0].of_type("request")[0]["id"]
     assert json.loads(fail["detail"])["id"] == first - 1  # the offending (stale) line
 
@@ -410,7 +412,7 @@ async def test_decode_errors_map_to_reason_codes(line: bytes, reason: str, text:
     rec = await run_game(bots, log_path=tmp_path / "g.jsonl")
     assert_forfeit_2(rec, 0, reason)
     assert text in rec.failures[0].message
-    fail = [r for r in log_records(tmp_path / "g.jsonl") if r["type"] == "failure"][0]
+    fail = next(r for r in log_records(tmp_path / "g.jsonl") if r["type"] == "failure")
     assert fail["detail"] == line.rstrip(b"\n").decode("utf-8", "replace")
 
 
@@ -440,7 +442,7 @@ async def test_over_long_reply_is_fatal_even_under_substitute(tmp_path: Path) ->
     rec = await run_game(bots, policy=FailurePolicy(mode="substitute", max_strikes=5), log_path=tmp_path / "g.jsonl")
     assert_forfeit_2(rec, 0, "line_too_long")
     assert bots[0].dead
-    fail = [r for r in log_records(tmp_path / "g.jsonl") if r["type"] == "failure"][0]
+    fail = next(r for r in log_records(tmp_path / "g.jsonl") if r["type"] == "failure")
     assert fail["detail"] == "{" + "x" * 199
 
 
@@ -501,7 +503,7 @@ async def test_a_game_the_referee_plays_alone_lets_other_tasks_run() -> None:
     async def other_task() -> None:
         while True:
             seen.append(runner.decisions)
-            await trio.sleep(0)
+            await trio.lowlevel.checkpoint()
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(other_task)
@@ -509,7 +511,7 @@ async def test_a_game_the_referee_plays_alone_lets_other_tasks_run() -> None:
         seen.append(rec.decisions)  # the stretch up to the end counts too
         nursery.cancel_scope.cancel()
     assert sorted(rec.forfeited) == [0, 1, 2] and rec.decisions > 300
-    assert max(b - a for a, b in zip(seen, seen[1:])) <= 80  # a yield every 32; trio may run either task first
+    assert max(b - a for a, b in itertools.pairwise(seen)) <= 80  # a yield every 32; trio may run either task first
 
 
 async def test_blocked_send_is_a_fatal_timeout(autojump_clock: Any) -> None:
@@ -637,7 +639,7 @@ async def test_a_short_bank_limit_is_enforced_on_time(autojump_clock: Any, tmp_p
     )
     assert rec.failures[0].seat == 0 and rec.failures[0].reason == "timeout"
     limit = next(m["clock"]["decision_ms"] for m in bots[0].of_type("request") if m["clock"]["decision_ms"] < 500)
-    assert 0 < limit and f"within {limit} ms" in rec.failures[0].message
+    assert limit > 0 and f"within {limit} ms" in rec.failures[0].message
     first_default = next(
         r
         for r in log_records(tmp_path / "g.jsonl")

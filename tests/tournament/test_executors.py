@@ -22,9 +22,8 @@ from typing import Any
 import pytest
 from proctools import wait_no_procs
 from timing import scaled
-from typer.testing import CliRunner
-
 from tournament_runs import DET_BOT, check_games, header_worker, play, standings, write_config
+from typer.testing import CliRunner
 
 from referee.cli import app
 from referee.errors import ClusterError, ConfigError
@@ -144,7 +143,7 @@ async def test_a_cluster_that_loses_a_worker_mid_run_loses_and_doubles_nothing(
     assert outcome.status == "completed" and outcome.recorded == scheduled
     check_games(tmp_path / "cluster.db", scheduled)
     assert "wB" in header_worker(tmp_path / "cluster.db")
-    here, _ = await play(t, tmp_path / "here.db", Placement(), 6)
+    _here, _ = await play(t, tmp_path / "here.db", Placement(), 6)
     assert standings(tmp_path / "cluster.db") == standings(tmp_path / "here.db")
     assert wait_no_procs(marker, within=10.0) == [], "bots of the killed worker outlived it"
 

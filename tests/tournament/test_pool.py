@@ -127,7 +127,7 @@ async def test_a_pool_worker_killed_mid_run_loses_and_doubles_nothing(tmp_path: 
     names = header_worker(tmp_path / "pool.db")
     assert "local-3" in names  # the replacement played games too
     assert {"local-1", "local-2"} <= shown <= {"local-1", "local-2", "local-3"}
-    here, _ = await play(t, tmp_path / "here.db", Placement(), 6)
+    _here, _ = await play(t, tmp_path / "here.db", Placement(), 6)
     assert standings(tmp_path / "pool.db") == standings(tmp_path / "here.db")
     assert wait_no_procs(marker, within=10.0) == [], "bots of the killed worker outlived it"
     assert all(w.gone.is_set() for w in runner.executor.workers)

@@ -33,16 +33,16 @@ import pytest
 import trio
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from logfiles import read_json_log
+from needs import needs_proc
+from paths import ROOT, TEST_BOTS
 from proctools import wait_no_procs
+from timing import scaled, wait_until
 from typer.testing import CliRunner
 
 from protocol.messages import SeatFailure
 from referee.cli import app
 from referee.errors import ConfigError, RefereeError
-from logfiles import read_json_log
-from needs import needs_proc
-from paths import ROOT, TEST_BOTS
-from timing import scaled, wait_until
 from referee.play.game_spec import GameRecord
 from referee.tournament.config import Tournament, load_config, parse_config
 from referee.tournament.run import (

@@ -10,9 +10,8 @@ from typing import Any
 
 import pytest
 from browser import artifacts_dir
-from timing import scaled
-
 from logfiles import read_json_log
+from timing import scaled
 
 GAME_LIMIT_S = scaled(300)
 

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 from conftest import EventStream
-
 from logfiles import read_json_log
 
 CARD_RE = re.compile(r"(?<![A-Za-z0-9])[2-9TJQKA][shdc](?![A-Za-z0-9])")

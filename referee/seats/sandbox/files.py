@@ -71,7 +71,7 @@ def _copy(source: Path, dest: Path) -> None:
 
 def _open_up(folder: Path) -> None:
     """Readable by every seat's uid, writable by the referee alone."""
-    for root, dirs, files in os.walk(folder):
+    for root, _dirs, files in os.walk(folder):
         os.chmod(root, 0o755)
         for name in files:
             path = os.path.join(root, name)
