@@ -4,6 +4,7 @@ game and rule options. It imports nothing from the other command modules."""
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import functools
 from collections.abc import Callable
@@ -19,6 +20,7 @@ from referee import __version__
 from referee.errors import RefereeError
 from referee.games import GAMES, get_game
 from referee.games.rules import build_rules, parse_option
+from referee.seats.sandbox import SandboxLimits, parse_limits
 from referee.visible import visible_lines
 
 
@@ -237,3 +239,15 @@ def rules_for(game_name: str, preset: str | None, rule: list[str] | None) -> tup
     game = get_game(game_name)
     options = dict(parse_option(r) for r in rule or [])
     return game, build_rules(game, preset, options)
+
+
+def sandbox_limits_for(sandbox: bool, limits: str | None, freeze_idle: bool = False) -> SandboxLimits | None:
+    """The sandbox `--sandbox`, `--sandbox-limits` and `--freeze-idle` ask for, or None."""
+    if limits is not None and not sandbox:
+        raise typer.BadParameter("needs --sandbox", param_hint="--sandbox-limits")
+    if freeze_idle and not sandbox:
+        raise typer.BadParameter("needs --sandbox (it freezes the sandbox's cgroup)", param_hint="--freeze-idle")
+    if not sandbox:
+        return None
+    chosen = parse_limits(limits) if limits else SandboxLimits()
+    return dataclasses.replace(chosen, freeze_idle=True) if freeze_idle else chosen

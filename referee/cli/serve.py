@@ -22,7 +22,7 @@ from referee.errors import RefereeError
 def database_of(target: Path) -> Path:
     """The results database of a config (its default place) or the database itself."""
     if target.suffix == ".toml":
-        from referee.cli.tournament import default_paths  # the one place that says where results go
+        from referee.cli.results_folder import default_paths  # the one place that says where results go
 
         return default_paths(target, None, None)[0]
     return target
