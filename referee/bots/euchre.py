@@ -28,6 +28,7 @@ import sys
 from protocol.bot import run_bot
 from protocol.common import PlayCard
 from protocol.euchre import Bid, EuchreView, NameTrump, SwapGhost
+from protocol.messages import Action, View
 
 RANKS = "9TJQKA"  # plain-suit order, low to high
 SUITS = "shdc"
@@ -152,7 +153,7 @@ def best_trump(hand: list[str]) -> tuple[str, float]:
     return best, hand_strength(hand, best)
 
 
-def _bid(view, legal):
+def _bid(view: EuchreView, legal: list[Action]) -> Action:
     suit, count = best_trump(list(view.hand))
     bids = {a.bid: a for a in legal if isinstance(a, Bid)}
     if view.swapped_by is None and count < SWAP_BELOW:
@@ -170,7 +171,7 @@ def _bid(view, legal):
     return legal[0]  # pass
 
 
-def _name_trump(view, legal):
+def _name_trump(view: EuchreView, legal: list[Action]) -> Action:
     suit, _ = best_trump(list(view.hand))
     return next((a for a in legal if isinstance(a, NameTrump) and a.suit == suit), legal[0])
 
@@ -178,13 +179,13 @@ def _name_trump(view, legal):
 # ------------------------------------------------------------------ play
 
 
-def _played(view) -> set[str]:
+def _played(view: EuchreView) -> set[str]:
     seen = {p.card for t in view.tricks for p in t.cards}
     seen.update(p.card for p in view.trick)
     return seen
 
 
-def _is_boss(card: str, view, trump: str) -> bool:
+def _is_boss(card: str, view: EuchreView, trump: str) -> bool:
     """No card still unseen by this seat beats `card` in its effective suit."""
     s = suit_of(card, trump)
     order = trump_order(trump) if s == trump else suit_order(s, trump)
@@ -197,7 +198,7 @@ def _is_boss(card: str, view, trump: str) -> bool:
     return True
 
 
-def _lead(view, cards: list[str], trump: str) -> str:
+def _lead(view: EuchreView, cards: list[str], trump: str) -> str:
     known = _played(view) | set(cards)
     trumps = sorted((c for c in cards if suit_of(c, trump) == trump), key=lambda c: -value(c, trump))
     plain = [c for c in cards if suit_of(c, trump) != trump]
@@ -214,7 +215,7 @@ def _lead(view, cards: list[str], trump: str) -> str:
     return trumps[-1]
 
 
-def _declarer_lead(view, trump: str, trumps: list[str], plain: list[str], bosses: list[str],
+def _declarer_lead(view: EuchreView, trump: str, trumps: list[str], plain: list[str], bosses: list[str],
                    trumps_out: bool) -> str | None:
     """The declarer's lead: the top trump while it is boss and others may
     hold trumps, then off-suit bosses, then a trump from a long or all-trump
@@ -234,7 +235,7 @@ def _short_suit_lead(plain: list[str], trump: str) -> str:
     return min(plain, key=lambda c: (length[c[1]], value(c, trump)))
 
 
-def _follow(view, cards: list[str], trump: str) -> str:
+def _follow(view: EuchreView, cards: list[str], trump: str) -> str:
     led = view.led_suit
     best = max(power(p.card, trump, led) for p in view.trick)
     winners = [c for c in cards if power(c, trump, led) > best]
@@ -250,7 +251,7 @@ def _follow(view, cards: list[str], trump: str) -> str:
     return min(pool, key=lambda c: (value(c, trump), c))
 
 
-def _play(view, legal):
+def _play(view: EuchreView, legal: list[Action]) -> Action:
     trump = view.trump
     cards = [a.card for a in legal if isinstance(a, PlayCard)]
     if not cards or trump is None:
@@ -267,7 +268,7 @@ def _play(view, legal):
 # ------------------------------------------------------------------ choose
 
 
-def choose(view, legal):
+def choose(view: View, legal: list[Action]) -> Action:
     """One element of `legal` for this view (pure; `legal[0]` outside Euchre)."""
     if not legal:
         raise ValueError("no legal action")

@@ -32,8 +32,12 @@ from __future__ import annotations
 import random
 import sys
 from collections import Counter
+from collections.abc import Sequence
 
 from protocol.bot import run_bot
+from protocol.chicago import CallChicago, ChicagoAction, ChicagoRules, ChicagoView, Exchange, TakeOpen
+from protocol.common import PlayCard
+from protocol.messages import GameStart
 
 RANKS = "23456789TJQKA"
 SUITS = "shdc"
@@ -66,7 +70,7 @@ def card_str(card: int) -> str:
     return _CARD_STR[card]
 
 
-def _unseen(view) -> list[int]:
+def _unseen(view: ChicagoView) -> list[int]:
     """Cards this seat has not seen played or in its hand."""
     seen = {card_int(c) for c in view.hand}
     for t in view.tricks:
@@ -75,18 +79,11 @@ def _unseen(view) -> list[int]:
     return [c for c in range(52) if c not in seen]
 
 
-def _rng_for(view) -> random.Random:
+def _rng_for(view: ChicagoView) -> random.Random:
     """Deterministic per decision, so `choose` stays a pure function."""
     text = "|".join([str(view.deal), str(view.seat), str(view.trick_number), " ".join(view.hand)]
                     + [p.card for p in view.trick])
     return random.Random(text)
-
-
-def _find(legal, pred):
-    for action in legal:
-        if pred(action):
-            return action
-    return None
 
 
 # ------------------------------------------------------------------ evaluator
@@ -108,7 +105,8 @@ def evaluate(cards: list[int], ace_low: bool = True) -> tuple[int, tuple[int, ..
     return (_category_of_groups([n for _, n in groups]), tuple(r for r, _ in groups))
 
 
-def _straight_or_flush(cards: list[int], ranks: list[int], distinct: bool, ace_low: bool):
+def _straight_or_flush(cards: list[int], ranks: list[int], distinct: bool,
+                       ace_low: bool) -> tuple[int, tuple[int, ...]] | None:
     """Five cards' straight flush, straight or flush (`ranks` high first), or None."""
     flush = len({c & 3 for c in cards}) == 1
     if distinct and ranks[0] - ranks[4] == 4:
@@ -202,24 +200,22 @@ def _keep_unmade(hand: list[int], last: bool) -> list[int]:
     return keep
 
 
-def _exchange_rounds(view, rules) -> int:
+def _exchange_rounds(view: ChicagoView, rules: ChicagoRules | None) -> int:
     """Exchange rounds per deal: from the rules if known (`game_start`), else
     the `gamerules` shape (three rounds; the last is unscored and followed by
     trick play and the final showdown)."""
-    if rules is not None:
-        return rules.exchanges
-    return max(3, view.exchange_round)
+    return rules.exchanges if rules is not None else max(3, view.exchange_round)
 
 
-def _exchange(view, legal, rules):
+def _exchange(view: ChicagoView, legal: Sequence[ChicagoAction], rules: ChicagoRules | None) -> Exchange | None:
     hand = [card_int(c) for c in view.hand]
     last = max(1, view.exchange_round) >= _exchange_rounds(view, rules)
     keep = set(keep_for_exchange(hand, last))
     discard = {card_str(c) for c in hand if c not in keep}
-    return _find(legal, lambda a: set(a.discard) == discard)
+    return next((a for a in legal if isinstance(a, Exchange) and set(a.discard) == discard), None)
 
 
-def _take_open(view, legal):
+def _take_open(view: ChicagoView, legal: Sequence[ChicagoAction]) -> TakeOpen | None:
     hand = [card_int(c) for c in view.hand]
     if view.open_card is None or len(hand) != 4:
         return None
@@ -227,13 +223,13 @@ def _take_open(view, legal):
     pool = [c for c in range(52) if c not in hand and c != open_card]
     expected = sum(hand_score(hand + [c]) for c in pool) / len(pool)
     take = hand_score(hand + [open_card]) >= expected
-    return _find(legal, lambda a: a.take == take)
+    return next((a for a in legal if isinstance(a, TakeOpen) and a.take == take), None)
 
 
 # ------------------------------------------------------------------ chicago
 
 
-def _deal_worlds(view, rng: random.Random, n: int) -> list[dict[int, list[int]]]:
+def _deal_worlds(view: ChicagoView, rng: random.Random, n: int) -> list[dict[int, list[int]]]:
     """Sample `n` assignments of unseen cards to the other active seats,
     respecting hand sizes and the voids they have shown."""
     others = [s for s in view.active if s != view.seat]
@@ -247,7 +243,7 @@ def _deal_worlds(view, rng: random.Random, n: int) -> list[dict[int, list[int]]]
     return [w for w in worlds if w is not None]
 
 
-def _shown_voids(view, others: list[int]) -> dict[int, set[int]]:
+def _shown_voids(view: ChicagoView, others: list[int]) -> dict[int, set[int]]:
     """The suits each of `others` has not followed when they were led."""
     voids: dict[int, set[int]] = {s: set() for s in others}
     for cards in [t.cards for t in view.tricks] + [view.trick]:
@@ -260,7 +256,8 @@ def _shown_voids(view, others: list[int]) -> dict[int, set[int]]:
     return voids
 
 
-def _deal_world(pool: list[int], order: list[int], sizes, voids, rng: random.Random) -> dict[int, list[int]] | None:
+def _deal_world(pool: list[int], order: list[int], sizes: dict[int, int], voids: dict[int, set[int]],
+                rng: random.Random) -> dict[int, list[int]] | None:
     """Each seat in `order` dealt its size from the cards left that fit its voids; None if 20 tries fail."""
     for _attempt in range(20):
         left = set(pool)
@@ -319,7 +316,7 @@ def top_cards(cards: list[int]) -> int:
     return sum(all(h in mine for h in range(c + 4, 52, 4)) for c in cards)
 
 
-def chicago_odds(view, worlds: int = CHICAGO_WORLDS) -> float:
+def chicago_odds(view: ChicagoView, worlds: int = CHICAGO_WORLDS) -> float:
     """Estimated chance of taking all five tricks with this hand as declarer."""
     mine = [card_int(c) for c in view.hand]
     if top_cards(mine) < 3:  # cheap filter: far from a sure thing
@@ -331,9 +328,9 @@ def chicago_odds(view, worlds: int = CHICAGO_WORLDS) -> float:
     return wins / len(sample)
 
 
-def _chicago(view, legal):
+def _chicago(view: ChicagoView, legal: Sequence[ChicagoAction]) -> CallChicago | None:
     call = chicago_odds(view) >= CHICAGO_THRESHOLD
-    return _find(legal, lambda a: a.call == call)
+    return next((a for a in legal if isinstance(a, CallChicago) and a.call == call), None)
 
 
 # ------------------------------------------------------------------ tricks
@@ -344,7 +341,8 @@ def _trick_winner(trick: list[tuple[int, int]]) -> tuple[int, int]:
     return max((x for x in trick if x[1] & 3 == led), key=lambda x: x[1] >> 2)
 
 
-def _after_play(hands, c, seat, led, best, winner, played, tricks_left, me, nxt, n) -> int:
+def _after_play(hands: dict[int, list[int]], c: int, seat: int, led: int, best: int, winner: int, played: int,
+                tricks_left: int, me: int, nxt: dict[int, int], n: int) -> int:
     """_search's value once `seat` has played `c` (already out of its hand)."""
     if not played:
         led, best, winner = c & 3, c, seat
@@ -357,7 +355,8 @@ def _after_play(hands, c, seat, led, best, winner, played, tricks_left, me, nxt,
     return _search(hands, nxt[seat], led, best, winner, played + 1, tricks_left, me, nxt, n)
 
 
-def _search(hands, seat, led, best, winner, played, tricks_left, me, nxt, n) -> int:
+def _search(hands: dict[int, list[int]], seat: int, led: int, best: int, winner: int, played: int,
+            tricks_left: int, me: int, nxt: dict[int, int], n: int) -> int:
     """1 if `me` can force winning the last trick, the others playing against it.
 
     The current trick has `played` cards; `led` is its suit (-1 before the
@@ -380,7 +379,7 @@ def _search(hands, seat, led, best, winner, played, tricks_left, me, nxt, n) -> 
     return 0 if maximize else 1
 
 
-def _endgame(view, options: list[int], mine: list[int], trick: list[tuple[int, int]]) -> int | None:
+def _endgame(view: ChicagoView, options: list[int], mine: list[int], trick: list[tuple[int, int]]) -> int | None:
     """The option that wins the last trick in the most sampled worlds."""
     worlds = _deal_worlds(view, _rng_for(view), SEARCH_WORLDS)
     if not worlds:
@@ -414,9 +413,9 @@ def _keeper(mine: list[int], unseen: list[int]) -> int:
     return max(mine, key=strength)
 
 
-def _play(view, legal):
+def _play(view: ChicagoView, legal: Sequence[ChicagoAction]) -> int:
     mine = [card_int(c) for c in view.hand]
-    options = [card_int(a.card) for a in legal]
+    options = [card_int(a.card) for a in legal if isinstance(a, PlayCard)]  # every one, in trick play
     trick = [(p.seat, card_int(p.card)) for p in view.trick]
     if view.chicago_declarer is not None:
         return _chicago_card(view, mine, options, trick)
@@ -436,7 +435,7 @@ def _lowest(cards: list[int]) -> int:
     return min(cards, key=lambda c: (c >> 2, c & 3))
 
 
-def _chicago_card(view, mine: list[int], options: list[int], trick: list[tuple[int, int]]) -> int:
+def _chicago_card(view: ChicagoView, mine: list[int], options: list[int], trick: list[tuple[int, int]]) -> int:
     """A Chicago is called. Ours: lead bosses first, then the top of the
     longest suit. Someone else's: take any trick we can."""
     if view.chicago_declarer == view.seat:
@@ -454,7 +453,8 @@ def _chicago_card(view, mine: list[int], options: list[int], trick: list[tuple[i
 # ------------------------------------------------------------------ entry
 
 
-def choose(view, legal, rules=None):
+def choose(view: ChicagoView, legal: Sequence[ChicagoAction],
+           rules: ChicagoRules | None = None) -> ChicagoAction | None:
     """Pick one element of `legal` for `view` (a ChicagoView).
 
     `rules` (a ChicagoRules, e.g. from `game_start`) tells how many exchange
@@ -469,14 +469,14 @@ def choose(view, legal, rules=None):
     try:
         phase = view.phase
         if phase == "exchange":
-            action = _exchange(view, legal, rules)
+            action: ChicagoAction | None = _exchange(view, legal, rules)
         elif phase == "take_open":
             action = _take_open(view, legal)
         elif phase == "chicago_call":
             action = _chicago(view, legal)
         elif phase == "trick":
             pick = card_str(_play(view, legal))
-            action = _find(legal, lambda a: a.card == pick)
+            action = next((a for a in legal if isinstance(a, PlayCard) and a.card == pick), None)
         else:
             action = None
     except Exception as exc:  # never crash a match over a heuristic bug
@@ -487,10 +487,10 @@ def choose(view, legal, rules=None):
 
 def main() -> None:
     """Serve the referee, with each game's rules from its `game_start`."""
-    current: dict[str, object] = {}
+    current: dict[str, ChicagoRules | None] = {}
 
-    def on_game_start(msg) -> None:
-        current["rules"] = msg.rules
+    def on_game_start(msg: GameStart) -> None:
+        current["rules"] = msg.rules if isinstance(msg.rules, ChicagoRules) else None  # it plays Chicago only
 
     run_bot(lambda view, legal: choose(view, legal, current.get("rules")), name="greedy", version="1.0",
             on_game_start=on_game_start)

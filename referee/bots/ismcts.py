@@ -46,8 +46,12 @@ caps the search at 30 % of the decision limit, so it never times out.
 from __future__ import annotations
 
 import math
+import random
+from typing import Any, Generic, TypeVar
 
+from protocol.common import PlayCard
 from protocol.euchre import EuchreView
+from protocol.messages import Action
 from referee.bots import pimc  # its flat search, for Ghost Hand Euchre bids
 from referee.bots.rollout import finish_deal, search_actions
 from referee.bots.search import Decision, main, rewards
@@ -59,10 +63,13 @@ from referee.games.cards import CARD_STR
 ITERATIONS_PER_MS = 2.0  # iterations per millisecond of budget (measured on a 2-core machine)
 EXPLORATION = 0.7  # UCB1 constant; rewards are in tens of points (search)
 
+Choice = TypeVar("Choice")  # what leads to a child: an action, or a card int in the two-seat card tree
 
-class Node:
+
+class Node(Generic[Choice]):
     """A tree node: the seat whose action led here, its visit and
-    availability counts, its total reward for that seat, and its children."""
+    availability counts, its total reward for that seat, and its children
+    by the choice that leads to each."""
 
     __slots__ = ("seat", "visits", "available", "reward", "children")
 
@@ -71,13 +78,13 @@ class Node:
         self.visits = 0
         self.available = 1
         self.reward = 0.0
-        self.children: dict[object, Node] = {}
+        self.children: dict[Choice, Node[Choice]] = {}
 
     def ucb(self) -> float:
         return self.reward / self.visits + EXPLORATION * math.sqrt(math.log(self.available) / self.visits)
 
 
-def _iterate(root: Node, state, rng) -> None:
+def _iterate(root: Node[Action], state: Any, rng: random.Random) -> None:
     """One determinized descent, expansion, playout and back-up."""
     path = []
     node = root
@@ -120,7 +127,7 @@ def _two_seat_tricks(decision: Decision) -> object:
         return chicago_call(decision, solver)
     rng = decision.rng
     me, other = view.seat, 1 - view.seat
-    root = Node(me)
+    root: Node[int] = Node(me)
     worlds: list[int] = []
     hands = world_source(decision)
     pool = min(decision.iterations, worlds_for(decision, TRICK_WORLDS))
@@ -139,7 +146,8 @@ def _two_seat_tricks(decision: Decision) -> object:
     return _most_visited_card(decision.legal, root)
 
 
-def _walk_cards(root: Node, solver: Solver, spot: tuple, me: int, rng) -> tuple[list[Node], int]:
+def _walk_cards(root: Node[int], solver: Solver, spot: tuple[int, int, bool, int, int], me: int,
+                rng: random.Random) -> tuple[list[Node[int]], int]:
     """One descent of the card tree in one world: UCB1 among the cards the
     world allows, until a new node is added or the trick phase ends. The
     nodes walked, and the exact value for `me` where the walk stopped."""
@@ -164,7 +172,7 @@ def _walk_cards(root: Node, solver: Solver, spot: tuple, me: int, rng) -> tuple[
             return path, final if final is not None else solver.value(spot)
 
 
-def _most_visited_card(legal: list, root: Node) -> object:
+def _most_visited_card(legal: list[PlayCard], root: Node[int]) -> PlayCard | None:
     """The legal card whose root child was visited most (then rewarded most); unvisited cards last."""
     by_card = {CARD_STR[c]: n for c, n in root.children.items()}
     ranked = sorted(legal, key=lambda a: (by_card[a.card].visits, by_card[a.card].reward)
@@ -180,7 +188,7 @@ def ismcts(decision: Decision) -> object:
         # The tree judges bids worse than paired flat sampling (module docstring).
         return pimc.pimc(decision.rescaled(pimc.ITERATIONS_PER_MS))
     rng = decision.rng
-    root = Node(decision.seat)
+    root: Node[Action] = Node(decision.seat)
     for i in range(decision.iterations):
         if i and decision.deadline.passed():
             break

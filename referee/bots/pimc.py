@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import math
 import random
+from typing import Any
 
 from referee.bots.rollout import finish_deal
 from referee.bots.search import Decision, main, rewards
@@ -45,7 +46,9 @@ from referee.games import state_from_position
 ITERATIONS_PER_MS = 2.5  # playouts per millisecond of budget (measured on a 2-core machine)
 
 
-def _sample_world(decision: Decision):
+def _sample_world(decision: Decision) -> Any:
+    """One sampled world, as an engine state. `Any`, as `rollout` takes states:
+    the search calls `clone` and reads `deal_number`, which `GameState` does not promise."""
     return state_from_position(decision.knowledge.sample(decision.rng), decision.rules)
 
 

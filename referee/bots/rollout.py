@@ -223,5 +223,5 @@ def search_actions(state: Any) -> list[Any]:
     """The actions a search should consider at `state`: every legal action,
     but only `exchange_candidates` in a Chicago exchange."""
     if isinstance(state, ChicagoState) and state.phase() == "exchange":
-        return exchange_candidates(state)  # type: ignore[return-value]
+        return exchange_candidates(state)
     return list(state.legal_actions())

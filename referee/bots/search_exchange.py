@@ -169,6 +169,7 @@ def _later_rounds(rules: Any, round_index: int, hand: list[int], actions: list[A
     values = _score_later(rules, hand, actions, later, draws, opponents, others, exact, deadline)
     if values is None:  # the clock ran short: the rough odds, for every action alike
         values = _score_later(rules, hand, actions, later, draws, opponents, others, None, None)
+        assert values is not None  # without a deadline every action is scored
     return values
 
 
@@ -223,7 +224,7 @@ class _TrickWorth:
         self.may_call = rules.chicago_enabled and view.scores[me] >= rules.chicago_min_score
 
     def __call__(self, mine: int, theirs: int) -> float:
-        value = self.solver.value((mine, theirs, self.i_lead, -1, 0))
+        value: float = self.solver.value((mine, theirs, self.i_lead, -1, 0))
         if self.may_call:
             value = max(value, self.solver.value((mine, theirs, self.i_lead_called, -1, 1)) - CALL_MARGIN_POINTS)
         return value / 2
@@ -285,7 +286,7 @@ def _two_seat_trick_values(view: Any, rules: Any, hand: list[int], actions: list
         keep = _kept(hand, action)
         need = 5 - len(keep)
         total = 0.0
-        for refill, theirs in zip(refills, opponents):
-            total += worth(card_bits(keep + refill[:need]), theirs)
+        for refill, their_bits in zip(refills, opponents):
+            total += worth(card_bits(keep + refill[:need]), their_bits)
         values.append(total / len(opponents))
     return values

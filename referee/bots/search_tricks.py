@@ -189,11 +189,12 @@ def call_estimate(decision: Any, solver: Solver) -> float:
     return gain / max(1, worlds)
 
 
-def chicago_call(decision: Any, solver: Solver) -> Any:
+def chicago_call(decision: Any, solver: Solver) -> CallChicago | None:
     """Call Chicago when, over plausible worlds, calling beats not calling by
     `CALL_MARGIN_POINTS` on average, both played out exactly."""
     calls = [a for a in decision.legal if isinstance(a, CallChicago) and a.call]
     passes = [a for a in decision.legal if isinstance(a, CallChicago) and not a.call]
     if not calls or not passes:
-        return (calls or passes or [None])[0]
+        offered = calls or passes
+        return offered[0] if offered else None
     return calls[0] if call_estimate(decision, solver) > CALL_MARGIN_POINTS else passes[0]
