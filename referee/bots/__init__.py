@@ -32,14 +32,17 @@ class BuiltinBot:
     summary: str
 
 
-BUILTIN_BOTS: dict[str, BuiltinBot] = {bot.name: bot for bot in (
-    BuiltinBot("random", "referee.bots.random_legal", "every game", "a uniformly random legal action"),
-    BuiltinBot("first-legal", "referee.bots.first_legal", "every game", "the first legal action, at once"),
-    BuiltinBot("greedy", "referee.bots.greedy", "Chicago", "explainable heuristics"),
-    BuiltinBot("euchre", "referee.bots.euchre", "Ghost Hand Euchre", "explainable heuristics"),
-    BuiltinBot("pimc", "referee.bots.pimc", "both games", "Perfect Information Monte Carlo search"),
-    BuiltinBot("ismcts", "referee.bots.ismcts", "both games", "Information Set Monte Carlo Tree Search"),
-)}
+BUILTIN_BOTS: dict[str, BuiltinBot] = {
+    bot.name: bot
+    for bot in (
+        BuiltinBot("random", "referee.bots.random_legal", "every game", "a uniformly random legal action"),
+        BuiltinBot("first-legal", "referee.bots.first_legal", "every game", "the first legal action, at once"),
+        BuiltinBot("greedy", "referee.bots.greedy", "Chicago", "explainable heuristics"),
+        BuiltinBot("euchre", "referee.bots.euchre", "Ghost Hand Euchre", "explainable heuristics"),
+        BuiltinBot("pimc", "referee.bots.pimc", "both games", "Perfect Information Monte Carlo search"),
+        BuiltinBot("ismcts", "referee.bots.ismcts", "both games", "Information Set Monte Carlo Tree Search"),
+    )
+}
 
 
 def builtin_names() -> str:

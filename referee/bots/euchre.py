@@ -215,8 +215,9 @@ def _lead(view: EuchreView, cards: list[str], trump: str) -> str:
     return trumps[-1]
 
 
-def _declarer_lead(view: EuchreView, trump: str, trumps: list[str], plain: list[str], bosses: list[str],
-                   trumps_out: bool) -> str | None:
+def _declarer_lead(
+    view: EuchreView, trump: str, trumps: list[str], plain: list[str], bosses: list[str], trumps_out: bool
+) -> str | None:
     """The declarer's lead: the top trump while it is boss and others may
     hold trumps, then off-suit bosses, then a trump from a long or all-trump
     hand; None if none fits (the lead any seat makes then)."""

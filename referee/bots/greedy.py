@@ -1,6 +1,7 @@
 """The built-in bot `greedy`: simple, explainable heuristics for Swedish Chicago.
 
-Uses only `protocol` and the standard library, none of the engine.
+Uses only `protocol`, the standard library and its own poker hands
+(`greedy_hands`), none of the engine.
 `choose(view, legal)` is a pure function: the same view and legal list give
 the same action (its small Monte Carlo samples are seeded from the view).
 
@@ -38,16 +39,7 @@ from protocol.bot import run_bot
 from protocol.chicago import CallChicago, ChicagoAction, ChicagoRules, ChicagoView, Exchange, TakeOpen
 from protocol.common import PlayCard
 from protocol.messages import GameStart
-
-RANKS = "23456789TJQKA"
-SUITS = "shdc"
-_CARD_INT = {r + s: i * 4 + j for i, r in enumerate(RANKS) for j, s in enumerate(SUITS)}
-_CARD_STR = {v: k for k, v in _CARD_INT.items()}
-
-HC, P1, P2, K3, ST, FL, FH, K4, SF = range(9)
-ACE, KING, QUEEN, JACK = 12, 11, 10, 9
-# Showdown points per category (default table); used only to weigh options.
-_POINTS = (0, 1, 2, 3, 4, 5, 6, 7, 8)
+from referee.bots.greedy_hands import card_int, card_str, hand_score, keep_for_exchange
 
 # Tunables; the values were picked in greedy-vs-greedy matches (1000 games each).
 SEARCH_CARDS_2P = 4  # exact end-game search from this many cards in hand (2 players)
@@ -55,19 +47,6 @@ SEARCH_CARDS_NP = 3  # ... with 3-4 players
 SEARCH_WORLDS = 24  # sampled opponent hands per search decision
 CHICAGO_WORLDS = 150
 CHICAGO_THRESHOLD = 0.92
-LAST_PAIR_KICKER = KING  # last exchange: a pair keeps a kicker this high (for the last trick)
-LAST_MADE_KICKER = ACE  # ... two pair / trips keep a kicker this high
-STRAIGHT_DRAW_LAST = False  # draw to an open-ended straight in the last exchange too
-HIGH_KEEP = QUEEN  # no pair, no draw: keep up to two cards this high
-
-
-def card_int(card: str) -> int:
-    """`"As"` -> rank * 4 + suit (rank 0 = deuce, 12 = ace; suits s h d c)."""
-    return _CARD_INT[card]
-
-
-def card_str(card: int) -> str:
-    return _CARD_STR[card]
 
 
 def _unseen(view: ChicagoView) -> list[int]:
@@ -81,123 +60,10 @@ def _unseen(view: ChicagoView) -> list[int]:
 
 def _rng_for(view: ChicagoView) -> random.Random:
     """Deterministic per decision, so `choose` stays a pure function."""
-    text = "|".join([str(view.deal), str(view.seat), str(view.trick_number), " ".join(view.hand)]
-                    + [p.card for p in view.trick])
+    text = "|".join(
+        [str(view.deal), str(view.seat), str(view.trick_number), " ".join(view.hand)] + [p.card for p in view.trick]
+    )
     return random.Random(text)
-
-
-# ------------------------------------------------------------------ evaluator
-
-
-def evaluate(cards: list[int], ace_low: bool = True) -> tuple[int, tuple[int, ...]]:
-    """(category, tie-break ranks) of up to five card ints; higher is better.
-
-    With fewer than five cards only pairs/trips/quads count (no straight or
-    flush), which is what the exchange heuristics need for a kept subset.
-    """
-    ranks = sorted((c >> 2 for c in cards), reverse=True)
-    counts = Counter(ranks)
-    if len(cards) == 5:
-        made = _straight_or_flush(cards, ranks, len(counts) == 5, ace_low)
-        if made is not None:
-            return made
-    groups = sorted(counts.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)
-    return (_category_of_groups([n for _, n in groups]), tuple(r for r, _ in groups))
-
-
-def _straight_or_flush(cards: list[int], ranks: list[int], distinct: bool,
-                       ace_low: bool) -> tuple[int, tuple[int, ...]] | None:
-    """Five cards' straight flush, straight or flush (`ranks` high first), or None."""
-    flush = len({c & 3 for c in cards}) == 1
-    if distinct and ranks[0] - ranks[4] == 4:
-        return (SF if flush else ST, (ranks[0],))
-    if distinct and ace_low and ranks == [ACE, 3, 2, 1, 0]:  # the wheel, five high
-        return (SF if flush else ST, (3,))
-    return (FL, tuple(ranks)) if flush else None
-
-
-def _category_of_groups(shape: list[int]) -> int:
-    """Quads, full house, trips, two pair, pair or high card, by the rank groups' sizes."""
-    top = shape[0] if shape else 1
-    second = shape[1] if len(shape) > 1 else 1
-    if top == 4:
-        return K4
-    if top == 3:
-        return FH if second == 2 else K3
-    if top == 2:
-        return P2 if second == 2 else P1
-    return HC
-
-
-def hand_score(cards: list[int]) -> float:
-    """A scalar worth of five cards for comparing options: showdown points
-    plus a little for higher key ranks (better odds of being the best hand)."""
-    cat, key = evaluate(cards)
-    return _POINTS[cat] + (key[0] / 26.0 if key else 0.0)
-
-
-# ------------------------------------------------------------------ exchange
-
-
-def _straight_draw(cards: list[int]) -> list[int] | None:
-    """Four distinct ranks open at both ends (e.g. 5-6-7-8); the 4 cards or None."""
-    by_rank: dict[int, int] = {}
-    for c in cards:
-        by_rank.setdefault(c >> 2, c)
-    ranks = sorted(by_rank)
-    for i in range(len(ranks) - 3):
-        run = ranks[i : i + 4]
-        if run[3] - run[0] == 3 and run[0] >= 1 and run[3] <= KING:
-            return [by_rank[r] for r in run]
-    return None
-
-
-def _flush_draw(cards: list[int]) -> list[int] | None:
-    by_suit: dict[int, list[int]] = {}
-    for c in cards:
-        by_suit.setdefault(c & 3, []).append(c)
-    for group in by_suit.values():
-        if len(group) == 4:
-            return group
-    return None
-
-
-def keep_for_exchange(hand: list[int], last: bool) -> list[int]:
-    """Which cards to keep in an exchange round. `last`: trick play and the
-    final showdown follow this round, so a high card is also worth keeping
-    for the last trick."""
-    cat = evaluate(hand)[0]
-    if cat >= ST:  # straight, flush, full house, quads, straight flush: stand pat
-        return list(hand)
-    if cat in (K3, P2, P1):
-        return _keep_made(hand, cat, last)
-    return _keep_unmade(hand, last)
-
-
-def _keep_made(hand: list[int], cat: int, last: bool) -> list[int]:
-    """Pairs or trips keep their cards, and in the last round a top kicker."""
-    by_rank = Counter(c >> 2 for c in hand)
-    made = [c for c in hand if by_rank[c >> 2] >= 2]
-    rest = sorted((c for c in hand if by_rank[c >> 2] == 1), reverse=True)
-    need = LAST_PAIR_KICKER if cat == P1 else LAST_MADE_KICKER
-    if last and rest and (rest[0] >> 2) >= need:
-        made.append(rest[0])  # a top kicker also wins the last trick
-    return made
-
-
-def _keep_unmade(hand: list[int], last: bool) -> list[int]:
-    """No pair: four to a flush (or an open straight), else one or two high cards."""
-    flush = _flush_draw(hand)
-    if flush is not None:
-        return flush
-    straight = _straight_draw(hand)
-    if straight is not None and (STRAIGHT_DRAW_LAST or not last):
-        return straight
-    high = sorted(hand, reverse=True)
-    keep = [c for c in high[:2] if (c >> 2) >= HIGH_KEEP]
-    if not keep and (last or (high[0] >> 2) >= JACK):
-        keep = [high[0]]
-    return keep
 
 
 def _exchange_rounds(view: ChicagoView, rules: ChicagoRules | None) -> int:
@@ -256,8 +122,9 @@ def _shown_voids(view: ChicagoView, others: list[int]) -> dict[int, set[int]]:
     return voids
 
 
-def _deal_world(pool: list[int], order: list[int], sizes: dict[int, int], voids: dict[int, set[int]],
-                rng: random.Random) -> dict[int, list[int]] | None:
+def _deal_world(
+    pool: list[int], order: list[int], sizes: dict[int, int], voids: dict[int, set[int]], rng: random.Random
+) -> dict[int, list[int]] | None:
     """Each seat in `order` dealt its size from the cards left that fit its voids; None if 20 tries fail."""
     for _attempt in range(20):
         left = set(pool)
@@ -341,8 +208,19 @@ def _trick_winner(trick: list[tuple[int, int]]) -> tuple[int, int]:
     return max((x for x in trick if x[1] & 3 == led), key=lambda x: x[1] >> 2)
 
 
-def _after_play(hands: dict[int, list[int]], c: int, seat: int, led: int, best: int, winner: int, played: int,
-                tricks_left: int, me: int, nxt: dict[int, int], n: int) -> int:
+def _after_play(
+    hands: dict[int, list[int]],
+    c: int,
+    seat: int,
+    led: int,
+    best: int,
+    winner: int,
+    played: int,
+    tricks_left: int,
+    me: int,
+    nxt: dict[int, int],
+    n: int,
+) -> int:
     """_search's value once `seat` has played `c` (already out of its hand)."""
     if not played:
         led, best, winner = c & 3, c, seat
@@ -355,8 +233,18 @@ def _after_play(hands: dict[int, list[int]], c: int, seat: int, led: int, best: 
     return _search(hands, nxt[seat], led, best, winner, played + 1, tricks_left, me, nxt, n)
 
 
-def _search(hands: dict[int, list[int]], seat: int, led: int, best: int, winner: int, played: int,
-            tricks_left: int, me: int, nxt: dict[int, int], n: int) -> int:
+def _search(
+    hands: dict[int, list[int]],
+    seat: int,
+    led: int,
+    best: int,
+    winner: int,
+    played: int,
+    tricks_left: int,
+    me: int,
+    nxt: dict[int, int],
+    n: int,
+) -> int:
     """1 if `me` can force winning the last trick, the others playing against it.
 
     The current trick has `played` cards; `led` is its suit (-1 before the
@@ -394,7 +282,7 @@ def _endgame(view: ChicagoView, options: list[int], mine: list[int], trick: list
         winner, best = _trick_winner(trick)
     played = len(view.trick)
     tricks_left = 5 - len(view.tricks)
-    score = {c: 0 for c in options}
+    score = dict.fromkeys(options, 0)
     for w in worlds:
         for c in options:
             hands = dict(w)
@@ -406,10 +294,12 @@ def _endgame(view: ChicagoView, options: list[int], mine: list[int], trick: list
 
 def _keeper(mine: list[int], unseen: list[int]) -> int:
     """The card to save for the last trick: the strongest, bosses first."""
+
     def strength(c: int) -> tuple[int, int, int]:
         higher = sum(1 for o in unseen if (o & 3) == (c & 3) and o > c)
         length = sum(1 for m in mine if (m & 3) == (c & 3))
         return (-higher, c >> 2, length)
+
     return max(mine, key=strength)
 
 
@@ -453,8 +343,9 @@ def _chicago_card(view: ChicagoView, mine: list[int], options: list[int], trick:
 # ------------------------------------------------------------------ entry
 
 
-def choose(view: ChicagoView, legal: Sequence[ChicagoAction],
-           rules: ChicagoRules | None = None) -> ChicagoAction | None:
+def choose(
+    view: ChicagoView, legal: Sequence[ChicagoAction], rules: ChicagoRules | None = None
+) -> ChicagoAction | None:
     """Pick one element of `legal` for `view` (a ChicagoView).
 
     `rules` (a ChicagoRules, e.g. from `game_start`) tells how many exchange
@@ -492,8 +383,12 @@ def main() -> None:
     def on_game_start(msg: GameStart) -> None:
         current["rules"] = msg.rules if isinstance(msg.rules, ChicagoRules) else None  # it plays Chicago only
 
-    run_bot(lambda view, legal: choose(view, legal, current.get("rules")), name="greedy", version="1.0",
-            on_game_start=on_game_start)
+    run_bot(
+        lambda view, legal: choose(view, legal, current.get("rules")),
+        name="greedy",
+        version="1.0",
+        on_game_start=on_game_start,
+    )
 
 
 if __name__ == "__main__":

@@ -71,7 +71,7 @@ class Node(Generic[Choice]):
     availability counts, its total reward for that seat, and its children
     by the choice that leads to each."""
 
-    __slots__ = ("seat", "visits", "available", "reward", "children")
+    __slots__ = ("available", "children", "reward", "seat", "visits")
 
     def __init__(self, seat: int) -> None:
         self.seat = seat
@@ -146,8 +146,9 @@ def _two_seat_tricks(decision: Decision) -> object:
     return _most_visited_card(decision.legal, root)
 
 
-def _walk_cards(root: Node[int], solver: Solver, spot: tuple[int, int, bool, int, int], me: int,
-                rng: random.Random) -> tuple[list[Node[int]], int]:
+def _walk_cards(
+    root: Node[int], solver: Solver, spot: tuple[int, int, bool, int, int], me: int, rng: random.Random
+) -> tuple[list[Node[int]], int]:
     """One descent of the card tree in one world: UCB1 among the cards the
     world allows, until a new node is added or the trick phase ends. The
     nodes walked, and the exact value for `me` where the walk stopped."""
@@ -175,8 +176,11 @@ def _walk_cards(root: Node[int], solver: Solver, spot: tuple[int, int, bool, int
 def _most_visited_card(legal: list[PlayCard], root: Node[int]) -> PlayCard | None:
     """The legal card whose root child was visited most (then rewarded most); unvisited cards last."""
     by_card = {CARD_STR[c]: n for c, n in root.children.items()}
-    ranked = sorted(legal, key=lambda a: (by_card[a.card].visits, by_card[a.card].reward)
-                    if a.card in by_card else (-1, 0.0), reverse=True)
+    ranked = sorted(
+        legal,
+        key=lambda a: (by_card[a.card].visits, by_card[a.card].reward) if a.card in by_card else (-1, 0.0),
+        reverse=True,
+    )
     return ranked[0] if ranked else None
 
 

@@ -63,7 +63,7 @@ def pimc(decision: Decision) -> object:
     seat = decision.seat
     rounds = max(1, math.ceil(math.log2(len(candidates))))
     per_round = decision.iterations / rounds
-    totals = {i: 0.0 for i in range(len(candidates))}
+    totals = dict.fromkeys(range(len(candidates)), 0.0)
     counts = dict.fromkeys(totals, 0)
     alive = list(totals)
     out_of_time = False

@@ -69,7 +69,7 @@ HEURISTIC_PHASES = frozenset({"take_open"})
 def heuristic(view: Any) -> bool:
     """Is this Chicago decision greedy's rather than the search's? The
     Chicago question is searched only where it is played out exactly."""
-    return view.phase in HEURISTIC_PHASES or view.phase == "chicago_call" and not two_seat(view)
+    return view.phase in HEURISTIC_PHASES or (view.phase == "chicago_call" and not two_seat(view))
 
 
 USAGE = "options: --budget-ms N (1-60000, default 200) | --iterations N (fixed count; overrides the budget)"
@@ -150,9 +150,19 @@ class Decision:
     """One request as the search sees it: the view, the legal actions, what
     the seat knows, its random stream, its iteration budget and deadline."""
 
-    def __init__(self, view: Any, legal: list[Any], knowledge: Any, rules: Any,
-                 rng: random.Random, iterations: int, deadline: Deadline, share: float = 1.0,
-                 events: list[Any] | None = None, my_hands: dict[int, list[int]] | None = None) -> None:
+    def __init__(
+        self,
+        view: Any,
+        legal: list[Any],
+        knowledge: Any,
+        rules: Any,
+        rng: random.Random,
+        iterations: int,
+        deadline: Deadline,
+        share: float = 1.0,
+        events: list[Any] | None = None,
+        my_hands: dict[int, list[int]] | None = None,
+    ) -> None:
         self.view = view
         self.legal = legal
         self.seat = view.seat
@@ -228,24 +238,48 @@ class SearchBot:
         try:
             phase = view.phase if isinstance(self.rules, ChicagoRules) else None
             if phase == "exchange":
-                return best_exchange(view, legal, self.rules, rng, deadline,
-                                     history_model(view, self.events, self.my_hands, self.rules, rng)) or legal[0]
+                return (
+                    best_exchange(
+                        view,
+                        legal,
+                        self.rules,
+                        rng,
+                        deadline,
+                        history_model(view, self.events, self.my_hands, self.rules, rng),
+                    )
+                    or legal[0]
+                )
             if phase is not None and heuristic(view):
                 return greedy.choose(view, legal, self.rules)
             knowledge = seat_knowledge(view, self.events, self.rules)
             iterations = self.settings.iteration_budget(self.per_ms)
-            decision = Decision(view, legal, knowledge, self.rules, rng, iterations, deadline,
-                                iterations / (DEFAULT_BUDGET_MS * self.per_ms), self.events, self.my_hands)
+            decision = Decision(
+                view,
+                legal,
+                knowledge,
+                self.rules,
+                rng,
+                iterations,
+                deadline,
+                iterations / (DEFAULT_BUDGET_MS * self.per_ms),
+                self.events,
+                self.my_hands,
+            )
             action = self.search(decision)
         except Exception as exc:  # never lose a game to a search bug: fall back, and say so
-            print(f"{self.name}: {type(exc).__name__}: {exc}; playing the first legal action",
-                  file=sys.stderr)
+            print(f"{self.name}: {type(exc).__name__}: {exc}; playing the first legal action", file=sys.stderr)
             action = None
         return action if action is not None else legal[0]
 
     def serve(self) -> None:
-        run_bot(self.choose, name=self.name, version="1.0", on_event=self.on_event,
-                on_game_start=self.on_game_start, on_request=self.on_request)
+        run_bot(
+            self.choose,
+            name=self.name,
+            version="1.0",
+            on_event=self.on_event,
+            on_game_start=self.on_game_start,
+            on_request=self.on_request,
+        )
 
 
 def main(name: str, search: Search, per_ms: float, argv: list[str] | None = None) -> None:

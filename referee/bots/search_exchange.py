@@ -75,8 +75,9 @@ def _kept(hand: list[int], action: Any) -> list[int]:
     return [c for c in hand if c not in discard]
 
 
-def best_exchange(view: Any, legal: list[Any], rules: Any, rng: random.Random, deadline: Any = None,
-                  model: Any = None) -> Any:
+def best_exchange(
+    view: Any, legal: list[Any], rules: Any, rng: random.Random, deadline: Any = None, model: Any = None
+) -> Any:
     """The legal exchange with the best expected showdown (and, in the last
     round, last-trick) points; `legal[0]` if none can be scored."""
     hand = [CARD_INT[c] for c in view.hand]
@@ -93,12 +94,24 @@ def best_exchange(view: Any, legal: list[Any], rules: Any, rng: random.Random, d
     if len(order) <= 1:
         return legal[order[0]] if order else None
     if not ex.last:
-        ahead = _later_rounds(rules, ex.round_index, hand, [legal[i] for i in order[:LOOKAHEAD]], ex.unseen,
-                              opponents, ex.others, rng, view, their_hands, deadline)
+        ahead = _later_rounds(
+            rules,
+            ex.round_index,
+            hand,
+            [legal[i] for i in order[:LOOKAHEAD]],
+            ex.unseen,
+            opponents,
+            ex.others,
+            rng,
+            view,
+            their_hands,
+            deadline,
+        )
         return legal[_rescored(order, quick, ahead)]
     if ex.trick_points and len(view.active) == 2:
-        exact = _two_seat_trick_values(view, rules, hand, [legal[i] for i in order[:SHORTLIST]], refills,
-                                       ex.unseen, rng, deadline, their_hands)
+        exact = _two_seat_trick_values(
+            view, rules, hand, [legal[i] for i in order[:SHORTLIST]], refills, ex.unseen, rng, deadline, their_hands
+        )
         if exact is not None:  # it replaces the quick last-trick figure
             return legal[_rescored(order, shows, exact)]
     return legal[order[0]]
@@ -153,9 +166,19 @@ def _rescored(order: list[int], figure: list[float], extra: list[float]) -> int:
     return order[max(range(len(extra)), key=lambda j: (figure[order[j]] + extra[j], -j))]
 
 
-def _later_rounds(rules: Any, round_index: int, hand: list[int], actions: list[Any], unseen: list[int],
-                  opponents: list[int], others: int, rng: random.Random, view: Any = None,
-                  their_hands: list[list[int]] | None = None, deadline: Any = None) -> list[float]:
+def _later_rounds(
+    rules: Any,
+    round_index: int,
+    hand: list[int],
+    actions: list[Any],
+    unseen: list[int],
+    opponents: list[int],
+    others: int,
+    rng: random.Random,
+    view: Any = None,
+    their_hands: list[list[int]] | None = None,
+    deadline: Any = None,
+) -> list[float]:
     """What each of `actions` is worth in the rounds after this one: the hand
     it makes goes on through plain exchanges (`rollout.chicago_keep`), and
     each later showdown counts as this one does. The trick phase counts its
@@ -173,8 +196,17 @@ def _later_rounds(rules: Any, round_index: int, hand: list[int], actions: list[A
     return values
 
 
-def _score_later(rules: Any, hand: list[int], actions: list[Any], later: range, draws: list[list[int]],
-                 opponents: list[int], others: int, exact: Any, deadline: Any) -> list[float] | None:
+def _score_later(
+    rules: Any,
+    hand: list[int],
+    actions: list[Any],
+    later: range,
+    draws: list[list[int]],
+    opponents: list[int],
+    others: int,
+    exact: Any,
+    deadline: Any,
+) -> list[float] | None:
     """`_later_rounds` on given draws; None if `deadline` passed first."""
     ace_low = rules.ace_low_straight
     table = dict(rules.hand_points)
@@ -194,7 +226,7 @@ def _score_later(rules: Any, hand: list[int], actions: list[Any], later: range, 
                 last = r + 1 >= rules.exchanges
                 kept = chicago_keep(made, last)
                 made = kept + fresh[: 5 - len(kept)]
-                fresh = fresh[5 - len(kept):]
+                fresh = fresh[5 - len(kept) :]
                 if rules.showdown_after[r] or (last and rules.final_showdown):
                     value = evaluate(made, ace_low)
                     points = hand_points(value, table)
@@ -260,9 +292,17 @@ class _ExactTricks:
         return self.worth(card_bits(made), self._their_final(k, taken))
 
 
-def _two_seat_trick_values(view: Any, rules: Any, hand: list[int], actions: list[Any], refills: list[list[int]],
-                           unseen: list[int], rng: random.Random, deadline: Any,
-                           their_hands: list[list[int]] | None = None) -> list[float] | None:
+def _two_seat_trick_values(
+    view: Any,
+    rules: Any,
+    hand: list[int],
+    actions: list[Any],
+    refills: list[list[int]],
+    unseen: list[int],
+    rng: random.Random,
+    deadline: Any,
+    their_hands: list[list[int]] | None = None,
+) -> list[float] | None:
     """What each of `actions` (a last exchange at a two-seat table) is worth
     in the trick phase, in points: the last trick (or a Chicago, when this
     seat may call one) played out exactly against plausible hands of the

@@ -76,7 +76,7 @@ def _keeps_like(keep: tuple[int, ...]) -> bool:
     ranks = sorted(c >> 2 for c in keep)
     if n >= 3 and _made(tuple(c for c in keep if c >> 2 != max(ranks))) and max(ranks) >= KING:
         return True  # a made hand and a high kicker for the last trick
-    if n == 4 and (len({c & 3 for c in keep}) == 1 or ranks[-1] - ranks[0] == 3 and len(set(ranks)) == 4):
+    if n == 4 and (len({c & 3 for c in keep}) == 1 or (ranks[-1] - ranks[0] == 3 and len(set(ranks)) == 4)):
         return True  # four to a flush or to a straight
     return n <= 2 and ranks[0] >= QUEEN  # one or two high cards
 
@@ -142,22 +142,25 @@ def keep_of_size(hand: list[int], size: int, last: bool) -> tuple[list[int], boo
 def _keep_key(keep: tuple[int, ...]) -> tuple[int, int, int]:
     ranks = [c >> 2 for c in keep]
     paired = sum(1 for r in ranks if ranks.count(r) >= 2)
-    drawing = len(keep) == 4 and (len({c & 3 for c in keep}) == 1
-                                  or len(set(ranks)) == 4 and max(ranks) - min(ranks) == 3)
+    drawing = len(keep) == 4 and (
+        len({c & 3 for c in keep}) == 1 or (len(set(ranks)) == 4 and max(ranks) - min(ranks) == 3)
+    )
     return paired, int(drawing), sum(ranks)
 
 
 class _Particle:
-    __slots__ = ("hand", "used", "keep", "drawn", "pool_size", "weight")
+    __slots__ = ("drawn", "hand", "keep", "pool_size", "used", "weight")
 
-    def __init__(self, hand: list[int], used: set[int], keep: list[int], drawn: list[int], pool_size: int,
-                 weight: float) -> None:
+    def __init__(
+        self, hand: list[int], used: set[int], keep: list[int], drawn: list[int], pool_size: int, weight: float
+    ) -> None:
         self.hand, self.used, self.keep, self.drawn = hand, used, keep, drawn
         self.pool_size, self.weight = pool_size, weight
 
     def copy(self) -> _Particle:
-        return _Particle(list(self.hand), set(self.used), list(self.keep), list(self.drawn), self.pool_size,
-                         self.weight)
+        return _Particle(
+            list(self.hand), set(self.used), list(self.keep), list(self.drawn), self.pool_size, self.weight
+        )
 
 
 _BUILT: dict[tuple, list[_Particle]] = {}
@@ -170,8 +173,15 @@ class HistoryModel:
     deal's history, so the decisions between two exchanges share them;
     `rng` draws the worlds."""
 
-    def __init__(self, view: Any, events: list[Any], my_hands: dict[int, list[int]], rules: Any,
-                 rng: random.Random, particles: int = PARTICLES) -> None:
+    def __init__(
+        self,
+        view: Any,
+        events: list[Any],
+        my_hands: dict[int, list[int]],
+        rules: Any,
+        rng: random.Random,
+        particles: int = PARTICLES,
+    ) -> None:
         self.view, self.rules = view, rules
         self.me = view.seat
         self.other = 1 - view.seat
@@ -189,7 +199,7 @@ class HistoryModel:
 
     def _cards_held(self, events: list[Any], my_hands: dict[int, list[int]]) -> set[int]:
         """Every card this seat has held in the deal: none of them is the other seat's."""
-        held = set(CARD_INT[c] for c in self.view.hand)
+        held = {CARD_INT[c] for c in self.view.hand}
         for e in events:
             if type(e).__name__ in ("HandDealt", "Drew") and e.seat == self.me:
                 held |= {CARD_INT[c] for c in e.cards}
@@ -235,7 +245,7 @@ class HistoryModel:
         showdowns = {}
         for s in self.view.showdowns:
             mine = my_hands.get(s.round + 1) if s.round < self.rules.exchanges else start_hand
-            if 1 <= s.round and mine is not None and len(mine) == 5:
+            if s.round >= 1 and mine is not None and len(mine) == 5:
                 showdowns[s.round] = (s, evaluate(list(mine), self.rules.ace_low_straight))
         return showdowns
 
@@ -243,10 +253,15 @@ class HistoryModel:
         """The particles of this deal's history: built once, and seeded by what
         they are built from, so a decision gets the same particles whether they
         were built for it or for an earlier one."""
-        key = (self.view.deal, self.me, tuple(self.pool), tuple(sorted(self.counts.items())),
-               tuple((r, tuple(s.winners), s.category, tuple(s.tied), v)
-                     for r, (s, v) in sorted(self.showdowns.items())),
-               tuple(sorted((r, tuple(c)) for r, c in reveals.items())), n)
+        key = (
+            self.view.deal,
+            self.me,
+            tuple(self.pool),
+            tuple(sorted(self.counts.items())),
+            tuple((r, tuple(s.winners), s.category, tuple(s.tied), v) for r, (s, v) in sorted(self.showdowns.items())),
+            tuple(sorted((r, tuple(c)) for r, c in reveals.items())),
+            n,
+        )
         built = _BUILT.get(key)
         if built is None:
             built = self._build(random.Random(repr(key)), n, reveals)
@@ -269,8 +284,11 @@ class HistoryModel:
     def _build(self, rng: random.Random, n: int, reveals: dict[int, list[int]]) -> list[_Particle]:
         """Round one by rejection (its hand is only a prior draw, so it is drawn
         until it fits), later rounds by weights, retried draws and resampling."""
-        parts = [self._first_round(rng, reveals.get(1)) for _ in range(n)] if self.rounds else [
-            self._dealt(rng) for _ in range(n)]
+        parts = (
+            [self._first_round(rng, reveals.get(1)) for _ in range(n)]
+            if self.rounds
+            else [self._dealt(rng) for _ in range(n)]
+        )
         parts = _resampled(parts, rng, force=self.rounds <= 1)
         for r in range(2, self.rounds + 1):
             for p in parts:
@@ -292,8 +310,11 @@ class HistoryModel:
         afresh until it does (a count a sensible player would not choose is
         taken at `UNLIKELY` odds); weight 0 if none fits in `FIRST_TRIES`."""
         for _ in range(FIRST_TRIES):
-            p = self._dealt(rng) if shown_hand is None else _Particle(list(shown_hand), set(shown_hand), [],
-                                                                      list(shown_hand), len(self.pool), 1.0)
+            p = (
+                self._dealt(rng)
+                if shown_hand is None
+                else _Particle(list(shown_hand), set(shown_hand), [], list(shown_hand), len(self.pool), 1.0)
+            )
             if self._exchange(p, 1, rng, by_rejection=True):
                 return p
         p.weight = 0.0
@@ -380,8 +401,7 @@ class HistoryModel:
 
     def _free_cards(self, p: _Particle, played: list[int], voids: set[int]) -> list[int]:
         before = p.used - set(p.drawn)
-        return [c for c in self.pool
-                if c not in before and c not in p.keep and c not in played and c & 3 not in voids]
+        return [c for c in self.pool if c not in before and c not in p.keep and c not in played and c & 3 not in voids]
 
     def _trick_weight(self, p: _Particle, played: list[int], voids: set[int]) -> float:
         before = p.used - set(p.drawn)
@@ -441,8 +461,9 @@ class _Worlds:
         return self.plain.draw(rng)
 
 
-def history_model(view: Any, events: list[Any], my_hands: dict[int, list[int]] | None, rules: Any,
-                  rng: random.Random) -> HistoryModel | None:
+def history_model(
+    view: Any, events: list[Any], my_hands: dict[int, list[int]] | None, rules: Any, rng: random.Random
+) -> HistoryModel | None:
     """The other seat's history model at a two-seat table, None elsewhere or
     when this seat's own hands of the deal are not known (nor any particle fits)."""
     if view.n_players != 2 or len(view.active) != 2 or my_hands is None:
@@ -455,4 +476,3 @@ def world_source(decision: Any) -> _Worlds:
     """Where a two-seat trick search gets the other seat's hand in each world."""
     model = history_model(decision.view, decision.events, decision.my_hands, decision.rules, decision.rng)
     return _Worlds(model, PlausibleHands(decision.knowledge, decision.view))
-

@@ -3,6 +3,7 @@ strength test against the uniform-random bot, and a protocol round trip."""
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import msgspec
@@ -272,10 +273,17 @@ def test_plays_every_preset_legally(preset, n):
 # ------------------------------------------------------------------ packaging
 
 
-def test_imports_only_protocol_and_stdlib():
-    modules = imported_modules(Path(greedy.__file__))
-    assert "referee" not in modules
-    assert modules <= {"__future__", "protocol", "random", "sys", "collections"}
+def test_imports_only_protocol_stdlib_and_its_own_hands():
+    """No engine: greedy reads as a bot writer would write one."""
+    source = Path(greedy.__file__)
+    referee_imports = {
+        node.module
+        for node in ast.walk(ast.parse(source.read_text()))
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("referee")
+    }
+    assert referee_imports == {"referee.bots.greedy_hands"}
+    assert imported_modules(source) <= {"__future__", "protocol", "random", "sys", "collections", "referee"}
+    assert imported_modules(source.with_name("greedy_hands.py")) <= {"__future__", "collections"}
 
 
 def test_speaks_the_protocol(tmp_path):
