@@ -71,3 +71,8 @@ class SandboxUnavailable(RefereeError):
 class ClusterError(RefereeError):
     """A worker cannot play a game as the coordinator asked (its copy of a bot
     differs, it cannot isolate), or the cluster lost a game too often."""
+
+
+class SubmissionRefused(RefereeError):
+    """An arena submission cannot be taken: a hostile or oversized archive, a
+    limit of its user; the message names the member or the limit, in one line."""

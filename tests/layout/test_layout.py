@@ -51,6 +51,20 @@ ALLOWED: dict[str, set[str]] = {
         "live",
         "bot_names",
     },
+    # The arena composes the wings below it; its web pages (for people) build on its API.
+    "arena": {
+        "protocol",
+        "core",
+        "games",
+        "stats",
+        "seats",
+        "logs",
+        "play",
+        "replay",
+        "tournament",
+        "arena",
+        "bot_names",
+    },
     "cli": {
         "protocol",
         "core",
@@ -64,6 +78,7 @@ ALLOWED: dict[str, set[str]] = {
         "human",
         "web",
         "live",
+        "arena",
         "cli",
         "bot_names",
     },

@@ -27,12 +27,12 @@ bot answered with a call.
 A calibrated call has the true gain close to the estimate in every bucket.
 
 The bots are the built-in ones of this checkout (`referee/bots/`). Comparing
-two versions of them: run each checkout's own `arena.py` on the same
+two versions of them: run each checkout's own `bench_search_vs_greedy.py` on the same
 `--seed` and `--sets`, save the first with `--save FILE`, and pass it to the
 second with `--against FILE`: the difference of win rate is then paired
 set by set.
 
-    python tests/benchmarks/arena.py [--bot ismcts|pimc] [--sets 100] [--seed 100] [--procs 2]
+    python tests/benchmarks/bench_search_vs_greedy.py [--bot ismcts|pimc] [--sets 100] [--seed 100] [--procs 2]
                                      [--game chicago|ghost-euchre] [--seats 2|3|4]
                                      [--iterations N] [--save FILE] [--against FILE] [--calibrate]
 """
