@@ -2,10 +2,11 @@
 
 The engine says whose turn it is; that seat gets a request carrying its view,
 the legal actions and its clock; the reply is awaited under the game's cancel
-scope, whose deadline enforces the seat's limit (see "Deadlines" below), and
-checked (JSON, schema, request id, legality) before it is applied. Every
-failure becomes a recorded result with a reason code; the failure policy
-decides what follows. Nothing here knows which game is being played.
+scope, whose deadline enforces the seat's limit (see "Deadlines" below), read
+(`play/in_flight.py`) and checked (JSON, schema, request id, legality) before
+it is applied. Every failure becomes a recorded result with a reason code;
+the failure policy decides what follows. Nothing here knows which game is
+being played.
 """
 
 from __future__ import annotations
@@ -21,29 +22,23 @@ import msgspec
 import trio
 
 from protocol.messages import (
-    BotHello,
     GameOver,
     GameStart,
     SeatFailure,
     Warning,
 )
-from referee.errors import BotCrashed, BotError, ProtocolViolation, RefereeError
+from referee.errors import BotCrashed, BotError, RefereeError
 from referee.games.base import PUBLIC, GameState
-from referee.logs.gamelog import MAX_LOGGED_LINE, GameLogWriter, cut
+from referee.logs.gamelog import GameLogWriter, cut
 from referee.logs.records import (
     LogResult,
     PlayerInfo,
 )
 from referee.play.game_spec import GameRecord, GameSpec, StartFailure, make_request
+from referee.play.in_flight import InFlight, read_reply, take_unsolicited
 from referee.play.outcome import final_outcome
 from referee.play.recorder import GameRecorder
-from referee.play.replies import (
-    MAX_UNSOLICITED,
-    MAX_UNSOLICITED_BYTES,
-    LogBudget,
-    check_unsolicited,
-    decode_reply,
-)
+from referee.play.replies import MAX_UNSOLICITED, MAX_UNSOLICITED_BYTES, LogBudget
 from referee.play.seeding import derive_seed
 from referee.play.start import initial_state
 from referee.play.watch import GameWatch
@@ -52,34 +47,9 @@ from referee.seats.seat import Seat
 
 _encoder = msgspec.json.Encoder()
 
-REENCODE_OVER = 1024
-"""An accepted reply longer than this (a real one is ~100 bytes) is logged as
-its compact re-encoding: a bot cannot pad the log through its answers."""
-
-
 _FATAL_REASONS = frozenset(
     {"line_too_long", "unsolicited_flood", "resigned"}
 )  # the line stream is broken, or a person gave up
-
-
-@dataclass(eq=False, slots=True)
-class _InFlight:
-    """A request and what settling it needs, even after an early deadline."""
-
-    seat: int
-    rid: int
-    legal: Sequence[Any]
-    limit: float
-    t_sent: float
-    deadline: float
-    data: bytearray
-    sending: bool = False
-    sent: bool = False
-    stale: bytes | None = None  # the last reply that carried an earlier id
-    outcome: Any = None  # the reply or the BotError, once one came
-    unsolicited: int = 0  # lines that answered nothing, and their bytes
-    unsolicited_bytes: int = 0
-    cpu_sent: float = 0.0  # the bot's CPU seconds when the request went out
 
 
 @dataclass
@@ -120,10 +90,9 @@ class GameRunner:
         self.overhead = 0.0
         self.think = [0.0] * spec.n_players
         self.ended_early = False
-        self.logging = self.log.enabled
         self._scope: trio.CancelScope | None = None  # the game's; see "Deadlines" below
         self._scope_deadline = math.inf
-        self._pending: _InFlight | None = None
+        self._pending: InFlight | None = None
         self._unasked = 0  # decisions of seats that are out, played by the referee
 
     def _fail(self, seat: int, reason: str, message: str, detail: str = "") -> None:
@@ -205,7 +174,7 @@ class GameRunner:
     # per decision, where a `fail_after` per request (entering and leaving a
     # cancel scope) cost about as much as all the referee's other work on it.
 
-    def _request(self, seat: int, s: _Seat, legal: Sequence[Any]) -> _InFlight | None:
+    def _request(self, seat: int, s: _Seat, legal: Sequence[Any]) -> InFlight | None:
         """The request for this decision, ready to send; None if the bank is empty."""
         self.request_id += 1
         rid = self.request_id
@@ -224,13 +193,13 @@ class GameRunner:
         self.log.request(seat, rid, events, req.clock)
         cpu = s.meter.start()  # thawed before its clock starts
         now = self._now()
-        p = _InFlight(seat, rid, legal, limit, now, now + limit, data, cpu_sent=cpu)
+        p = InFlight(seat, rid, legal, limit, now, now + limit, data, cpu_sent=cpu)
         if p.deadline < self._scope_deadline:  # a shorter limit than before (a bank running low)
             self._set_deadline(p.deadline)
         self._pending = p
         return p
 
-    async def _decide(self, p: _InFlight) -> None:
+    async def _decide(self, p: InFlight) -> None:
         """Send the request, await the reply, apply the action (or the default).
         Resumable: after an early deadline `run` calls it again for the same request."""
         seat = p.seat
@@ -246,10 +215,10 @@ class GameRunner:
                     for line in bot.ready_lines(
                         MAX_UNSOLICITED_BYTES, MAX_UNSOLICITED + 1
                     ):  # written before the request
-                        self._unsolicited(seat, s, p, line)
+                        take_unsolicited(p, line, self.log, s.log_budget)
                     await bot.send(p.data)
                 p.sent = True
-            await self._reply(seat, s, bot, p)
+            await read_reply(bot, p, self.log, s.log_budget)
         except BotError as exc:
             p.outcome = exc
         self._pending = None
@@ -277,50 +246,6 @@ class GameRunner:
                 return
         await self._play_default(seat, p.legal, p.rid, elapsed, cpu)
 
-    async def _reply(self, seat: int, s: _Seat, bot: Seat, p: _InFlight) -> None:
-        """Read lines until the answer to request `p.rid` (its outcome); earlier ids are dropped."""
-        rid = p.rid
-        while True:
-            line = await bot.receive_line()
-            try:
-                msg = decode_reply(line)
-            except ProtocolViolation:
-                self.log.received(seat, line)
-                raise
-            if isinstance(msg, BotHello):
-                self.log.received(seat, line)
-                raise ProtocolViolation(
-                    f"expected an 'action' reply to request {rid}, got {type(msg).__struct_config__.tag!r}",
-                    detail=cut(line, 500),
-                    reason="unexpected_message",
-                )
-            if msg.id < rid:  # a late answer to an earlier request: dropped
-                if msg.id > bot.late_id:
-                    p.stale = line  # not explained by a timeout: a bot that only sends these gets `stale_id`
-                self._unsolicited(seat, s, p, line)
-                continue
-            if len(line) <= REENCODE_OVER:
-                self.log.received(seat, line)
-            else:  # padded with whitespace: logged as what it means, compactly (a cut line would not verify)
-                self.log.received(seat, _encoder.encode(msg), reencoded_from=len(line))
-            if msg.id > rid:
-                raise ProtocolViolation(
-                    f"reply id {msg.id} was never issued (current request id is {rid})",
-                    detail=cut(line, 500),
-                    reason="stale_id",
-                )
-            p.outcome = msg
-            return
-
-    def _unsolicited(self, seat: int, s: _Seat, p: _InFlight, line: bytes) -> None:
-        """A line that answers nothing: dropped and counted; past the cap the bot
-        fails with `unsolicited_flood`. Logged within the seat's budget."""
-        p.unsolicited += 1
-        p.unsolicited_bytes += len(line) + 1
-        if self.logging and s.log_budget.admit(line, min(len(line), MAX_LOGGED_LINE)):
-            self.log.received(seat, line, unsolicited=True)
-        check_unsolicited(p.unsolicited, p.unsolicited_bytes, p.rid, line)
-
     def _bot_error(self, seat: int, bot: Seat, exc: BotError) -> None:
         fatal = isinstance(exc, BotCrashed) or exc.reason in _FATAL_REASONS
         if fatal:
@@ -329,7 +254,7 @@ class GameRunner:
         detail = exc.detail or bot.stderr_text()
         self._on_failure(seat, exc.reason, f"{exc}{note}", detail, fatal=fatal)
 
-    async def _timed_out(self, p: _InFlight) -> None:
+    async def _timed_out(self, p: InFlight) -> None:
         """Settle a request whose deadline has passed, then play the default."""
         self._pending = None
         s = self.seats[p.seat]

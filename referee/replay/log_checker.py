@@ -10,17 +10,15 @@ here: the reader refuses it first.
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import msgspec
 from msgspec import UNSET
 
 from protocol.messages import Clock, GameOver, GameStart, Request, SeatFailure, TimeControl
-from referee.errors import ProtocolViolation, RefereeError
+from referee.errors import RefereeError
 from referee.games.base import PUBLIC
 from referee.games.cards import CARD_STR
-from referee.logs.gamelog import MAX_LOGGED_LINE
 from referee.logs.records import (
     ActionRecord,
     DealRecord,
@@ -33,7 +31,6 @@ from referee.logs.records import (
     UnloggedRecord,
 )
 from referee.play.game_spec import FailurePolicy
-from referee.play.replies import action_reply_type, any_action_type, decode_reply, former_wording
 from referee.play.seeding import derive_seed
 from referee.replay.load import (
     GameLog,
@@ -46,6 +43,7 @@ from referee.replay.load import (
     same,
     show,
 )
+from referee.replay.rejudge import REJUDGED, bad_reply_problem, bot_action_problem, illegal_action_problem
 
 _REQUEST_FIELDS = frozenset({"type", *Request.__struct_fields__})
 _ELIDABLE = frozenset({"view", "legal"})
@@ -363,19 +361,9 @@ class LogChecker:
         if not self.replies:
             raise self.fail(f"bot action from seat {seat} without a reply line from it")
         where, line = self.replies[-1]
-        try:
-            reply = _reply_decoder(self.log.game.action_type).decode(line)
-        except msgspec.DecodeError as exc:
-            raise self.fail(
-                f"the reply on line {where} was accepted, but it is not a valid action reply ({exc}): {line[:200]}"
-            ) from None
-        if reply.id != rid:
-            raise self.fail(f"the reply on line {where} answers request {reply.id}, not {rid}")
-        sent = reply.action
-        if sent != action:
-            raise self.fail(
-                f"action differs from the bot's reply on line {where}: expected {show(sent)} found {show(action)}"
-            )
+        problem = bot_action_problem(where, line, rid, action, self.log.game.action_type)
+        if problem:
+            raise self.fail(problem)
 
     # ------------------------------------------------------------ failures and result
 
@@ -384,7 +372,7 @@ class LogChecker:
         reason, message = rec.reason, rec.message
         if reason == "illegal_action":
             self._check_illegal(seat, message)
-        elif reason in _REJUDGED:
+        elif reason in REJUDGED:
             self._check_bad_reply(seat, reason, message)
         self.failures.append(SeatFailure(seat=seat, reason=reason, message=message))
         if self.forfeit_mode and seat not in self.forfeited:
@@ -395,45 +383,18 @@ class LogChecker:
         if self.open_request is None or self.open_request[0] != seat or not self.replies:
             raise self.fail(f"illegal_action failure of seat {seat} without a reply from it to an open request")
         where, line = self.replies[-1]
-        try:
-            reply = _reply_decoder(any_action_type()).decode(line)
-        except msgspec.DecodeError as exc:
-            raise self.fail(
-                f"the reply on line {where} is not a valid action reply ({exc}), "
-                f"so it cannot have been judged an illegal action"
-            ) from None
-        if reply.id != self.open_request[1]:
-            raise self.fail(f"the reply on line {where} answers request {reply.id}, not {self.open_request[1]}")
-        action = reply.action
-        try:
-            self.state.verify_action(action)
-        except RefereeError as exc:
-            expected = f"illegal action {show(action)}: {exc}"
-            if message != expected:
-                raise self.fail(f"failure message differs: expected {show(expected)} found {show(message)}") from None
-            return
-        raise self.fail(
-            f"the reply on line {where} is a legal action {show(action)}, but this failure calls it illegal"
-        )
+        problem = illegal_action_problem(self.state, where, line, self.open_request[1], message)
+        if problem:
+            raise self.fail(problem)
 
     def _check_bad_reply(self, seat: int, reason: str, message: str) -> None:
         """A reply refused as not JSON or not the protocol: decode its logged line again."""
         if self.open_request is None or self.open_request[0] != seat or not self.replies:
             raise self.fail(f"{reason} failure of seat {seat} without a reply from it to an open request")
         where, line = self.replies[-1]
-        if len(line) > MAX_LOGGED_LINE or "\ufffd" in line:
-            return  # cut or not UTF-8 when logged: not the bytes the bot sent
-        try:
-            decode_reply(line)
-        except ProtocolViolation as exc:
-            expected = (exc.reason, str(exc))
-        else:
-            raise self.fail(f"the reply on line {where} is a valid message, but this failure says {reason}")
-        if (reason, message) != expected and (reason != expected[0] or message != former_wording(line)):
-            raise self.fail(
-                f"failure differs from the reply on line {where}: expected {expected[0]} {show(expected[1])} "
-                f"found {reason} {show(message)}"
-            )
+        problem = bad_reply_problem(where, line, reason, message)
+        if problem:
+            raise self.fail(problem)
 
     def _on_unlogged(self, rec: UnloggedRecord) -> None:
         """Unsolicited lines past the log budget were counted, not logged."""
@@ -490,15 +451,6 @@ class LogChecker:
             raise self.fail(differs("result", want, got))
 
 
-_REJUDGED = frozenset({"malformed_json", "schema_violation", "nesting_too_deep"})  # re-decoded from the reply line
-
-
-@functools.cache
-def _reply_decoder(action_type: Any) -> msgspec.json.Decoder:
-    """Decodes a bot's `action` reply as strictly as the runner does (no unknown fields)."""
-    return msgspec.json.Decoder(action_reply_type(action_type))
-
-
 def _deal_dict(number: int, deal: Any) -> dict[str, Any]:
     return {"deal": number, "dealer": deal.dealer, "deck": [CARD_STR[c] for c in deal.deck]}
 
@@ -527,6 +479,3 @@ def _events_difference(what: str, expected: list[Any], found: Any) -> str:
     if len(found) > len(expected):
         return f"{what}: unexpected extra event {show(found[len(expected)])}"
     return f"{what}: event missing: expected {show(expected[len(found)])}"
-
-
-# ------------------------------------------------------------------ files

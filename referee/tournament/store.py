@@ -9,7 +9,8 @@ is played again. The schema (`tournament/schema`) is documented in
 
 While a tournament runs, its process holds an exclusive `flock` on the
 database file, so two referees never run the same tournament at once;
-readers (`chicago-referee standings`) are never blocked.
+readers (`chicago-referee standings`) are never blocked. Opening the file
+and taking the lock live in `tournament/store_file`.
 
 The database also holds what makes the results tamper-evident: the sha256
 of every game's log, and the seed commitment (`seed_commitment`: the master
@@ -35,15 +36,8 @@ from referee import __version__
 from referee.errors import RefereeError, ResultsError
 from referee.play.game_spec import GameRecord
 from referee.tournament.schedule import ScheduledGame
-from referee.tournament.schema import (
-    COMMITMENT_SCHEME,
-    SCHEMA,
-    SCHEMA_VERSION,
-    add_seat_timing_columns,
-    check_sound,
-    check_types,
-    damaged,
-)
+from referee.tournament.schema import COMMITMENT_SCHEME, add_seat_timing_columns, check_types, damaged
+from referee.tournament.store_file import open_database
 from referee.tournament.store_rows import (
     Commitment,
     FailureRow,
@@ -106,53 +100,9 @@ class Store:
         is not SQLite, a damaged page or a missing table is one ResultsError.
         """
         path = Path(path)
-        if not path.exists():
-            if not create:
-                raise RefereeError(f"{path}: no such results database (has the tournament been run?)")
-            path.parent.mkdir(parents=True, exist_ok=True)
-        elif not path.is_file():
-            raise ResultsError(f"{path}: not a results database file (it is a directory or a device)")
-        conn: sqlite3.Connection | None = None
-        try:
-            conn = sqlite3.connect(path, isolation_level=None, timeout=30.0)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")  # WAL: durable against a killed process
-            conn.execute("PRAGMA foreign_keys=ON")
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-            if version == 0:
-                if not create and not conn.execute("SELECT 1 FROM sqlite_master WHERE name='tournament'").fetchone():
-                    raise ResultsError(f"{path}: not a chicago-referee results database")
-                conn.executescript(SCHEMA)
-                conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-            elif version != SCHEMA_VERSION:
-                raise ResultsError(
-                    f"{path}: results database schema {version} is not supported (this referee "
-                    f"reads schema {SCHEMA_VERSION}); finish that tournament with the referee that "
-                    "started it, or start it again with --fresh"
-                )
-            check_sound(path, conn)
-            st = os.stat(path)
-        except sqlite3.DatabaseError as exc:
-            if conn is not None:
-                conn.close()
-            raise damaged(path, exc) from None
-        except (ResultsError, OSError) as exc:
-            if conn is not None:
-                conn.close()
-            if isinstance(exc, OSError):
-                raise ResultsError(f"{path}: cannot open the results database: {exc.strerror or exc}") from None
-            raise
-        lock_fd = None
-        if lock:
-            lock_fd = os.open(path, os.O_RDONLY)
-            try:
-                fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                os.close(lock_fd)
-                conn.close()
-                raise RefereeError(f"{path}: another referee is running this tournament right now") from None
+        conn, lock_fd, identity = open_database(path, create=create, lock=lock)
         store = cls(path, conn, lock_fd)
-        store._identity = (st.st_dev, st.st_ino)
+        store._identity = identity
         return store
 
     def check_same_file(self) -> None:

@@ -45,14 +45,13 @@ from referee.cli import app
 from referee.errors import ConfigError, RefereeError
 from referee.play.game_spec import GameRecord
 from referee.tournament.config import Tournament, load_config, parse_config
+from referee.tournament.resume import game_spec, spec_hash
 from referee.tournament.run import (
     TournamentRunner,
     build_bots,
     check_commands,
-    game_spec,
     handle_signals,
     prepare_store,
-    spec_hash,
 )
 from referee.tournament.schedule import (
     build_schedule,
