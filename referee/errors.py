@@ -75,4 +75,9 @@ class ClusterError(RefereeError):
 
 class SubmissionRefused(RefereeError):
     """An arena submission cannot be taken: a hostile or oversized archive, a
-    limit of its user; the message names the member or the limit, in one line."""
+    limit of its user; the message names the member or the limit, in one line.
+    `status` is the HTTP status the arena answers with (400 unless said)."""
+
+    def __init__(self, message: str, *, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status

@@ -369,7 +369,8 @@ def unpack(archive: Path, dest: Path, limits: ArchiveLimits) -> Unpacked:
         size = os.fstat(upload.fileno()).st_size
         if size > limits.max_upload_bytes:
             raise SubmissionRefused(
-                f"the archive is {_amount(size)}: more than the {_amount(limits.max_upload_bytes)} an upload may be"
+                f"the archive is {_amount(size)}: more than the {_amount(limits.max_upload_bytes)} an upload may be",
+                status=413,
             )
         kind = _kind(upload.read(4))
         upload.seek(0)

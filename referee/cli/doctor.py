@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from referee.arena.toolchains import probe_toolchains, summary
 from referee.bots import BUILTIN_BOTS, builtin_names
 from referee.cli.common import EXIT_FAILED, app, expected_errors, out
 from referee.seats.packages import install_hint
@@ -174,9 +175,11 @@ def doctor(
     """What this machine provides for sandboxing bots (exit 1 if it cannot)."""
     host = sandbox_host.probe_host()
     problems = host.problems()
+    chains = probe_toolchains()
     if as_json:
         report = {
             **host.as_dict(),
+            "toolchains": {t.name: {"path": t.path, "version": t.version} for t in chains},
             "sandbox_possible": not problems,
             "advice": _advice(host),
             "builtin_bots": {bot.name: bot.module for bot in BUILTIN_BOTS.values()},
@@ -184,7 +187,8 @@ def doctor(
         sys.stdout.write(json.dumps(report, indent=2) + "\n")
     else:
         colour = {"ok": "green", "warn": "yellow", "fail": "red"}
-        for status, subject, meaning in _findings(host):
+        toolchains = ("ok", "toolchains", f"{summary(chains)} (what an arena can build bots with)")
+        for status, subject, meaning in [*_findings(host), toolchains]:
             out.print(f"[{colour[status]}]{status:<4}[/]  {subject}: {meaning}", highlight=False)
         out.print("[bold]for a host[/]", highlight=False)
         for line in _advice(host):

@@ -98,8 +98,20 @@ _STRUCT_AT: dict[str, type[msgspec.Struct]] = {
 }
 
 
-def _explain(exc: msgspec.ValidationError) -> str:
-    """msgspec's message -> `key.path: what is wrong`."""
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "format": FORMATS,
+    "failure_policy": ("forfeit", "substitute"),
+    "failure_policy.mode": ("forfeit", "substitute"),
+}
+
+
+def explain(
+    exc: msgspec.ValidationError,
+    structs: dict[str, type[msgspec.Struct]] = _STRUCT_AT,
+    choices: dict[str, tuple[str, ...]] = _CHOICES,
+) -> str:
+    """msgspec's message -> `key.path: what is wrong`. `structs` says which Struct
+    sits at which key path (for "did you mean"), `choices` what an enum key takes."""
     text = str(exc)
     where = ""
     m = re.search(r" - at `\$\.?(.*)`$", text)
@@ -112,7 +124,7 @@ def _explain(exc: msgspec.ValidationError) -> str:
     if m := re.fullmatch(r"Object missing required field `(.+)`", text):
         return f"{join(m.group(1))}: required key is missing"
     if m := re.fullmatch(r"Object contains unknown field `(.+)`", text):
-        struct = _STRUCT_AT.get(re.sub(r"\[\d+\]", "[]", where))
+        struct = structs.get(re.sub(r"\[\d+\]", "[]", where))
         hint = ""
         if struct is not None:
             fields = list(struct.__struct_fields__)
@@ -124,12 +136,8 @@ def _explain(exc: msgspec.ValidationError) -> str:
         got = m.group(2).replace("object", "table").replace("array", "list")
         return f"{where or 'config'}: expected {want}, got {got}"
     if m := re.fullmatch(r"Invalid enum value (.+)", text):
-        choices = {
-            "format": FORMATS,
-            "failure_policy": ("forfeit", "substitute"),
-            "failure_policy.mode": ("forfeit", "substitute"),
-        }.get(where)
-        extra = f"; choose {' or '.join(choices)}" if choices else ""
+        valid = choices.get(where)
+        extra = f"; choose {' or '.join(valid)}" if valid else ""
         return f"{where}: invalid value {m.group(1)}{extra}"
     return f"{where or 'config'}: {text}"
 
@@ -233,7 +241,7 @@ def parse_config(text: str, base_dir: Path, source: Path | None = None) -> Tourn
     try:
         cfg = msgspec.convert(raw, type=TournamentFile)
     except msgspec.ValidationError as exc:
-        raise ConfigError(f"{where}: {_explain(exc)}") from None
+        raise ConfigError(f"{where}: {explain(exc)}") from None
     try:
         return _resolve(cfg, text, base_dir, source)
     except ConfigError as exc:
@@ -241,8 +249,8 @@ def parse_config(text: str, base_dir: Path, source: Path | None = None) -> Tourn
 
 
 def _resolve(cfg: TournamentFile, text: str, base_dir: Path, source: Path | None) -> Tournament:
-    game, rules = _resolve_game(cfg)
-    time_control, policy = _resolve_play(cfg)
+    game, rules = resolve_game(cfg.game, cfg.table_size, cfg.rules)
+    time_control, policy = resolve_play(cfg.time_control, cfg.failure_policy)
     _check_counts(cfg)
     sandbox = _resolve_sandbox(cfg)
     bots = tuple(_resolve_bot(i, b, base_dir, sandbox) for i, b in enumerate(cfg.bots))
@@ -268,36 +276,36 @@ def _resolve(cfg: TournamentFile, text: str, base_dir: Path, source: Path | None
     )
 
 
-def _resolve_game(cfg: TournamentFile) -> tuple[GameDef, Any]:
+def resolve_game(name: str, table_size: int, rules: RulesEntry) -> tuple[GameDef, Any]:
     """The game, its table size, and its rules (a preset and options)."""
     try:
-        game = get_game(cfg.game)
+        game = get_game(name)
     except ConfigError as exc:
         raise ConfigError(f"game: {exc}") from None
-    if cfg.table_size not in game.seat_counts:
+    if table_size not in game.seat_counts:
         counts = " or ".join(str(c) for c in game.seat_counts)
-        raise ConfigError(f"table_size: {game.title} is played at {counts} seats, not {cfg.table_size}")
-    preset = cfg.rules.preset or game.default_preset
+        raise ConfigError(f"table_size: {game.title} is played at {counts} seats, not {table_size}")
+    preset = rules.preset or game.default_preset
     try:
         preset_options(game, preset)
     except ConfigError as exc:
         raise ConfigError(f"rules.preset: {exc}") from None
     try:
-        return game, build_rules(game, preset, dict(cfg.rules.options))
+        return game, build_rules(game, preset, dict(rules.options))
     except ConfigError as exc:
         raise ConfigError(f"rules.options: {exc}") from None
 
 
-def _resolve_play(cfg: TournamentFile) -> tuple[TimeControl, FailurePolicy]:
+def resolve_play(
+    clock: str | TimeControlEntry, failure_policy: Literal["forfeit", "substitute"] | FailurePolicy
+) -> tuple[TimeControl, FailurePolicy]:
     """The clock and what happens to a bot that fails."""
-    tc_text = cfg.time_control if isinstance(cfg.time_control, str) else cfg.time_control.as_text()
+    tc_text = clock if isinstance(clock, str) else clock.as_text()
     try:
         time_control = parse_time_control(tc_text)
     except ConfigError as exc:
         raise ConfigError(f"time_control: {exc}") from None
-    policy = (
-        cfg.failure_policy if isinstance(cfg.failure_policy, FailurePolicy) else FailurePolicy(mode=cfg.failure_policy)
-    )
+    policy = failure_policy if isinstance(failure_policy, FailurePolicy) else FailurePolicy(mode=failure_policy)
     if policy.max_strikes < 0:
         raise ConfigError("failure_policy.max_strikes: must be 0 or more")
     return time_control, policy

@@ -1,0 +1,226 @@
+"""The arena's HTTP API (JSON; docs/arena.md): a Starlette app on Trio.
+
+Every answer is JSON; every error is `{"error": "one line"}` with a fitting
+status. A user is known by `Authorization: Bearer TOKEN`, never by anything
+in a URL, and the token is never written to a log line or an error. Uploads
+are read as a stream and refused the moment they pass the arena's cap: the
+body is never held in memory whole.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+import trio
+from python_multipart import MultipartParser
+from python_multipart.multipart import parse_options_header
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from referee.arena.config import Arena
+from referee.arena.intake import Upload, accept, check_user_limits
+from referee.arena.store import ArenaStore
+from referee.arena.submissions import Submission, get_submission, submissions_of
+from referee.arena.users import User, user_for_token
+from referee.errors import ResultsError, SubmissionRefused
+
+if TYPE_CHECKING:
+    from python_multipart.multipart import MultipartCallbacks
+
+FORM_OVERHEAD = 64 * 1024  # multipart headers and the `name` field, beyond the archive itself
+MAX_NAME_FIELD = 200
+
+
+class ApiError(Exception):
+    """An answer other than success: its status and its one line."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    return JSONResponse({"error": message}, status_code=status, headers=headers)
+
+
+class ArenaApi:
+    """The routes, over one arena's config and database."""
+
+    def __init__(self, arena: Arena, store: ArenaStore) -> None:
+        self.arena = arena
+        self.store = store
+
+    # ------------------------------------------------------------ who asks
+
+    def user(self, request: Request, *, required: bool = True) -> User | None:
+        header = request.headers.get("authorization")
+        if header is None:
+            if required:
+                raise ApiError(401, "this needs your token: send the header Authorization: Bearer TOKEN")
+            return None
+        scheme, _, token = header.partition(" ")
+        who = self.store.read(lambda c: user_for_token(c, token.strip())) if scheme.lower() == "bearer" else None
+        if who is None:
+            raise ApiError(401, "the token is not valid (revoked, mistyped, or of another arena)")
+        return who
+
+    # ------------------------------------------------------------ submissions
+
+    async def post_submission(self, request: Request) -> JSONResponse:
+        who = self.user(request)
+        assert who is not None
+        check_user_limits(self.store, self.arena, who.name, time.time())  # before a byte of the body is read
+        upload, bot = await _read_form(request, Upload(self.arena.folder, self.arena.archives))
+        received = await trio.to_thread.run_sync(upload.finish)
+        sub, new = await trio.to_thread.run_sync(
+            partial(accept, self.store, self.arena, who.name, bot or who.name, received)
+        )
+        return JSONResponse(_public(sub, owner_view=True), status_code=201 if new else 200)
+
+    async def get_submission(self, request: Request) -> JSONResponse:
+        who = self.user(request, required=False)
+        try:
+            sub = self.store.read(lambda c: get_submission(c, int(request.path_params["id"])))
+        except KeyError:
+            raise ApiError(404, f"no submission {request.path_params['id']}") from None
+        return JSONResponse(_public(sub, owner_view=who is not None and (who.admin or who.name == sub.owner)))
+
+    async def list_submissions(self, request: Request) -> JSONResponse:
+        who = self.user(request)
+        assert who is not None
+        if request.query_params.get("mine") not in ("1", "true"):
+            raise ApiError(400, "list your own submissions with ?mine=1 (the leaderboard lists every bot)")
+        subs = self.store.read(lambda c: submissions_of(c, who.name))
+        return JSONResponse({"submissions": [_public(s, owner_view=True) for s in subs]})
+
+
+def _public(sub: Submission, *, owner_view: bool) -> dict[str, Any]:
+    """What anyone may see of a submission; its reason only to its owner and admins."""
+    d = sub.as_dict()
+    if not owner_view:
+        d.pop("reason", None)
+    return d
+
+
+async def _read_form(request: Request, upload: Upload) -> tuple[Upload, str | None]:
+    """The multipart body read as it arrives: the field `archive` into `upload`,
+    an optional `name`; anything else, or too much, is refused at once."""
+    ctype, params = parse_options_header(request.headers.get("content-type", ""))
+    boundary = params.get(b"boundary")
+    if ctype != b"multipart/form-data" or not boundary:
+        upload.discard()
+        raise ApiError(415, "send multipart/form-data with the archive in the field `archive`")
+    cap = upload.limits.max_upload_bytes + FORM_OVERHEAD
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > cap:
+        upload.discard()
+        mib = upload.limits.max_upload_bytes / (1 << 20)
+        raise ApiError(413, f"the upload is larger than the arena takes ({mib:g} MiB)")
+    form = _Form(upload)
+    parser = MultipartParser(boundary, form.callbacks())
+    seen = 0
+    try:
+        async for chunk in request.stream():
+            seen += len(chunk)
+            if seen > cap:
+                raise SubmissionRefused("the upload is larger than the arena takes", status=413)
+            parser.write(chunk)
+        parser.finalize()
+    except BaseException:
+        upload.discard()
+        raise
+    if not form.got_archive:
+        upload.discard()
+        raise ApiError(400, "no field `archive` in the form: send the bot's .zip, .tar or .tar.gz as `archive`")
+    return upload, form.name
+
+
+class _Form:
+    """Callbacks of the multipart parser: which field a part is, where its bytes go."""
+
+    def __init__(self, upload: Upload) -> None:
+        self.upload = upload
+        self.name: str | None = None
+        self.got_archive = False
+        self._header = b""
+        self._field: str | None = None
+        self._name_bytes = bytearray()
+
+    def callbacks(self) -> MultipartCallbacks:
+        return {
+            "on_header_field": self._on_header_field,
+            "on_header_value": self._on_header_value,
+            "on_headers_finished": self._on_headers_finished,
+            "on_part_data": self._on_part_data,
+            "on_part_end": self._on_part_end,
+        }
+
+    def _on_header_field(self, data: bytes, start: int, end: int) -> None:
+        self._header = data[start:end].lower()
+
+    def _on_header_value(self, data: bytes, start: int, end: int) -> None:
+        if self._header == b"content-disposition":
+            _kind, params = parse_options_header(data[start:end])
+            self._field = params.get(b"name", b"").decode("utf-8", "replace")
+
+    def _on_headers_finished(self) -> None:
+        if self._field not in ("archive", "name"):
+            raise SubmissionRefused(f"unknown form field {self._field!r}: send `archive` and, if you like, `name`")
+        if self._field == "archive" and self.got_archive:
+            raise SubmissionRefused("two fields `archive`: send one archive per submission")
+
+    def _on_part_data(self, data: bytes, start: int, end: int) -> None:
+        if self._field == "archive":
+            self.got_archive = True
+            self.upload.write(data[start:end])
+        else:
+            self._name_bytes += data[start:end]
+            if len(self._name_bytes) > MAX_NAME_FIELD:
+                raise SubmissionRefused("the field `name` is too long for a bot name")
+
+    def _on_part_end(self) -> None:
+        if self._field == "archive":
+            self.got_archive = True
+        elif self._field == "name":
+            self.name = self._name_bytes.decode("utf-8", "replace").strip() or None
+        self._field = None
+
+
+def _guarded(handler: Callable[[Request], Awaitable[JSONResponse]]) -> Callable[[Request], Awaitable[JSONResponse]]:
+    """Expected failures become `{"error": ...}` answers; nothing else leaks."""
+
+    async def run(request: Request) -> JSONResponse:
+        try:
+            return await handler(request)
+        except ApiError as exc:
+            return _error(exc.status, str(exc))
+        except SubmissionRefused as exc:
+            return _error(exc.status, str(exc))
+        except ResultsError as exc:
+            return _error(503, str(exc))
+
+    return run
+
+
+def make_app(arena: Arena, store: ArenaStore) -> Starlette:
+    api = ArenaApi(arena, store)
+    routes = [
+        Route("/api/submissions", _guarded(api.post_submission), methods=["POST"]),
+        Route("/api/submissions", _guarded(api.list_submissions), methods=["GET"]),
+        Route("/api/submissions/{id:int}", _guarded(api.get_submission), methods=["GET"]),
+    ]
+
+    async def http_error(request: Request, exc: Exception) -> JSONResponse:
+        if isinstance(exc, HTTPException):
+            what = "no such route" if exc.status_code == 404 else str(exc.detail)
+            return _error(exc.status_code, f"{what}: {request.method} {request.url.path} (docs/arena.md lists the API)")
+        return _error(500, "the arena failed on this request; its host has the details")
+
+    return Starlette(routes=routes, exception_handlers={HTTPException: http_error, Exception: http_error})

@@ -1,0 +1,152 @@
+"""Everything an arena keeps lives in its folder: `arena.toml`, the SQLite
+database `arena.db` (WAL) and, by sha256, the submitted archives, the builds
+and the game logs. No other server has to be installed.
+
+The database is opened with `synchronous=FULL`: a row committed is on disk,
+so what the arena has answered for survives a `kill -9` and a power cut.
+Readers (`arena user list`, the API) never wait for the writer. Every SQLite
+error leaves as one `ResultsError` line naming the file and saying what to do.
+"""
+
+from __future__ import annotations
+
+import functools
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+from referee import __version__
+from referee.arena.submissions import SUBMISSIONS_SCHEMA
+from referee.arena.users import USERS_SCHEMA
+from referee.errors import ResultsError
+
+DB_NAME = "arena.db"
+SCHEMA_VERSION = 1
+FOLDERS = ("archives", "builds", "logs")  # by sha256 / by digest / by game
+
+_SCHEMA = (
+    """
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+"""
+    + USERS_SCHEMA
+    + SUBMISSIONS_SCHEMA
+)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def now_text() -> str:
+    """The time as the arena writes it: UTC, ISO 8601, milliseconds."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _damaged(path: Path, exc: BaseException) -> ResultsError:
+    what = " ".join(str(exc).split())
+    if "locked" in what or "busy" in what:
+        return ResultsError(f"{path}: the arena database is busy ({what}); try again in a moment")
+    if "disk is full" in what or "disk I/O" in what:
+        return ResultsError(f"{path}: the arena database cannot be written ({what}); free disk space and restart")
+    return ResultsError(
+        f"{path}: the arena database is damaged or is not one ({what}); restore it from a backup "
+        "(sqlite3 .backup copies it while the arena runs)"
+    )
+
+
+def translated(method: F) -> F:
+    """SQLite errors in an ArenaStore method become one ResultsError line naming the file."""
+
+    @functools.wraps(method)
+    def wrapper(self: ArenaStore, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.IntegrityError:
+            raise  # a constraint the arena itself broke: a bug, not damage
+        except sqlite3.DatabaseError as exc:
+            raise _damaged(self.path, exc) from exc
+
+    return wrapper  # type: ignore[return-value]
+
+
+class ArenaStore:
+    """An open arena database. Use `ArenaStore.open` (or `create`); always `close()`."""
+
+    def __init__(self, path: Path, conn: sqlite3.Connection) -> None:
+        self.path = path
+        self.conn = conn
+
+    @classmethod
+    def create(cls, folder: Path) -> ArenaStore:
+        """A new arena's database and folders (the folder itself must exist)."""
+        for name in FOLDERS:
+            (folder / name).mkdir(exist_ok=True)
+        return cls._connect(folder / DB_NAME, create=True)
+
+    @classmethod
+    def open(cls, folder: Path) -> ArenaStore:
+        path = folder / DB_NAME
+        if not path.is_file():
+            raise ResultsError(f"{path}: no arena database here (`arena init {folder}` makes an arena)")
+        return cls._connect(path, create=False)
+
+    @classmethod
+    def _connect(cls, path: Path, *, create: bool) -> ArenaStore:
+        conn: sqlite3.Connection | None = None
+        try:
+            conn = sqlite3.connect(path, isolation_level=None, timeout=30.0, check_same_thread=False)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=FULL")  # answered for means on disk
+            conn.execute("PRAGMA foreign_keys=ON")
+            if create:
+                conn.executescript(_SCHEMA)
+                conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+                conn.execute("INSERT OR IGNORE INTO meta VALUES ('created_by', ?)", (f"chicago-referee {__version__}",))
+            _check_schema(path, conn)
+        except sqlite3.DatabaseError as exc:
+            if conn is not None:
+                conn.close()
+            raise _damaged(path, exc) from exc
+        except ResultsError:
+            if conn is not None:
+                conn.close()
+            raise
+        return cls(path, conn)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write, all or nothing; SQLite errors translated."""
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.conn
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            self.conn.execute("COMMIT")
+        except sqlite3.IntegrityError:
+            raise
+        except sqlite3.DatabaseError as exc:
+            raise _damaged(self.path, exc) from exc
+
+    @translated
+    def read(self, query: Callable[[sqlite3.Connection], Any]) -> Any:
+        """`query(conn)` with SQLite errors translated."""
+        return query(self.conn)
+
+
+def _check_schema(path: Path, conn: sqlite3.Connection) -> None:
+    row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    version = row[0] if row else None
+    if version != str(SCHEMA_VERSION):
+        raise ResultsError(
+            f"{path}: arena database version {version}, this referee reads version {SCHEMA_VERSION}; "
+            "use the chicago-referee that made it"
+        )

@@ -1,0 +1,176 @@
+"""Bots, their versions, and the submissions that make them.
+
+A user may have several bots (by name; the user's own name by default); a
+bot belongs to the user who first submitted it. Each accepted archive is a
+new version of its bot, `queued` until it is built and checked; the same
+archive twice is one submission (by sha256). A version that passes its
+check becomes the bot's `active` one and retires the one before it; a
+retired version keeps its games and its rating history.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from referee.errors import SubmissionRefused
+
+Status = Literal["queued", "building", "checking", "active", "failed", "retired"]
+STATUSES: tuple[Status, ...] = ("queued", "building", "checking", "active", "failed", "retired")
+BOT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")  # as in tournament configs
+
+SUBMISSIONS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS bots (
+    name TEXT PRIMARY KEY,
+    owner TEXT NOT NULL REFERENCES users(name),
+    created TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS submissions (
+    id INTEGER PRIMARY KEY,
+    bot TEXT NOT NULL REFERENCES bots(name),
+    version INTEGER NOT NULL CHECK (version >= 1),
+    sha256 TEXT NOT NULL CHECK (length(sha256) = 64),
+    size INTEGER NOT NULL CHECK (size > 0),
+    kind TEXT NOT NULL,
+    files INTEGER NOT NULL,
+    unpacked INTEGER NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('queued', 'building', 'checking', 'active', 'failed', 'retired')),
+    reason TEXT,
+    created TEXT NOT NULL,
+    created_epoch REAL NOT NULL,
+    updated TEXT NOT NULL,
+    UNIQUE (bot, version),
+    UNIQUE (bot, sha256)
+);
+CREATE INDEX IF NOT EXISTS submissions_by_status ON submissions (status);
+"""
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One submission, as the API shows it (logs are fetched on their own)."""
+
+    id: int
+    bot: str
+    owner: str
+    version: int
+    sha256: str
+    size: int
+    kind: str
+    status: Status
+    reason: str | None
+    created: str
+    updated: str
+
+    def as_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "id": self.id,
+            "bot": self.bot,
+            "owner": self.owner,
+            "version": self.version,
+            "sha256": self.sha256,
+            "size": self.size,
+            "kind": self.kind,
+            "status": self.status,
+            "created": self.created,
+            "updated": self.updated,
+        }
+        if self.reason is not None:
+            d["reason"] = self.reason
+        return d
+
+
+_COLUMNS = (
+    "s.id, s.bot, b.owner, s.version, s.sha256, s.size, s.kind, s.status, s.reason, s.created, s.updated"
+    " FROM submissions s JOIN bots b ON b.name = s.bot"
+)
+
+
+def _row(r: tuple[Any, ...]) -> Submission:
+    return Submission(*r)
+
+
+def check_bot_name(name: str) -> str:
+    if not BOT_NAME.match(name):
+        raise SubmissionRefused(f"bot name {name!r}: use 1-40 letters, digits, '_', '.' or '-', starting alphanumeric")
+    return name
+
+
+def bot_owner(conn: sqlite3.Connection, name: str) -> str | None:
+    row = conn.execute("SELECT owner FROM bots WHERE name = ?", (name,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+def check_owner(name: str, owner: str, current: str | None) -> None:
+    if current is not None and current != owner:
+        raise SubmissionRefused(f"the bot name {name!r} belongs to another user: choose another name", status=403)
+
+
+def claim_bot(conn: sqlite3.Connection, name: str, owner: str, now: str) -> None:
+    """The bot `name` is `owner`'s: made now if new, refused if another user's."""
+    check_bot_name(name)
+    current = bot_owner(conn, name)
+    check_owner(name, owner, current)
+    if current is None:
+        conn.execute("INSERT INTO bots (name, owner, created) VALUES (?, ?, ?)", (name, owner, now))
+
+
+def find_same(conn: sqlite3.Connection, bot: str, sha256: str) -> Submission | None:
+    """The submission of this very archive to this bot, if there is one."""
+    r = conn.execute(f"SELECT {_COLUMNS} WHERE s.bot = ? AND s.sha256 = ?", (bot, sha256)).fetchone()
+    return None if r is None else _row(r)
+
+
+def add_submission(
+    conn: sqlite3.Connection,
+    *,
+    bot: str,
+    sha256: str,
+    size: int,
+    kind: str,
+    files: int,
+    unpacked: int,
+    now: str,
+    epoch: float,
+) -> Submission:
+    """A new `queued` version of `bot` (call inside a transaction, after `claim_bot`)."""
+    (last,) = conn.execute("SELECT coalesce(max(version), 0) FROM submissions WHERE bot = ?", (bot,)).fetchone()
+    cur = conn.execute(
+        "INSERT INTO submissions (bot, version, sha256, size, kind, files, unpacked, status, created,"
+        " created_epoch, updated) VALUES (?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?)",
+        (bot, last + 1, sha256, size, kind, files, unpacked, now, epoch, now),
+    )
+    return get_submission(conn, int(cur.lastrowid or 0))
+
+
+def get_submission(conn: sqlite3.Connection, submission_id: int) -> Submission:
+    r = conn.execute(f"SELECT {_COLUMNS} WHERE s.id = ?", (submission_id,)).fetchone()
+    if r is None:
+        raise KeyError(submission_id)
+    return _row(r)
+
+
+def submissions_of(conn: sqlite3.Connection, owner: str) -> list[Submission]:
+    rows = conn.execute(f"SELECT {_COLUMNS} WHERE b.owner = ? ORDER BY s.id DESC", (owner,)).fetchall()
+    return [_row(r) for r in rows]
+
+
+def recent_count(conn: sqlite3.Connection, owner: str, since_epoch: float) -> tuple[int, float | None]:
+    """(submissions by `owner` since then, the epoch of the oldest of them)."""
+    n, oldest = conn.execute(
+        "SELECT count(*), min(s.created_epoch) FROM submissions s JOIN bots b ON b.name = s.bot"
+        " WHERE b.owner = ? AND s.created_epoch >= ?",
+        (owner, since_epoch),
+    ).fetchone()
+    return int(n), oldest
+
+
+def kept_bytes(conn: sqlite3.Connection, owner: str) -> int:
+    """Bytes of archives kept for `owner`, every version of every bot together."""
+    (total,) = conn.execute(
+        "SELECT coalesce(sum(s.size), 0) FROM submissions s JOIN bots b ON b.name = s.bot WHERE b.owner = ?",
+        (owner,),
+    ).fetchone()
+    return int(total)
