@@ -6,11 +6,17 @@ does through pyproject's `pythonpath`, not those of whichever checkout is
 installed. `driver` is the one way a test gets a browser: Debian's chromium
 and chromium-driver, headless, one per test module (starting Chromium is
 the slow part), or a skip that says what to install (tests/browser.py).
+
+Ctrl-C tests send SIGINT to the processes they start. A suite started in
+the background by a shell without job control inherits SIGINT ignored, and
+so would every process it starts; the suite restores the default first, so
+those processes hear SIGINT as they do at a terminal.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,6 +25,8 @@ from browser import chromium
 from paths import ROOT
 from timing import SCALE, SCALE_VARIABLE
 
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
 
 
