@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable
 from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import trio
@@ -20,13 +21,14 @@ from python_multipart.multipart import parse_options_header
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from referee.arena.config import Arena
 from referee.arena.intake import Upload, accept, check_user_limits
+from referee.arena.public_api import BadQuery, NotFound, PublicApi
 from referee.arena.store import ArenaStore
-from referee.arena.submissions import Submission, get_submission, submissions_of
+from referee.arena.submissions import Submission, get_submission, private_fields, submissions_of
 from referee.arena.users import User, user_for_token
 from referee.errors import ResultsError, SubmissionRefused
 
@@ -53,9 +55,10 @@ def _error(status: int, message: str) -> JSONResponse:
 class ArenaApi:
     """The routes, over one arena's config and database."""
 
-    def __init__(self, arena: Arena, store: ArenaStore) -> None:
+    def __init__(self, arena: Arena, store: ArenaStore, on_submission: Callable[[], None]) -> None:
         self.arena = arena
         self.store = store
+        self.on_submission = on_submission
 
     # ------------------------------------------------------------ who asks
 
@@ -82,6 +85,8 @@ class ArenaApi:
         sub, new = await trio.to_thread.run_sync(
             partial(accept, self.store, self.arena, who.name, bot or who.name, received)
         )
+        if new:
+            self.on_submission()
         return JSONResponse(_public(sub, owner_view=True), status_code=201 if new else 200)
 
     async def get_submission(self, request: Request) -> JSONResponse:
@@ -90,7 +95,14 @@ class ArenaApi:
             sub = self.store.read(lambda c: get_submission(c, int(request.path_params["id"])))
         except KeyError:
             raise ApiError(404, f"no submission {request.path_params['id']}") from None
-        return JSONResponse(_public(sub, owner_view=who is not None and (who.admin or who.name == sub.owner)))
+        if who is None or not (who.admin or who.name == sub.owner):
+            return JSONResponse(_public(sub, owner_view=False))
+        shown = _public(sub, owner_view=True)
+        shown.update(self.store.read(lambda c: private_fields(c, sub.id)))
+        shown["build_log"] = await trio.to_thread.run_sync(
+            _build_log, self.arena.folder / "builds" / f"{sub.sha256}.log"
+        )
+        return JSONResponse(shown)
 
     async def list_submissions(self, request: Request) -> JSONResponse:
         who = self.user(request)
@@ -99,6 +111,14 @@ class ArenaApi:
             raise ApiError(400, "list your own submissions with ?mine=1 (the leaderboard lists every bot)")
         subs = self.store.read(lambda c: submissions_of(c, who.name))
         return JSONResponse({"submissions": [_public(s, owner_view=True) for s in subs]})
+
+
+def _build_log(path: Path) -> str | None:
+    """A build's log as text (its size was capped when it was written)."""
+    try:
+        return path.read_bytes().decode("utf-8", "replace")
+    except FileNotFoundError:
+        return None
 
 
 def _public(sub: Submission, *, owner_view: bool) -> dict[str, Any]:
@@ -193,14 +213,18 @@ class _Form:
         self._field = None
 
 
-def _guarded(handler: Callable[[Request], Awaitable[JSONResponse]]) -> Callable[[Request], Awaitable[JSONResponse]]:
+def _guarded(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
     """Expected failures become `{"error": ...}` answers; nothing else leaks."""
 
-    async def run(request: Request) -> JSONResponse:
+    async def run(request: Request) -> Response:
         try:
             return await handler(request)
         except ApiError as exc:
             return _error(exc.status, str(exc))
+        except NotFound as exc:
+            return _error(404, str(exc))
+        except BadQuery as exc:
+            return _error(400, str(exc))
         except SubmissionRefused as exc:
             return _error(exc.status, str(exc))
         except ResultsError as exc:
@@ -209,12 +233,18 @@ def _guarded(handler: Callable[[Request], Awaitable[JSONResponse]]) -> Callable[
     return run
 
 
-def make_app(arena: Arena, store: ArenaStore) -> Starlette:
-    api = ArenaApi(arena, store)
+def make_app(arena: Arena, store: ArenaStore, on_submission: Callable[[], None] = lambda: None) -> Starlette:
+    """The API of one arena; `on_submission` hears of each new submission (the pipeline wakes)."""
+    api = ArenaApi(arena, store, on_submission)
+    public = PublicApi(arena, store)
     routes = [
         Route("/api/submissions", _guarded(api.post_submission), methods=["POST"]),
         Route("/api/submissions", _guarded(api.list_submissions), methods=["GET"]),
         Route("/api/submissions/{id:int}", _guarded(api.get_submission), methods=["GET"]),
+        Route("/api/leaderboard", _guarded(public.leaderboard), methods=["GET"]),
+        Route("/api/bots/{name}", _guarded(public.bot), methods=["GET"]),
+        Route("/api/games", _guarded(public.games), methods=["GET"]),
+        Route("/api/games/{id:int}/log", _guarded(public.game_log), methods=["GET"]),
     ]
 
     async def http_error(request: Request, exc: Exception) -> JSONResponse:

@@ -19,6 +19,7 @@ import msgspec
 
 from protocol.messages import TimeControl
 from referee.arena.archives import ArchiveLimits
+from referee.arena.matchmaking import MatchmakingPolicy
 from referee.errors import ConfigError
 from referee.games.base import GameDef
 from referee.play.game_spec import FailurePolicy
@@ -56,6 +57,16 @@ class BuildsEntry(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     output_mib: int = 200
 
 
+class MatchmakingEntry(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """`[matchmaking]`: who plays next (docs/arena.md says what each key does)."""
+
+    placement_units: int = 10
+    placement_bands: int = 3
+    window_seconds: float = 3600.0
+    width_sigmas: float = 1.0
+    coverage_share: float = 0.15
+
+
 class ArenaFile(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """The top level of `arena.toml`."""
 
@@ -69,6 +80,7 @@ class ArenaFile(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
     sandbox: dict[str, Any] = {}
     uploads: UploadsEntry = UploadsEntry()
     builds: BuildsEntry = BuildsEntry()
+    matchmaking: MatchmakingEntry = MatchmakingEntry()
 
 
 _STRUCT_AT: dict[str, type[msgspec.Struct]] = {
@@ -78,6 +90,7 @@ _STRUCT_AT: dict[str, type[msgspec.Struct]] = {
     "failure_policy": FailurePolicy,
     "uploads": UploadsEntry,
     "builds": BuildsEntry,
+    "matchmaking": MatchmakingEntry,
 }
 _CHOICES: dict[str, tuple[str, ...]] = {
     "failure_policy": ("forfeit", "substitute"),
@@ -119,6 +132,7 @@ class Arena:
     archives: ArchiveLimits
     builds: BuildLimits
     users: UserLimits
+    matchmaking: MatchmakingPolicy
 
 
 def load_arena(folder: Path) -> Arena:
@@ -192,6 +206,7 @@ def _resolve(cfg: ArenaFile, folder: Path) -> Arena:
             output_bytes=b.output_mib * MIB,
         ),
         users=UserLimits(submissions_per_hour=up.submissions_per_hour, kept_bytes=up.kept_mib_per_user * MIB),
+        matchmaking=MatchmakingPolicy(**msgspec.structs.asdict(cfg.matchmaking)),
     )
 
 
@@ -239,4 +254,11 @@ wall_seconds = 300
 memory_mib = 2048
 processes = 256
 output_mib = 200               # build output kept for its owner, at most
+
+[matchmaking]                  # who plays next (docs/arena.md, "Matchmaking and ratings")
+placement_units = 10           # a new version's first units: ahead of everyone, against the whole field
+placement_bands = 3            # rating bands its placement opponents cycle through
+window_seconds = 3600          # normal play seats first the bot with the fewest units in this window
+width_sigmas = 1.0             # opponents drawn near the focal bot's rating, this many field deviations wide
+coverage_share = 0.15          # share of seats given to the least-met opponent instead
 """

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 from referee import __version__
 from referee.arena.submissions import SUBMISSIONS_SCHEMA
+from referee.arena.units import UNITS_SCHEMA
 from referee.arena.users import USERS_SCHEMA
 from referee.errors import ResultsError
 
@@ -36,6 +37,7 @@ CREATE TABLE IF NOT EXISTS meta (
 """
     + USERS_SCHEMA
     + SUBMISSIONS_SCHEMA
+    + UNITS_SCHEMA
 )
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -37,7 +37,10 @@ CREATE TABLE IF NOT EXISTS submissions (
     files INTEGER NOT NULL,
     unpacked INTEGER NOT NULL,
     status TEXT NOT NULL CHECK (status IN ('queued', 'building', 'checking', 'active', 'failed', 'retired')),
-    reason TEXT,
+    reason TEXT,                         -- why it failed, in one line
+    language TEXT,                       -- from its build recipe
+    check_log TEXT,                      -- the gate's report, for its owner
+    active_since TEXT,
     created TEXT NOT NULL,
     created_epoch REAL NOT NULL,
     updated TEXT NOT NULL,
@@ -63,6 +66,7 @@ class Submission:
     reason: str | None
     created: str
     updated: str
+    active_since: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -79,11 +83,14 @@ class Submission:
         }
         if self.reason is not None:
             d["reason"] = self.reason
+        if self.active_since is not None:
+            d["active_since"] = self.active_since
         return d
 
 
 _COLUMNS = (
-    "s.id, s.bot, b.owner, s.version, s.sha256, s.size, s.kind, s.status, s.reason, s.created, s.updated"
+    "s.id, s.bot, b.owner, s.version, s.sha256, s.size, s.kind, s.status, s.reason, s.created, s.updated,"
+    " s.active_since"
     " FROM submissions s JOIN bots b ON b.name = s.bot"
 )
 
@@ -174,3 +181,72 @@ def kept_bytes(conn: sqlite3.Connection, owner: str) -> int:
         (owner,),
     ).fetchone()
     return int(total)
+
+
+def set_status(conn: sqlite3.Connection, submission: int, status: Status, now: str, reason: str | None = None) -> None:
+    conn.execute(
+        "UPDATE submissions SET status = ?, reason = ?, updated = ? WHERE id = ?", (status, reason, now, submission)
+    )
+
+
+def next_queued(conn: sqlite3.Connection) -> Submission | None:
+    """The oldest queued submission whose owner has no build or check under way (one at a time per user)."""
+    r = conn.execute(
+        f"SELECT {_COLUMNS} WHERE s.status = 'queued' AND b.owner NOT IN "
+        "(SELECT b2.owner FROM submissions s2 JOIN bots b2 ON b2.name = s2.bot"
+        " WHERE s2.status IN ('building', 'checking')) ORDER BY s.id LIMIT 1"
+    ).fetchone()
+    return None if r is None else _row(r)
+
+
+def requeue_unfinished(conn: sqlite3.Connection, now: str) -> int:
+    """After a restart: a build or check that was running runs again."""
+    cur = conn.execute(
+        "UPDATE submissions SET status = 'queued', updated = ? WHERE status IN ('building', 'checking')", (now,)
+    )
+    return cur.rowcount
+
+
+def activate(conn: sqlite3.Connection, submission: int, language: str, check_log: str, now: str) -> list[int]:
+    """The version passed its gate: it is its bot's active one, and the one
+    before retires (its games and rating history stay). Returns the retired ids."""
+    sub = get_submission(conn, submission)
+    retired = [
+        r[0]
+        for r in conn.execute(
+            "SELECT id FROM submissions WHERE bot = ? AND status = 'active' AND id != ?", (sub.bot, submission)
+        )
+    ]
+    conn.executemany("UPDATE submissions SET status = 'retired', updated = ? WHERE id = ?", [(now, r) for r in retired])
+    conn.execute(
+        "UPDATE submissions SET status = 'active', reason = NULL, language = ?, check_log = ?, active_since = ?,"
+        " updated = ? WHERE id = ?",
+        (language, check_log, now, now, submission),
+    )
+    return retired
+
+
+def fail(conn: sqlite3.Connection, submission: int, reason: str, now: str, check_log: str | None = None) -> None:
+    conn.execute(
+        "UPDATE submissions SET status = 'failed', reason = ?, check_log = coalesce(?, check_log), updated = ?"
+        " WHERE id = ?",
+        (reason, check_log, now, submission),
+    )
+
+
+def active_submissions(conn: sqlite3.Connection) -> list[Submission]:
+    rows = conn.execute(f"SELECT {_COLUMNS} WHERE s.status = 'active' ORDER BY s.id").fetchall()
+    return [_row(r) for r in rows]
+
+
+def private_fields(conn: sqlite3.Connection, submission: int) -> dict[str, str | None]:
+    """What only the owner and admins see: the check's report and the language."""
+    row = conn.execute(
+        "SELECT check_log, language, active_since FROM submissions WHERE id = ?", (submission,)
+    ).fetchone()
+    return {"check_log": row[0], "language": row[1], "active_since": row[2]} if row else {}
+
+
+def submissions_of_bot(conn: sqlite3.Connection, bot: str) -> list[Submission]:
+    rows = conn.execute(f"SELECT {_COLUMNS} WHERE s.bot = ? ORDER BY s.version", (bot,)).fetchall()
+    return [_row(r) for r in rows]

@@ -12,7 +12,16 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from referee.arena.config import CONFIG_NAME, TEMPLATE, ArenaFile, BuildsEntry, UploadsEntry, load_arena, parse_arena
+from referee.arena.config import (
+    CONFIG_NAME,
+    TEMPLATE,
+    ArenaFile,
+    BuildsEntry,
+    MatchmakingEntry,
+    UploadsEntry,
+    load_arena,
+    parse_arena,
+)
 from referee.arena.store import DB_NAME, ArenaStore
 from referee.arena.users import user_for_token
 from referee.cli import app
@@ -49,7 +58,8 @@ def test_init_writes_a_config_with_every_key_that_loads_as_written(tmp_path: Pat
     assert arena.game.name == "ghost_euchre" and arena.table_size == 3  # Euchre's only table
     assert arena.archives.max_upload_bytes == 10 << 20 and arena.builds.wall_seconds == 300
     assert arena.sandbox.freeze_idle  # the arena always sandboxes, and freezes idle bots
-    for struct, table in ((ArenaFile, ""), (UploadsEntry, "[uploads]"), (BuildsEntry, "[builds]")):
+    structs = ((ArenaFile, ""), (UploadsEntry, "[uploads]"), (BuildsEntry, "[builds]"), (MatchmakingEntry, "[mm]"))
+    for struct, table in structs:
         for key in struct.__struct_fields__:
             assert f"\n{key} =" in text or f"[{key}]" in text, f"{table} {key} is not in the template"
     assert (folder / DB_NAME).is_file() and all((folder / f).is_dir() for f in ("archives", "builds", "logs"))
@@ -75,6 +85,7 @@ def test_init_refuses_an_existing_arena_and_a_table_the_game_has_not(tmp_path: P
         ("[sandbox]\nmemory = 'lots'", "sandbox.memory: 'lots' is not a positive size"),
         ("failure_policy = 'pray'", "failure_policy: invalid value 'pray'; choose forfeit or substitute"),
         ("game = [", "not valid TOML"),
+        ("[matchmaking]\ncoverage_share = 2", "matchmaking.coverage_share must be between 0 and 1"),
     ],
 )
 def test_a_bad_key_is_one_line_naming_it(tmp_path: Path, text: str, says: str) -> None:

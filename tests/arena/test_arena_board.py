@@ -1,0 +1,122 @@
+"""What everyone may read: the leaderboard, a bot, the finished games and their
+logs, from rows written the way the arena writes them (no processes)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from referee.arena.api import make_app
+from referee.arena.config import CONFIG_NAME, load_arena, template
+from referee.arena.online import Rating
+from referee.arena.store import ArenaStore, now_text
+from referee.arena.submissions import activate, add_submission, claim_bot
+from referee.arena.units import finish_unit, log_name, record_game, save_ratings, start_unit, unit_totals
+from referee.arena.users import add_user
+from referee.play.game_spec import GameRecord
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Iterator[Path]:
+    folder = tmp_path / "comp"
+    folder.mkdir()
+    (folder / CONFIG_NAME).write_text(template("board", "chicago", 2))
+    ArenaStore.create(folder).close()
+    yield folder
+
+
+def record(seat_names: list[str], scores: list[int]) -> GameRecord:
+    placements = [1 + sum(o > s for o in scores) for s in scores]
+    return GameRecord(
+        game_id=1,
+        seed=7,
+        deal_set=0,
+        seat_names=seat_names,
+        winner=placements.index(1),
+        scores=scores,
+        placements=placements,
+        reason="target_score",
+        failures=[],
+        forfeited=[],
+        deals=3,
+        decisions=40,
+        log_path=None,
+    )
+
+
+def field(folder: Path) -> tuple[ArenaStore, list[int]]:
+    """Three active versions (one of them a second version that retired the first) and one played unit."""
+    store = ArenaStore.open(folder)
+    ids = []
+    with store.transaction() as conn:
+        for user in ("alice", "bob"):
+            add_user(conn, user, admin=False, now=now_text())
+        for bot, owner, text in [("ace", "alice", "1"), ("ace", "alice", "2"), ("bee", "bob", "3")]:
+            claim_bot(conn, bot, owner, now_text())
+            sha = hashlib.sha256(text.encode()).hexdigest()
+            sub = add_submission(
+                conn, bot=bot, sha256=sha, size=10, kind="zip", files=1, unpacked=10, now=now_text(), epoch=0.0
+            )
+            activate(conn, sub.id, "python", "ok", now_text())
+            ids.append(sub.id)
+        unit = start_unit(conn, (ids[1], ids[2]), 99, now_text(), 0.0)
+    logs = folder / "logs"
+    for rotation, (seats, scores) in enumerate([((ids[1], ids[2]), [52, 30]), ((ids[2], ids[1]), [12, 52])]):
+        (logs / log_name(unit.id, rotation)).write_text(f'{{"rotation": {rotation}}}\n')
+        with store.transaction() as conn:
+            record_game(conn, unit.id, rotation, seats, record(["x", "y"], scores), "ab" * 32, now_text())
+    with store.transaction() as conn:
+        totals = unit_totals(conn, unit)
+        finish_unit(conn, unit, totals, now_text())
+        save_ratings(conn, {ids[1]: Rating(mu=29.0, sigma=7.0), ids[2]: Rating(mu=21.0, sigma=7.0)})
+    return store, ids
+
+
+def client(folder: Path, store: ArenaStore) -> httpx.AsyncClient:
+    app = make_app(load_arena(folder), store)
+    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://arena")
+
+
+async def test_the_leaderboard_orders_active_versions_by_the_conservative_rating(folder: Path) -> None:
+    store, _ids = field(folder)
+    async with client(folder, store) as c:
+        board = (await c.get("/api/leaderboard")).json()
+    store.close()
+    assert board["order"].startswith("online rating") and board["game"] == "chicago"
+    rows = [(e["rank"], e["bot"], e["version"], e["owner"], e["games"], e["units"]) for e in board["bots"]]
+    assert rows == [(1, "ace", 2, "alice", 2, 1), (2, "bee", 1, "bob", 2, 1)]  # ace v1 retired: not listed
+    ace = board["bots"][0]["rating"]
+    assert (ace["mu"], ace["sigma"], ace["ordinal"], ace["low"], ace["high"]) == (29.0, 7.0, 8.0, 15.0, 43.0)
+
+
+async def test_a_units_totals_sum_each_members_scores_over_its_rotations(folder: Path) -> None:
+    store, _ids = field(folder)
+    done = store.read(lambda c: c.execute("SELECT totals FROM units WHERE status = 'done'").fetchone()[0])
+    store.close()
+    assert done == "[104, 42]"  # ace: 52 + 52; bee: 30 + 12
+
+
+async def test_games_page_by_bot_and_serve_only_finished_logs(folder: Path) -> None:
+    store, _ids = field(folder)
+    async with client(folder, store) as c:
+        page = (await c.get("/api/games?bot=bee")).json()
+        first = (await c.get("/api/games?limit=1")).json()
+        rest = (await c.get(f"/api/games?limit=1&after={first['next_after']}")).json()
+        log = await c.get(f"/api/games/{page['games'][1]['id']}/log")
+        missing = await c.get("/api/games/999/log")
+        nobody = await c.get("/api/games?bot=nobody")
+        bad = await c.get("/api/games?after=-1")
+        ace = (await c.get("/api/bots/ace")).json()
+    store.close()
+    assert [g["seats"] for g in page["games"]] == [["ace.v2", "bee.v1"], ["bee.v1", "ace.v2"]]
+    assert page["games"][0]["scores"] == [52, 30] and page["next_after"] is None
+    assert [g["id"] for g in first["games"] + rest["games"]] == [g["id"] for g in page["games"]]
+    assert log.status_code == 200 and log.text == '{"rotation": 1}\n'
+    assert missing.status_code == 404 and "no finished game" in missing.json()["error"]
+    assert nobody.status_code == 404 and bad.status_code == 400 and "whole number" in bad.json()["error"]
+    assert ace["owner"] == "alice" and ace["active_version"] == 2
+    assert [(v["version"], v["status"], v["games"]) for v in ace["versions"]] == [(1, "retired", 0), (2, "active", 2)]
