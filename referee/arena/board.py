@@ -13,7 +13,7 @@ from referee.arena.online import DEFAULT_MU, DEFAULT_SIGMA
 from referee.arena.submissions import Submission, submissions_of_bot
 from referee.arena.units import GameRow
 
-ORDER = "online rating, conservative: mu - 3 sigma (Plackett-Luce, openskill)"
+ORDER = "online rating, conservative: mu - 3 sigma (Plackett-Luce, openskill); mle_elo: refitted each minute"
 
 
 def _counts(conn: sqlite3.Connection) -> dict[int, tuple[int, int]]:
@@ -40,14 +40,15 @@ def _rating(mu: float | None, sigma: float | None) -> dict[str, float]:
 def leaderboard(conn: sqlite3.Connection) -> dict[str, Any]:
     """Every active version, best first by the conservative online rating."""
     rows = conn.execute(
-        "SELECT s.id, s.bot, b.owner, s.version, s.language, s.active_since, r.mu, r.sigma"
+        "SELECT s.id, s.bot, b.owner, s.version, s.language, s.active_since, r.mu, r.sigma, m.elo, m.err95, m.fitted"
         " FROM submissions s JOIN bots b ON b.name = s.bot LEFT JOIN ratings r ON r.submission = s.id"
-        " WHERE s.status = 'active'"
+        " LEFT JOIN mle_elo m ON m.submission = s.id WHERE s.status = 'active'"
     ).fetchall()
     counts = _counts(conn)
     entries = []
-    for sid, bot, owner, version, language, since, mu, sigma in rows:
+    for sid, bot, owner, version, language, since, mu, sigma, elo, err95, fitted in rows:
         games, units = counts.get(sid, (0, 0))
+        mle = None if elo is None else {"elo": round(elo, 1), "err95": round(err95, 1), "fitted": fitted}
         entries.append(
             {
                 "bot": bot,
@@ -56,6 +57,7 @@ def leaderboard(conn: sqlite3.Connection) -> dict[str, Any]:
                 "submission": sid,
                 "language": language,
                 "rating": _rating(mu, sigma),
+                "mle_elo": mle,
                 "games": games,
                 "units": units,
                 "active_since": since,

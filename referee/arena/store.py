@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import sqlite3
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -81,6 +82,9 @@ class ArenaStore:
     def __init__(self, path: Path, conn: sqlite3.Connection) -> None:
         self.path = path
         self.conn = conn
+        # The server uses its one connection from the event loop and from threads (uploads,
+        # refits): one statement or transaction at a time, never interleaved.
+        self.lock = threading.RLock()
 
     @classmethod
     def create(cls, folder: Path) -> ArenaStore:
@@ -126,13 +130,14 @@ class ArenaStore:
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """One write, all or nothing; SQLite errors translated."""
         try:
-            self.conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self.conn
-            except BaseException:
-                self.conn.execute("ROLLBACK")
-                raise
-            self.conn.execute("COMMIT")
+            with self.lock:
+                self.conn.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self.conn
+                except BaseException:
+                    self.conn.execute("ROLLBACK")
+                    raise
+                self.conn.execute("COMMIT")
         except sqlite3.IntegrityError:
             raise
         except sqlite3.DatabaseError as exc:
@@ -141,7 +146,8 @@ class ArenaStore:
     @translated
     def read(self, query: Callable[[sqlite3.Connection], Any]) -> Any:
         """`query(conn)` with SQLite errors translated."""
-        return query(self.conn)
+        with self.lock:
+            return query(self.conn)
 
 
 def _check_schema(path: Path, conn: sqlite3.Connection) -> None:

@@ -53,6 +53,13 @@ CREATE TABLE IF NOT EXISTS game_seats (
     PRIMARY KEY (game, seat)
 );
 CREATE INDEX IF NOT EXISTS game_seats_by_submission ON game_seats (submission, game);
+CREATE TABLE IF NOT EXISTS mle_elo (      -- the last background fit of the MLE Elo (refit.py)
+    submission INTEGER PRIMARY KEY REFERENCES submissions(id),
+    elo REAL NOT NULL,
+    err95 REAL NOT NULL,
+    units INTEGER NOT NULL,              -- closed units the fit used
+    fitted TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS ratings (         -- the online rating after the last unit; replayable from units
     submission INTEGER PRIMARY KEY REFERENCES submissions(id),
     mu REAL NOT NULL,

@@ -13,6 +13,7 @@ import pytest
 from referee.arena.api import make_app
 from referee.arena.config import CONFIG_NAME, load_arena, template
 from referee.arena.online import Rating
+from referee.arena.refit import fit_active, save_fit
 from referee.arena.store import ArenaStore, now_text
 from referee.arena.submissions import activate, add_submission, claim_bot
 from referee.arena.units import finish_unit, log_name, record_game, save_ratings, start_unit, unit_totals
@@ -120,3 +121,21 @@ async def test_games_page_by_bot_and_serve_only_finished_logs(folder: Path) -> N
     assert nobody.status_code == 404 and bad.status_code == 400 and "whole number" in bad.json()["error"]
     assert ace["owner"] == "alice" and ace["active_version"] == 2
     assert [(v["version"], v["status"], v["games"]) for v in ace["versions"]] == [(1, "retired", 0), (2, "active", 2)]
+
+
+async def test_the_mle_elo_is_refitted_over_active_versions_and_shown_beside(folder: Path) -> None:
+    store, ids = field(folder)
+    fit = store.read(fit_active)
+    assert fit.units == 1 and fit.note is None and set(fit.elo) == {ids[1], ids[2]}
+    (ace, ace_err), (bee, bee_err) = fit.elo[ids[1]], fit.elo[ids[2]]
+    assert ace > 0 > bee and ace == pytest.approx(-bee) and ace_err > 0 and bee_err > 0  # centred on the mean
+    with store.transaction() as conn:
+        save_fit(conn, fit, now_text())
+    async with client(folder, store) as c:
+        board = (await c.get("/api/leaderboard")).json()
+    assert [e["mle_elo"]["elo"] for e in board["bots"]] == [round(ace, 1), round(bee, 1)]
+    with store.transaction() as conn:
+        conn.execute("UPDATE submissions SET status = 'retired' WHERE id = ?", (ids[2],))
+    lonely = store.read(fit_active)
+    store.close()
+    assert lonely.elo == {} and lonely.note == "fewer than two active versions have played"
