@@ -10,7 +10,6 @@ programs): the `[sandbox]` table sets limits, never turns it off.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -28,7 +27,7 @@ from referee.tournament.config import (
     TOURNAMENT_SANDBOX,
     RulesEntry,
     TimeControlEntry,
-    explain,
+    decode_toml,
     resolve_game,
     resolve_play,
 )
@@ -151,14 +150,7 @@ def load_arena(folder: Path) -> Arena:
 
 def parse_arena(text: str, folder: Path, source: Path | None = None) -> Arena:
     where = str(source) if source is not None else "arena config"
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{where}: not valid TOML: {exc}") from None
-    try:
-        cfg = msgspec.convert(raw, type=ArenaFile)
-    except msgspec.ValidationError as exc:
-        raise ConfigError(f"{where}: {explain(exc, _STRUCT_AT, _CHOICES)}") from None
+    cfg = decode_toml(text, ArenaFile, where, _STRUCT_AT, _CHOICES)
     try:
         return _resolve(cfg, folder)
     except ConfigError as exc:

@@ -16,7 +16,7 @@ import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import msgspec
 
@@ -231,17 +231,31 @@ def load_config(path: Path | str) -> Tournament:
     return parse_config(text, base_dir=path.resolve().parent, source=path)
 
 
-def parse_config(text: str, base_dir: Path, source: Path | None = None) -> Tournament:
-    """Validate config text; relative paths are taken from `base_dir`."""
-    where = str(source) if source is not None else "config"
+S = TypeVar("S", bound=msgspec.Struct)
+
+
+def decode_toml(
+    text: str,
+    struct: type[S],
+    where: str,
+    structs: dict[str, type[msgspec.Struct]] = _STRUCT_AT,
+    choices: dict[str, tuple[str, ...]] = _CHOICES,
+) -> S:
+    """TOML text as the Struct of a config file; one ConfigError line naming the key if not."""
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{where}: not valid TOML: {exc}") from None
     try:
-        cfg = msgspec.convert(raw, type=TournamentFile)
+        return msgspec.convert(raw, type=struct)
     except msgspec.ValidationError as exc:
-        raise ConfigError(f"{where}: {explain(exc)}") from None
+        raise ConfigError(f"{where}: {explain(exc, structs, choices)}") from None
+
+
+def parse_config(text: str, base_dir: Path, source: Path | None = None) -> Tournament:
+    """Validate config text; relative paths are taken from `base_dir`."""
+    where = str(source) if source is not None else "config"
+    cfg = decode_toml(text, TournamentFile, where)
     try:
         return _resolve(cfg, text, base_dir, source)
     except ConfigError as exc:
