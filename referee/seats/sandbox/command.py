@@ -62,8 +62,9 @@ def system_args() -> tuple[str, ...]:
     return (*system_binds(), *etc_binds(), "--proc", "/proc", *dev_args())
 
 
-def sandbox_options(gate_args: list[str], scratch_mb: int, binds: list[str]) -> list[str]:
-    """Every option of one bot's bwrap, the gate's first."""
+def sandbox_options(gate_args: list[str], scratch_mb: int, binds: list[str], chdir: str = SCRATCH) -> list[str]:
+    """Every option of one bot's bwrap, the gate's first (a build's too:
+    its working copy among the binds, its working directory `chdir`)."""
     return [
         *gate_args,
         *namespace_args(),
@@ -83,7 +84,7 @@ def sandbox_options(gate_args: list[str], scratch_mb: int, binds: list[str]) -> 
         "--remount-ro",
         "/",
         "--chdir",
-        SCRATCH,
+        chdir,
     ]
 
 

@@ -2,7 +2,8 @@
 
 A bot sees the system folders read-only (`/usr` and the `/bin`, `/lib`
 links), a few files of `/etc` that programs need to start (the dynamic
-linker's cache, time zone, user names, CA certificates), and, for Python
+linker's cache, time zone, user names, CA certificates, a JDK's
+configuration: what other users may read of it), and, for Python
 bots, a library folder with the `protocol` SDK, `msgspec`, the pure rules
 engine and the built-in bots: `referee/__init__.py`, `referee/errors.py`,
 `referee/games/` and `referee/bots/` (which import only those). Nothing else
@@ -26,6 +27,7 @@ import functools
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import msgspec
@@ -46,6 +48,7 @@ SYSTEM_FILES = (
     "group",
     "ssl",
 )  # under /etc
+SYSTEM_GLOBS = ("java-*-openjdk",)  # under /etc: a JDK's configuration (Debian's JDKs read it there)
 ENGINE_FILES = ("__init__.py", "errors.py", "games", "bots")  # of referee/: the rules, the built-in bots, their imports
 STAGE_PREFIX = "chicago-referee-files-"
 _SKIP = shutil.ignore_patterns("private", "*.pyc.*")  # /etc/ssl/private holds keys; half-written bytecode
@@ -62,9 +65,21 @@ def system_binds() -> list[str]:
     return args
 
 
-def _copy(source: Path, dest: Path) -> None:
+def _world_readable(folder: str, names: list[str]) -> set[str]:
+    """copytree's ignore: what other users may not read on the host (a password file) is not copied."""
+    skipped = set(_SKIP(folder, names))
+    for name in names:
+        try:
+            if not os.lstat(os.path.join(folder, name)).st_mode & 0o004:
+                skipped.add(name)
+        except OSError:
+            skipped.add(name)
+    return skipped
+
+
+def _copy(source: Path, dest: Path, ignore: Callable[[str, list[str]], set[str]] = _SKIP) -> None:
     if source.is_dir() and not source.is_symlink():
-        shutil.copytree(source, dest, symlinks=True, ignore=_SKIP)
+        shutil.copytree(source, dest, symlinks=True, ignore=ignore)
     else:
         shutil.copy2(source, dest, follow_symlinks=False)
 
@@ -101,6 +116,9 @@ def stage() -> Path:
             source = Path("/etc") / name
             if source.exists() or source.is_symlink():
                 _copy(source, etc / name)
+        for pattern in SYSTEM_GLOBS:
+            for source in sorted(Path("/etc").glob(pattern)):
+                _copy(source, etc / source.name, _world_readable)
         lib = folder / "lib"
         (lib / "referee").mkdir(parents=True)
         for module in (protocol, msgspec):

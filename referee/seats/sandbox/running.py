@@ -8,6 +8,7 @@ import os
 import re
 import resource
 import signal
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,22 +23,26 @@ ADMIT_TIMEOUT_S = 30.0  # for bwrap to report its namespace child (milliseconds,
 
 
 class SeatUids:
-    """uids for running seats: distinct within this referee, and, by the
-    referee's pid, most likely from other referees on the machine too."""
+    """uids for running seats (and the arena's builds): distinct within this
+    referee, and, by the referee's pid, most likely from other referees on
+    the machine too. Thread-safe: builds take theirs from worker threads."""
 
     def __init__(self) -> None:
         self.in_use: set[int] = set()
+        self._lock = threading.Lock()
 
     def acquire(self) -> int:
         block = SEAT_UID_BASE + SEAT_UIDS_PER_REFEREE * (os.getpid() % 4096)
-        for uid in range(block, block + SEAT_UIDS_PER_REFEREE):
-            if uid not in self.in_use:
-                self.in_use.add(uid)
-                return uid
+        with self._lock:
+            for uid in range(block, block + SEAT_UIDS_PER_REFEREE):
+                if uid not in self.in_use:
+                    self.in_use.add(uid)
+                    return uid
         raise SandboxUnavailable(f"more than {SEAT_UIDS_PER_REFEREE} sandboxed bots at once")
 
     def release(self, uid: int) -> None:
-        self.in_use.discard(uid)
+        with self._lock:
+            self.in_use.discard(uid)
 
 
 SEAT_UIDS = SeatUids()
@@ -132,7 +137,7 @@ class SandboxedBot:
         ):
             return "memory_limit", f"could not get more memory than its limit of {lim.memory_mb} MiB"
         if (cg is None or "pids" not in cg.dirs) and re.search(
-            r"Resource temporarily unavailable|BlockingIOError|fork: retry|can't fork", stderr_tail
+            r"Resource temporarily unavailable|BlockingIOError|fork: retry|can't fork|Cannot fork", stderr_tail
         ):
             return "process_limit", f"could not start more than {lim.processes} processes and threads"
         if "Too many open files" in stderr_tail:
