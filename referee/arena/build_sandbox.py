@@ -21,7 +21,7 @@ other builds and seats (each its own uid when the arena runs as root). So
 builds are offline: Go with the standard library or `vendor/`
 (`GOPROXY=off`, `GOTOOLCHAIN=local`), Rust with vendored crates
 (`--offline`), Python and JavaScript with what the folder holds
-(docs/arena-builds.md).
+(docs/arena.md, "Builds").
 
 Limits (`BuildLimits`): the wall clock (at `wall_seconds` the sandbox's
 session is killed: bubblewrap and the sandbox's PID 1, so every process

@@ -178,7 +178,7 @@ def escapes(word: str) -> bool:
     return any(text.startswith("/") or ".." in text.split("/") for text in (word, word.partition("=")[2]))
 
 
-# The detection table, first match wins (the module docstring and docs/arena-builds.md show it).
+# The detection table, first match wins (the module docstring and docs/arena.md, "Builds" show it).
 
 
 def _python(folder: Path) -> Recipe | None:

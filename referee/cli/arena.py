@@ -8,17 +8,22 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
+import trio
 import typer
 
 from referee.arena.config import CONFIG_NAME, load_arena, template
 from referee.arena.store import ArenaStore, now_text
 from referee.arena.users import IssuedToken, add_user, list_users, new_token, revoke
-from referee.cli.common import GameOpt, app, err, expected_errors, out
+from referee.cli.common import EXIT_FAILED, GameOpt, app, err, expected_errors, out
 from referee.errors import ConfigError
 from referee.games import get_game
+
+if TYPE_CHECKING:
+    from referee.arena.server import ArenaServer
 
 arena_app = typer.Typer(
     no_args_is_help=True,
@@ -136,3 +141,140 @@ def user_list(folder: FolderArg, as_json: JsonOpt = False) -> None:
         out.print(f"{u.name:<32} {'admin' if u.admin else 'user':<5}  since {u.created}  {state}", highlight=False)
     if not users:
         err.print("no users yet: `chicago-referee arena user add FOLDER NAME`", highlight=False)
+
+
+# ------------------------------------------------------------------ serving
+
+
+@arena_app.command("serve")
+@expected_errors
+def serve(
+    folder: FolderArg,
+    host: Annotated[
+        str, typer.Option("--host", help="Address to bind (default 127.0.0.1: this machine only).")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port (0: a free one).")] = 8000,
+    workers: Annotated[
+        int, typer.Option("--workers", min=0, help="Play the games on N worker processes (as `tournament`).")
+    ] = 0,
+) -> None:
+    """Run the arena until Ctrl-C: the API, builds, checks, games and ratings. Resumes where it stopped."""
+    from referee.arena.server import ArenaServer
+    from referee.seats.isolation import require_isolation
+    from referee.tournament.executors import Placement
+
+    arena = load_arena(folder)
+    require_isolation(arena.sandbox)  # fail closed: strangers' bots never run unsandboxed
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        err.print(
+            f"serving on {host}: reachable from the network; put TLS in a reverse proxy in front of it",
+            highlight=False,
+        )
+    store = ArenaStore.open(folder)
+    server = ArenaServer(arena, store, Placement(workers=workers), arena.matchmaking)
+    try:
+        trio.run(_serve, server, host, port)
+    finally:
+        store.close()
+
+
+async def _serve(server: ArenaServer, host: str, port: int) -> None:
+    def said_url(url: str) -> None:
+        out.print(f"arena {server.arena.name} at {url}/api/leaderboard", highlight=False, markup=False)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(_progress, server)
+        await server.run(host, port, said_url)
+
+
+async def _progress(server: ArenaServer) -> None:
+    """One line that says what the arena is doing: in place on a terminal; in a
+    log, when the queue or the leader changes, and once a minute."""
+    last, printed = "", 0.0
+    while True:
+        s = server.status()
+        line = (
+            f"waiting {s.queued}, building {s.building}, checking {s.checking}; "
+            f"units running {s.units_running}, games played {s.games_played}"
+            + (f"; leading {s.leader}" if s.leader else "")
+        )
+        state = (s.queued, s.building, s.checking, s.leader)
+        if err.is_terminal:
+            err.file.write("\r\x1b[K" + line)
+            err.file.flush()
+        elif str(state) != last or time.monotonic() - printed >= 60:
+            err.print(line, highlight=False, markup=False)
+            printed = time.monotonic()
+        last = str(state)
+        await trio.sleep(1.0)
+
+
+# ------------------------------------------------------------------ a competitor's side
+
+TokenFileOpt = Annotated[
+    Path | None,
+    typer.Option("--token-file", metavar="FILE", help="File holding your token (or set CHICAGO_REFEREE_ARENA_TOKEN)."),
+]
+UrlArg = Annotated[str, typer.Argument(metavar="URL", help="The arena's address, http://HOST:PORT.")]
+FOLLOWED = ("active", "failed", "retired")
+
+
+@arena_app.command("submit")
+@expected_errors
+def submit(
+    url: UrlArg,
+    bot_folder: Annotated[Path, typer.Argument(metavar="FOLDER", help="Your bot's folder (packed as it is).")],
+    token_file: TokenFileOpt = None,
+    name: Annotated[
+        str | None, typer.Option("--name", help="The bot's name in the arena (default: your user name).")
+    ] = None,
+    follow: Annotated[bool, typer.Option("--follow/--no-follow", help="Wait until it is active or failed.")] = True,
+    as_json: JsonOpt = False,
+) -> None:
+    """Submit a bot folder; follow it to `active`, or to the one-line reason it failed."""
+    from referee.arena.archives import ArchiveLimits, pack_folder
+    from referee.arena.client import multipart, read_token, request
+
+    token = read_token(token_file)
+    if not bot_folder.is_dir():
+        raise ConfigError(f"{bot_folder}: not a folder: give your bot's folder")
+    archive = pack_folder(bot_folder, ArchiveLimits())
+    body, ctype = multipart(archive, name)
+    status, sub = request(url, "/api/submissions", token=token, body=body, content_type=ctype)
+    fresh = "submitted" if status == 201 else "already submitted (the same files)"
+    err.print(f"{fresh}: {sub['bot']} version {sub['version']}, {sub['status']}", highlight=False)
+    seen = sub["status"]
+    while follow and sub["status"] not in FOLLOWED:
+        time.sleep(1.0)
+        _status, sub = request(url, f"/api/submissions/{sub['id']}", token=token)
+        if sub["status"] != seen:
+            seen = sub["status"]
+            err.print(f"{sub['bot']} version {sub['version']}: {seen}", highlight=False)
+    if as_json:
+        sys.stdout.write(json.dumps(sub, indent=2) + "\n")
+    if sub["status"] == "failed":
+        err.print(f"failed: {sub.get('reason', 'no reason given')}", highlight=False, markup=False)
+        raise typer.Exit(EXIT_FAILED)
+
+
+@arena_app.command("status")
+@expected_errors
+def status(url: UrlArg, as_json: JsonOpt = False) -> None:
+    """The arena's leaderboard, from its API."""
+    from referee.arena.client import request
+
+    _code, board = request(url, "/api/leaderboard")
+    if as_json:
+        sys.stdout.write(json.dumps(board, indent=2) + "\n")
+        return
+    out.print(f"{board['arena']}: {board['game']}, {board['table_size']} seats; order: {board['order']}", markup=False)
+    for e in board["bots"]:
+        r = e["rating"]
+        out.print(
+            f"{e['rank']:>3}. {e['bot']:<24} v{e['version']:<3} {e['owner']:<16} {r['ordinal']:8.2f}"
+            f"  (mu {r['mu']:.2f} +- {2 * r['sigma']:.2f})  {e['games']} games, {e['units']} units",
+            highlight=False,
+            markup=False,
+        )
+    if not board["bots"]:
+        err.print("no bot is active yet", highlight=False)

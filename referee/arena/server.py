@@ -1,0 +1,233 @@
+"""`arena serve`: the arena running, in one Trio loop.
+
+Four things run side by side until Ctrl-C: the HTTP API, the pipeline
+(builds and the gate), the matchmaker (which fills every free game slot with
+a unit) and the units themselves on the tournament executors. Starting
+again resumes: a build or check that was running runs again, a unit that
+was running is played again from its seed (its recorded games kept), and
+the online ratings are replayed from the recorded units, so they equal
+those before the stop.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import sqlite3
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from functools import partial
+
+import trio
+from hypercorn.config import Config
+from hypercorn.trio import serve as hypercorn_serve
+
+from referee.arena.api import make_app
+from referee.arena.board import names
+from referee.arena.builds import build, recorded_build, run_spec
+from referee.arena.config import Arena
+from referee.arena.matchmaking import Entrant, Ledger, MatchmakingPolicy, next_unit
+from referee.arena.online import Rating, replay
+from referee.arena.pipeline import Pipeline
+from referee.arena.play_units import UnitPlayer, new_seed, unit_result
+from referee.arena.refit import REFIT_EVERY_S, fit_active, save_fit
+from referee.arena.store import ArenaStore, now_text
+from referee.arena.submissions import Submission, active_submissions, get_submission, requeue_unfinished
+from referee.arena.units import Unit, done_units, running_units, save_ratings, start_unit, unit_starts
+from referee.errors import ConfigError
+from referee.seats.bot_command import BotSpec
+from referee.tournament.config import default_concurrency
+from referee.tournament.executors import Placement, open_executor
+
+IDLE_POLL_S = 1.0  # how often an idle matchmaker looks again (new versions also wake it at once)
+
+
+@dataclass
+class Status:
+    """What the progress line says."""
+
+    queued: int = 0
+    building: int = 0
+    checking: int = 0
+    units_running: int = 0
+    games_played: int = 0
+    leader: str = ""
+
+
+def _epoch(iso: str) -> float:
+    return datetime.fromisoformat(iso).timestamp()
+
+
+class ArenaServer:
+    """One arena, served."""
+
+    def __init__(self, arena: Arena, store: ArenaStore, placement: Placement, policy: MatchmakingPolicy) -> None:
+        self.arena = arena
+        self.store = store
+        self.placement = placement
+        self.policy = policy
+        self.rng = random.Random()
+        self.ledger = Ledger(policy.window_seconds)
+        self.ratings: dict[str, Rating] = {}
+        self.playing: set[int] = set()
+        self.units_running = 0
+        self.changed = trio.Event()
+        self.pipeline = Pipeline(arena, store, on_active=lambda _sub: self._wake())
+        self.player: UnitPlayer | None = None
+
+    def _wake(self) -> None:
+        self.changed.set()
+
+    # ------------------------------------------------------------ start-up
+
+    def resume(self) -> list[Unit]:
+        """Put back what a stop cut short; returns the units to play again."""
+        with self.store.transaction() as conn:
+            requeue_unfinished(conn, now_text())
+            done = done_units(conn)
+            self.ratings = replay(unit_result(members, totals) for _id, members, totals in done)
+            save_ratings(conn, {int(k): r for k, r in self.ratings.items()})
+            for members, started in unit_starts(conn):
+                self.ledger.record([str(m) for m in members], started)
+            return running_units(conn)
+
+    def unit_capacity(self) -> int:
+        """Units at once: each plays its rotations together, one game slot each."""
+        slots = self.arena.concurrency or (
+            self.placement.default_concurrency() if self.placement.workers else default_concurrency()
+        )
+        return max(1, slots // self.arena.table_size)
+
+    # ------------------------------------------------------------ running
+
+    async def run(self, host: str, port: int, on_url: Callable[[str], None]) -> None:
+        stale = self.resume()
+        async with open_executor(self.placement, self.unit_capacity() * self.arena.table_size) as executor:
+            self.player = UnitPlayer(self.arena, self.store, executor, self.ratings)
+            async with trio.open_nursery() as nursery:
+                await _start_http(nursery, make_app(self.arena, self.store, self.pipeline.poke), host, port, on_url)
+                nursery.start_soon(self.pipeline.run)
+                nursery.start_soon(self._refit)
+                for unit in stale:
+                    await self._start_unit(nursery, unit)
+                await self._matchmake(nursery)
+
+    async def _refit(self) -> None:
+        """The MLE Elo over the closed units, at most once a minute, when there are new ones."""
+        fitted_units = -1
+        while True:
+            closed = self.store.read(lambda c: c.execute("SELECT count(*) FROM units WHERE status = 'done'").fetchone())
+            if closed[0] != fitted_units:
+                fit = await trio.to_thread.run_sync(self.store.read, fit_active)
+                with self.store.transaction() as conn:
+                    save_fit(conn, fit, now_text())
+                fitted_units = closed[0]
+            await trio.sleep(REFIT_EVERY_S)
+
+    async def _matchmake(self, nursery: trio.Nursery) -> None:
+        while True:
+            started = False
+            if self.units_running < self.unit_capacity():
+                seats = next_unit(
+                    self._entrants(), self.arena.table_size, self.policy, self.rng, time.time(), self.ledger
+                )
+                if seats is not None:
+                    members = tuple(int(s) for s in seats)
+                    now = time.time()
+                    with self.store.transaction() as conn:
+                        unit = start_unit(conn, members, new_seed(), now_text(), now)
+                    self.ledger.record(seats, now)
+                    await self._start_unit(nursery, unit)
+                    started = True
+            if not started:
+                with trio.move_on_after(IDLE_POLL_S):
+                    await self.changed.wait()
+                self.changed = trio.Event()
+
+    def _entrants(self) -> list[Entrant]:
+        active: list[Submission] = self.store.read(active_submissions)
+        out = []
+        for sub in active:
+            r = self.ratings.get(str(sub.id), Rating())
+            since = _epoch(sub.active_since or sub.updated)
+            out.append(Entrant(str(sub.id), r.mu, r.sigma, since, playing=sub.id in self.playing))
+        return out
+
+    async def _start_unit(self, nursery: trio.Nursery, unit: Unit) -> None:
+        specs = await self._specs(unit.members)
+        self.playing.update(unit.members)
+        self.units_running += 1
+        nursery.start_soon(self._play, unit, specs)
+
+    async def _play(self, unit: Unit, specs: dict[int, BotSpec]) -> None:
+        assert self.player is not None
+        try:
+            await self.player.play(unit, specs)
+        finally:
+            self.playing.difference_update(unit.members)
+            self.units_running -= 1
+            self._wake()
+
+    async def _specs(self, members: tuple[int, ...]) -> dict[int, BotSpec]:
+        """How to run each member: its recorded build (never built again to play)."""
+        specs = {}
+        for m in members:
+            sub: Submission = self.store.read(partial(_submission, m))
+            built = recorded_build(self.arena.folder, sub.sha256)
+            if built is None:  # its record lost: build again (the same source gives the same bot)
+                built = await trio.to_thread.run_sync(
+                    build,
+                    self.arena.folder / "archives" / sub.sha256,
+                    sub.sha256,
+                    self.arena.folder,
+                    self.arena.builds,
+                    self.arena.archives,
+                )
+            specs[m] = run_spec(built, f"{sub.bot}.v{sub.version}", self.arena.sandbox)
+        return specs
+
+    def status(self) -> Status:
+        counts = dict(
+            self.store.read(
+                lambda c: c.execute(
+                    "SELECT status, count(*) FROM submissions WHERE status IN ('queued', 'building', 'checking')"
+                    " GROUP BY status"
+                ).fetchall()
+            )
+        )
+        leader = ""
+        active = {str(s.id) for s in self.store.read(active_submissions)}
+        rated = [(k, r) for k, r in self.ratings.items() if k in active]
+        if rated:
+            best = int(max(rated, key=lambda kv: kv[1].ordinal)[0])
+            leader = self.store.read(lambda c: names(c, [best])).get(best, "")
+        return Status(
+            queued=counts.get("queued", 0),
+            building=counts.get("building", 0),
+            checking=counts.get("checking", 0),
+            units_running=self.units_running,
+            games_played=self.player.games_played if self.player else 0,
+            leader=leader,
+        )
+
+
+def _submission(submission: int, conn: sqlite3.Connection) -> Submission:
+    return get_submission(conn, submission)
+
+
+async def _start_http(nursery: trio.Nursery, app: object, host: str, port: int, on_url: Callable[[str], None]) -> None:
+    config = Config()
+    where = f"[{host}]" if ":" in host and not host.startswith("[") else host
+    config.bind = [f"{where}:{port}"]
+    config.accesslog = None  # a request line could carry what a user typed: nothing is logged per request
+    config.errorlog = logging.getLogger("referee.arena")
+    config.graceful_timeout = 1.0
+    try:
+        binds: list[str] = await nursery.start(partial(hypercorn_serve, app, config))  # type: ignore[arg-type]
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot serve on {host}:{port}: {exc.strerror or exc}; choose another --host or --port"
+        ) from exc
+    on_url(next((b for b in binds if b.startswith("http://")), binds[0]))
