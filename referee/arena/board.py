@@ -17,12 +17,8 @@ ORDER = "online rating, conservative: mu - 3 sigma (Plackett-Luce, openskill); m
 
 
 def _counts(conn: sqlite3.Connection) -> dict[int, tuple[int, int]]:
-    """Per submission: (games, units) finished."""
-    rows = conn.execute(
-        "SELECT gs.submission, count(*), count(DISTINCT g.unit) FROM game_seats gs JOIN games g ON g.id = gs.game"
-        " GROUP BY gs.submission"
-    )
-    return {r[0]: (r[1], r[2]) for r in rows}
+    """Per submission: (games, units) finished, as counted when each was recorded."""
+    return {r[0]: (r[1], r[2]) for r in conn.execute("SELECT submission, games, units FROM tallies")}
 
 
 def _rating(mu: float | None, sigma: float | None) -> dict[str, float]:

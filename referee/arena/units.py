@@ -53,6 +53,11 @@ CREATE TABLE IF NOT EXISTS game_seats (
     PRIMARY KEY (game, seat)
 );
 CREATE INDEX IF NOT EXISTS game_seats_by_submission ON game_seats (submission, game);
+CREATE TABLE IF NOT EXISTS tallies (      -- per version: finished games and units, kept with them
+    submission INTEGER PRIMARY KEY REFERENCES submissions(id),
+    games INTEGER NOT NULL DEFAULT 0,
+    units INTEGER NOT NULL DEFAULT 0
+);
 CREATE TABLE IF NOT EXISTS mle_elo (      -- the last background fit of the MLE Elo (refit.py)
     submission INTEGER PRIMARY KEY REFERENCES submissions(id),
     elo REAL NOT NULL,
@@ -146,6 +151,11 @@ def record_game(
         "INSERT INTO game_seats (game, seat, submission) VALUES (?, ?, ?)",
         [(game, seat, sub) for seat, sub in enumerate(seats)],
     )
+    conn.executemany(
+        "INSERT INTO tallies (submission, games) VALUES (?, 1)"
+        " ON CONFLICT (submission) DO UPDATE SET games = games + 1",
+        [(sub,) for sub in seats],
+    )
     return game
 
 
@@ -163,6 +173,11 @@ def finish_unit(conn: sqlite3.Connection, unit: Unit, totals: list[int], now: st
         "UPDATE units SET status = 'done', finished = ?, totals = ?,"
         " done_order = (SELECT coalesce(max(done_order), 0) + 1 FROM units) WHERE id = ?",
         (now, json.dumps(totals), unit.id),
+    )
+    conn.executemany(
+        "INSERT INTO tallies (submission, units) VALUES (?, 1)"
+        " ON CONFLICT (submission) DO UPDATE SET units = units + 1",
+        [(m,) for m in unit.members],
     )
 
 
