@@ -15,15 +15,14 @@ from typing import TYPE_CHECKING, Annotated
 import trio
 import typer
 
-from referee.arena.config import CONFIG_NAME, load_arena, template
-from referee.arena.store import ArenaStore, now_text
-from referee.arena.users import IssuedToken, add_user, list_users, new_token, revoke
 from referee.cli.common import EXIT_FAILED, GameOpt, app, err, expected_errors, out
 from referee.errors import ConfigError
 from referee.games import get_game
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the arena's modules load when an arena command runs: the other commands start faster
     from referee.arena.server import ArenaServer
+    from referee.arena.store import ArenaStore
+    from referee.arena.users import IssuedToken
 
 arena_app = typer.Typer(
     no_args_is_help=True,
@@ -48,6 +47,9 @@ def init(
     ] = None,
 ) -> None:
     """Make an arena's folder: arena.toml (every key, commented), its database and folders."""
+    from referee.arena.config import CONFIG_NAME, load_arena, template
+    from referee.arena.store import ArenaStore
+
     game = get_game(game_name)
     seats = table_size or min(game.seat_counts)
     if seats not in game.seat_counts:
@@ -66,6 +68,9 @@ def init(
 
 
 def _opened(folder: Path) -> ArenaStore:
+    from referee.arena.config import load_arena
+    from referee.arena.store import ArenaStore
+
     load_arena(folder)  # says clearly when the folder is not an arena
     return ArenaStore.open(folder)
 
@@ -88,6 +93,9 @@ def user_add(
     as_json: JsonOpt = False,
 ) -> None:
     """Add a user and print their token, once."""
+    from referee.arena.store import now_text
+    from referee.arena.users import add_user
+
     store = _opened(folder)
     try:
         with store.transaction() as conn:
@@ -101,6 +109,8 @@ def user_add(
 @expected_errors
 def user_token(folder: FolderArg, name: UserArg, as_json: JsonOpt = False) -> None:
     """Issue a user a new token (lost or leaked); the old one stops working at once."""
+    from referee.arena.users import new_token
+
     store = _opened(folder)
     try:
         with store.transaction() as conn:
@@ -114,6 +124,9 @@ def user_token(folder: FolderArg, name: UserArg, as_json: JsonOpt = False) -> No
 @expected_errors
 def user_revoke(folder: FolderArg, name: UserArg) -> None:
     """Stop a user's token; their bots and results stay."""
+    from referee.arena.store import now_text
+    from referee.arena.users import revoke
+
     store = _opened(folder)
     try:
         with store.transaction() as conn:
@@ -127,6 +140,8 @@ def user_revoke(folder: FolderArg, name: UserArg) -> None:
 @expected_errors
 def user_list(folder: FolderArg, as_json: JsonOpt = False) -> None:
     """The arena's users (never their tokens)."""
+    from referee.arena.users import list_users
+
     store = _opened(folder)
     try:
         users = store.read(list_users)
@@ -159,7 +174,9 @@ def serve(
     ] = 0,
 ) -> None:
     """Run the arena until Ctrl-C: the API, builds, checks, games and ratings. Resumes where it stopped."""
+    from referee.arena.config import load_arena
     from referee.arena.server import ArenaServer
+    from referee.arena.store import ArenaStore
     from referee.seats.isolation import require_isolation
     from referee.tournament.executors import Placement
 
