@@ -46,6 +46,7 @@ from referee.arena.archives import ArchiveLimits, unpack
 from referee.arena.build_sandbox import DISK_FLOOR_BYTES, amount, free_bytes, run_build
 from referee.arena.config import BuildLimits
 from referee.arena.recipes import Recipe, find_recipe
+from referee.arena.store import sync_folder
 from referee.errors import BotStartError, SubmissionRefused
 from referee.seats.bot_command import BotSpec
 from referee.seats.sandbox import SANDBOX_PATH, SandboxLimits, require_sandbox
@@ -236,7 +237,7 @@ def _install(folder: Path, dest: Path, log_path: Path | None) -> str | None:
         os.chmod(part, 0o755)
         _sync_tree(part)
         os.rename(part, dest)
-        _sync(dest.parent)
+        sync_folder(dest.parent)
     except _TooLarge:
         shutil.rmtree(part, ignore_errors=True)
         return (
@@ -293,7 +294,7 @@ def _copy_file(source: Path, target: Path, info: os.stat_result, counts: list[in
 def _sync_tree(folder: Path) -> None:
     """fsync every folder below `folder` and itself (its files were, as they were written)."""
     for root, _dirs, _files in os.walk(folder, topdown=False):
-        _sync(Path(root))
+        sync_folder(Path(root))
 
 
 def _record(builds: Path, sha256: str, result: BuildResult) -> None:
@@ -320,15 +321,7 @@ def _record(builds: Path, sha256: str, result: BuildResult) -> None:
     except BaseException:
         Path(name).unlink(missing_ok=True)
         raise
-    _sync(builds)
-
-
-def _sync(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    sync_folder(builds)
 
 
 def _clear(builds: Path, sha256: str) -> None:

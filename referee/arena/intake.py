@@ -22,7 +22,7 @@ from pathlib import Path
 
 from referee.arena.archives import ArchiveLimits, unpack
 from referee.arena.config import Arena
-from referee.arena.store import ArenaStore, now_text
+from referee.arena.store import ArenaStore, now_text, sync_folder
 from referee.arena.submissions import (
     Submission,
     add_submission,
@@ -103,14 +103,6 @@ def check_user_limits(store: ArenaStore, arena: Arena, owner: str, now: float, a
         )
 
 
-def _fsync_folder(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def accept(store: ArenaStore, arena: Arena, owner: str, bot: str, received: Received) -> tuple[Submission, bool]:
     """Keep a received archive as a new version of `bot` (blocking: call on a
     thread). Returns the submission and whether it is new (False: the same
@@ -129,7 +121,7 @@ def accept(store: ArenaStore, arena: Arena, owner: str, bot: str, received: Rece
             shutil.rmtree(scratch, ignore_errors=True)
         final = arena.folder / "archives" / received.sha256
         os.replace(received.path, final)
-        _fsync_folder(final.parent)
+        sync_folder(final.parent)
     finally:
         received.path.unlink(missing_ok=True)  # gone already when kept
     with store.transaction() as conn:

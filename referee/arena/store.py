@@ -11,6 +11,7 @@ error leaves as one `ResultsError` line naming the file and saying what to do.
 from __future__ import annotations
 
 import functools
+import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
@@ -47,6 +48,15 @@ F = TypeVar("F", bound=Callable[..., Any])
 def now_text() -> str:
     """The time as the arena writes it: UTC, ISO 8601, milliseconds."""
     return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def sync_folder(folder: Path) -> None:
+    """fsync a folder: a file renamed or made in it stays there after a crash."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _damaged(path: Path, exc: BaseException) -> ResultsError:
