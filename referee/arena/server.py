@@ -41,7 +41,8 @@ from referee.seats.bot_command import BotSpec
 from referee.tournament.config import default_concurrency
 from referee.tournament.executors import Placement, open_executor
 
-IDLE_POLL_S = 1.0  # how often an idle matchmaker looks again (new versions also wake it at once)
+IDLE_POLL_S = 1.0
+REFIT_POLL_S = 5.0  # how often the refitter looks for new units  # how often an idle matchmaker looks again (new versions also wake it at once)
 
 
 @dataclass
@@ -115,16 +116,18 @@ class ArenaServer:
                 await self._matchmake(nursery)
 
     async def _refit(self) -> None:
-        """The MLE Elo over the closed units, at most once a minute, when there are new ones."""
-        fitted_units = -1
+        """The MLE Elo over the closed units when there are new ones: at most
+        once a minute, and as soon as a first fit is possible."""
+        fitted_units, fitted_at, rated = -1, -REFIT_EVERY_S, False
         while True:
             closed = self.store.read(lambda c: c.execute("SELECT count(*) FROM units WHERE status = 'done'").fetchone())
-            if closed[0] != fitted_units:
+            due = not rated or time.monotonic() - fitted_at >= REFIT_EVERY_S
+            if closed[0] != fitted_units and due:
                 fit = await trio.to_thread.run_sync(self.store.read, fit_active)
                 with self.store.transaction() as conn:
                     save_fit(conn, fit, now_text())
-                fitted_units = closed[0]
-            await trio.sleep(REFIT_EVERY_S)
+                fitted_units, fitted_at, rated = closed[0], time.monotonic(), bool(fit.elo)
+            await trio.sleep(REFIT_POLL_S)
 
     async def _matchmake(self, nursery: trio.Nursery) -> None:
         while True:

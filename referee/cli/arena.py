@@ -220,7 +220,7 @@ async def _progress(server: ArenaServer) -> None:
             err.file.write("\r\x1b[K" + line)
             err.file.flush()
         elif str(state) != last or time.monotonic() - printed >= 60:
-            err.print(line, highlight=False, markup=False)
+            err.print(line, highlight=False, markup=False, soft_wrap=True)  # one line in a log, however long
             printed = time.monotonic()
         last = str(state)
         await trio.sleep(1.0)
