@@ -41,8 +41,8 @@ from referee.seats.bot_command import BotSpec
 from referee.tournament.config import default_concurrency
 from referee.tournament.executors import Placement, open_executor
 
-IDLE_POLL_S = 1.0
-REFIT_POLL_S = 5.0  # how often the refitter looks for new units  # how often an idle matchmaker looks again (new versions also wake it at once)
+IDLE_POLL_S = 1.0  # how often an idle matchmaker looks again (new versions also wake it at once)
+REFIT_POLL_S = 5.0  # how often the refitter looks for new units
 
 
 @dataclass
