@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import stat
+import tempfile
 import uuid
 from collections.abc import Iterator
 from dataclasses import replace
@@ -284,7 +285,7 @@ def test_a_build_has_no_network(arena: Arena) -> None:
 
 def test_a_build_cannot_touch_the_host(arena: Arena) -> None:
     marker = uuid.uuid4().hex[:12]
-    targets = [Path(f"/tmp/escape-{marker}"), Path(f"/root/x-{marker}"), Path(f"/etc/x-{marker}")]
+    targets = [Path(tempfile.gettempdir()) / f"escape-{marker}", Path.home() / f"x-{marker}", Path(f"/etc/x-{marker}")]
     tries = "; ".join(f"echo x > {t}" for t in targets)
     toml = f'build = "{tries}; ln -s /etc/passwd secrets; ln -s /etc bot; true"\nrun = "./bot"\n'
     result = arena.build(arena.bot(**{"bot.toml": toml}))

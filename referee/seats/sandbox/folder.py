@@ -13,7 +13,7 @@ checkout, stays off everything the bot can read. A copy is:
 - readable by the seats and by nobody else. As root each running seat is a
   uid of its own; the copy belongs to root and a group every seat carries
   (`SEAT_GROUP`, far above any account) and is closed to others, so a bot
-  that was private on the host (a bot in `/root/mybot`, `/root` mode 700,
+  that was private on the host (a bot in `/home/ann/mybot`, `/home/ann` mode 700,
   which a seat's uid could not read at all) stays private from the host's
   other users. As a user, it is that user's alone (the sandbox maps the bot
   to that user);
