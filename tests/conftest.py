@@ -6,6 +6,8 @@ does through pyproject's `pythonpath`, not those of whichever checkout is
 installed. `driver` is the one way a test gets a browser: Debian's chromium
 and chromium-driver, headless, one per test module (starting Chromium is
 the slow part), or a skip that says what to install (tests/browser.py).
+`dask_cluster` is the one way a test gets a real Dask cluster on 127.0.0.1
+(tests/dask_cluster.py).
 
 Ctrl-C tests send SIGINT to the processes they start. A suite started in
 the background by a shell without job control inherits SIGINT ignored, and
@@ -24,6 +26,8 @@ import pytest
 from browser import chromium
 from paths import ROOT
 from timing import SCALE, SCALE_VARIABLE
+
+pytest_plugins = ["dask_cluster"]
 
 if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)

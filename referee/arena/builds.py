@@ -53,6 +53,7 @@ from referee.seats.sandbox import SANDBOX_PATH, SandboxLimits, require_sandbox
 from referee.seats.sandbox.command import MiB
 from referee.seats.sandbox.files import stage
 from referee.seats.sandbox.running import SEAT_UIDS
+from referee.tournament.bot_files import files_digest
 from referee.visible import visible
 
 RECORD_FORMAT = 1
@@ -72,6 +73,7 @@ class BuildResult:
     folder: Path | None  # the built folder, when ok
     log_path: Path | None  # the build's output, when a build command ran
     seconds: float
+    files_sha256: str | None = None  # the built folder's files (`files_digest`), checked by cluster workers
 
 
 def build(
@@ -113,6 +115,7 @@ def recorded_build(arena_folder: Path, sha256: str) -> BuildResult | None:
             folder=folder,
             log_path=builds / f"{sha256}.log" if data["log"] else None,
             seconds=float(data["seconds"]),
+            files_sha256=data.get("files") or (_files_sha256(folder) if folder is not None else None),
         )
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
@@ -163,7 +166,7 @@ def _build(
         if reason is not None:
             shutil.rmtree(built, ignore_errors=True)
             return failed(reason)
-        return BuildResult(True, None, recipe, built, log_path, _since(started))
+        return BuildResult(True, None, recipe, built, log_path, _since(started), _files_sha256(built))
     finally:
         _remove(work)
         if uid is not None:
@@ -307,6 +310,7 @@ def _record(builds: Path, sha256: str, result: BuildResult) -> None:
         "recipe": result.recipe.as_dict() if result.recipe is not None else None,
         "log": result.log_path is not None,
         "seconds": result.seconds,
+        "files": result.files_sha256,
         "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
     fd, name = tempfile.mkstemp(prefix=f".{sha256}.", suffix=".json", dir=builds)
@@ -322,6 +326,11 @@ def _record(builds: Path, sha256: str, result: BuildResult) -> None:
         Path(name).unlink(missing_ok=True)
         raise
     sync_folder(builds)
+
+
+def _files_sha256(folder: Path) -> str:
+    """The digest a cluster worker compares its copy of the built folder with."""
+    return files_digest((), None, str(folder))
 
 
 def _clear(builds: Path, sha256: str) -> None:

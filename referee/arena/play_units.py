@@ -44,6 +44,15 @@ def new_seed() -> int:
     return secrets.randbits(SEED_BITS)
 
 
+@dataclass(frozen=True)
+class BuiltBot:
+    """A member as games run it: its command, and the digest of its built
+    folder, which a cluster worker checks its own copy against before it plays."""
+
+    spec: BotSpec
+    files_sha256: str
+
+
 def unit_result(members: tuple[int, ...], totals: list[int]) -> UnitResult:
     return UnitResult(seats=tuple(str(m) for m in members), scores=tuple(float(t) for t in totals))
 
@@ -63,25 +72,26 @@ class UnitPlayer:
     def logs(self) -> Path:
         return self.arena.folder / "logs"
 
-    async def play(self, unit: Unit, specs: dict[int, BotSpec]) -> None:
+    async def play(self, unit: Unit, bots: dict[int, BuiltBot]) -> None:
         """Every rotation not yet recorded, at once; then the unit is closed."""
         k = len(unit.members)
         done = self.store.read(lambda c: recorded_rotations(c, unit.id))
         async with trio.open_nursery() as games:
             for rotation in range(k):
                 if rotation not in done:
-                    games.start_soon(self._play_game, unit, rotation, specs)
+                    games.start_soon(self._play_game, unit, rotation, bots)
         with self.store.transaction() as conn:
             totals = unit_totals(conn, unit)
             finish_unit(conn, unit, totals, now_text())
             update(self.ratings, unit_result(unit.members, totals))
             save_ratings(conn, {m: self.ratings[str(m)] for m in unit.members})
 
-    def job(self, unit: Unit, rotation: int, specs: dict[int, BotSpec]) -> tuple[GameJob, tuple[int, ...]]:
+    def job(self, unit: Unit, rotation: int, bots: dict[int, BuiltBot]) -> tuple[GameJob, tuple[int, ...]]:
         """The game of one rotation: seats by the tournament's duplicate seating."""
         table = tuple(str(m) for m in unit.members)
         seats = seating(table, unit.id, rotation)
-        names = tuple(specs[int(s)].name for s in seats)
+        seated = [bots[int(s)] for s in seats]
+        names = tuple(b.spec.name for b in seated)
         game = ScheduledGame(
             key=f"u{unit.id}/r{rotation}",
             game_id=rotation + 1,
@@ -97,14 +107,15 @@ class UnitPlayer:
             rules=self.arena.rules,
             time_control=self.arena.time_control,
             policy=self.arena.policy,
-            bots=tuple(specs[int(s)] for s in seats),
+            bots=tuple(b.spec for b in seated),
             sandbox=self.arena.sandbox,
+            bot_digests=tuple((b.spec.name, b.files_sha256, b.spec.cwd) for b in seated),
             log_name=log_name(unit.id, rotation),
         )
         return job, tuple(int(s) for s in seats)
 
-    async def _play_game(self, unit: Unit, rotation: int, specs: dict[int, BotSpec]) -> None:
-        job, seats = self.job(unit, rotation, specs)
+    async def _play_game(self, unit: Unit, rotation: int, bots: dict[int, BuiltBot]) -> None:
+        job, seats = self.job(unit, rotation, bots)
         final = self.logs / log_name(unit.id, rotation)
         part = final.with_name(final.name + ".part")
         try:

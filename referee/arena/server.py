@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import random
+import secrets
 import sqlite3
 import time
 from collections.abc import Callable
@@ -31,13 +32,12 @@ from referee.arena.config import Arena
 from referee.arena.matchmaking import Entrant, Ledger, MatchmakingPolicy, next_unit
 from referee.arena.online import Rating, replay
 from referee.arena.pipeline import Pipeline
-from referee.arena.play_units import UnitPlayer, new_seed, unit_result
+from referee.arena.play_units import BuiltBot, UnitPlayer, new_seed, unit_result
 from referee.arena.refit import REFIT_EVERY_S, fit_active, save_fit
 from referee.arena.store import ArenaStore, now_text
 from referee.arena.submissions import Submission, active_submissions, get_submission, requeue_unfinished
 from referee.arena.units import Unit, done_units, running_units, save_ratings, start_unit, unit_starts
 from referee.errors import ConfigError
-from referee.seats.bot_command import BotSpec
 from referee.tournament.config import default_concurrency
 from referee.tournament.executors import Placement, open_executor
 
@@ -97,7 +97,9 @@ class ArenaServer:
     def unit_capacity(self) -> int:
         """Units at once: each plays its rotations together, one game slot each."""
         slots = self.arena.concurrency or (
-            self.placement.default_concurrency() if self.placement.workers else default_concurrency()
+            self.placement.default_concurrency()
+            if self.placement.workers or self.placement.cluster
+            else default_concurrency()
         )
         return max(1, slots // self.arena.table_size)
 
@@ -105,7 +107,8 @@ class ArenaServer:
 
     async def run(self, host: str, port: int, on_url: Callable[[str], None]) -> None:
         stale = self.resume()
-        async with open_executor(self.placement, self.unit_capacity() * self.arena.table_size) as executor:
+        run_id = f"arena-{secrets.token_hex(4)}"  # a cluster's task keys: unique to this serve
+        async with open_executor(self.placement, self.unit_capacity() * self.arena.table_size, run_id) as executor:
             self.player = UnitPlayer(self.arena, self.store, executor, self.ratings)
             async with trio.open_nursery() as nursery:
                 await _start_http(nursery, make_app(self.arena, self.store, self.pipeline.poke), host, port, on_url)
@@ -159,23 +162,23 @@ class ArenaServer:
         return out
 
     async def _start_unit(self, nursery: trio.Nursery, unit: Unit) -> None:
-        specs = await self._specs(unit.members)
+        bots = await self._built(unit.members)
         self.playing.update(unit.members)
         self.units_running += 1
-        nursery.start_soon(self._play, unit, specs)
+        nursery.start_soon(self._play, unit, bots)
 
-    async def _play(self, unit: Unit, specs: dict[int, BotSpec]) -> None:
+    async def _play(self, unit: Unit, bots: dict[int, BuiltBot]) -> None:
         assert self.player is not None
         try:
-            await self.player.play(unit, specs)
+            await self.player.play(unit, bots)
         finally:
             self.playing.difference_update(unit.members)
             self.units_running -= 1
             self._wake()
 
-    async def _specs(self, members: tuple[int, ...]) -> dict[int, BotSpec]:
+    async def _built(self, members: tuple[int, ...]) -> dict[int, BuiltBot]:
         """How to run each member: its recorded build (never built again to play)."""
-        specs = {}
+        bots = {}
         for m in members:
             sub: Submission = self.store.read(partial(_submission, m))
             built = recorded_build(self.arena.folder, sub.sha256)
@@ -188,8 +191,10 @@ class ArenaServer:
                     self.arena.builds,
                     self.arena.archives,
                 )
-            specs[m] = run_spec(built, f"{sub.bot}.v{sub.version}", self.arena.sandbox)
-        return specs
+            spec = run_spec(built, f"{sub.bot}.v{sub.version}", self.arena.sandbox)
+            assert built.files_sha256 is not None  # run_spec refuses a build without a folder
+            bots[m] = BuiltBot(spec, built.files_sha256)
+        return bots
 
     def status(self) -> Status:
         counts = dict(

@@ -172,6 +172,15 @@ def serve(
     workers: Annotated[
         int, typer.Option("--workers", min=0, help="Play the games on N worker processes (as `tournament`).")
     ] = 0,
+    cluster: Annotated[
+        str | None,
+        typer.Option(
+            "--cluster",
+            metavar="ADDRESS",
+            help="Play the games on a running Dask cluster (tcp://HOST:PORT), as `tournament`; "
+            "every worker must see this arena's folder at the same path (docs/arena.md).",
+        ),
+    ] = None,
 ) -> None:
     """Run the arena until Ctrl-C: the API, builds, checks, games and ratings. Resumes where it stopped."""
     from referee.arena.config import load_arena
@@ -188,7 +197,7 @@ def serve(
             highlight=False,
         )
     store = ArenaStore.open(folder)
-    server = ArenaServer(arena, store, Placement(workers=workers), arena.matchmaking)
+    server = ArenaServer(arena, store, Placement(workers=workers, cluster=cluster), arena.matchmaking)
     try:
         trio.run(_serve, server, host, port)
     finally:

@@ -5,105 +5,24 @@ and rated; then `kill -9` and a restart, and nothing lost or doubled."""
 from __future__ import annotations
 
 import json
-import os
-import signal
 import sqlite3
-import subprocess
-import sys
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
+from arena_served import Served, bot_folder, cli, games_in, get, new_arena
 from needs import needs_sandbox
-from paths import RANDOM_BOT, ROOT
+from paths import RANDOM_BOT
 from timing import scaled, wait_until
 
 from referee.arena.online import UnitResult, replay
 
 pytestmark = [needs_sandbox, pytest.mark.slow]
 
-FAST = """
-name = "e2e"
-game = "chicago"
-table_size = 2
-concurrency = 2
-time_control = "decision=2s,startup=20s"
-
-[rules]
-options = { target_score = 8 }
-
-[matchmaking]
-placement_units = 2
-"""
-
-
-def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "referee.cli", *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=scaled(600),
-        env={**os.environ, "NO_COLOR": "1", "COLUMNS": "200", **(env or {})},
-    )
-
-
-def get(url: str, token: str | None = None) -> Any:
-    req = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"} if token else {})
-    with urllib.request.urlopen(req, timeout=scaled(30)) as resp:
-        return json.loads(resp.read())
-
-
-def games_in(db: Path) -> int:
-    with sqlite3.connect(db) as conn:
-        return int(conn.execute("SELECT count(*) FROM games").fetchone()[0])
-
-
-class Served:
-    """`arena serve` running in its own process group."""
-
-    def __init__(self, folder: Path) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "referee.cli", "arena", "serve", str(folder), "--port", "0"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            cwd=ROOT,
-            env={**os.environ, "NO_COLOR": "1"},
-            start_new_session=True,
-        )
-        assert self.proc.stdout is not None
-        line = self.proc.stdout.readline()  # the first line is the address
-        assert "http://127.0.0.1:" in line, line + (self.proc.stderr.read() if self.proc.poll() is not None else "")
-        self.base = line.split(" at ", 1)[1].strip().removesuffix("/api/leaderboard")
-
-    def kill(self) -> None:
-        os.killpg(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(scaled(30))
-
 
 @pytest.fixture
-def arena(tmp_path: Path) -> Iterator[tuple[Path, dict[str, str]]]:
-    folder = tmp_path / "comp"
-    assert cli("arena", "init", str(folder)).returncode == 0
-    config = folder / "arena.toml"
-    config.write_text(FAST)
-    tokens = {}
-    for user in ("alice", "bob"):
-        res = cli("arena", "user", "add", str(folder), user, "--json")
-        tokens[user] = json.loads(res.stdout)["token"]
-        (tmp_path / f"{user}.token").write_text(tokens[user] + "\n")
-    yield folder, tokens
-
-
-def bot_folder(tmp_path: Path, name: str, source: Path | str) -> Path:
-    folder = tmp_path / name
-    folder.mkdir()
-    text = source.read_text() if isinstance(source, Path) else source
-    (folder / "main.py").write_text(text)
-    return folder
+def arena(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    return new_arena(tmp_path)
 
 
 def test_bots_are_built_checked_played_and_survive_a_kill(arena: tuple[Path, dict[str, str]], tmp_path: Path) -> None:
