@@ -25,10 +25,12 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from referee.arena.config import Arena
+from referee.arena.game_files import read_stderr, shown_log
 from referee.arena.intake import Upload, accept, check_user_limits
 from referee.arena.public_api import BadQuery, NotFound, PublicApi
 from referee.arena.store import ArenaStore
-from referee.arena.submissions import Submission, get_submission, private_fields, submissions_of
+from referee.arena.submissions import Submission, get_submission, owners_of, private_fields, submissions_of
+from referee.arena.units import GameRow, get_game_row
 from referee.arena.users import User, user_for_token
 from referee.errors import ResultsError, SubmissionRefused
 
@@ -111,6 +113,51 @@ class ArenaApi:
             raise ApiError(400, "list your own submissions with ?mine=1 (the leaderboard lists every bot)")
         subs = self.store.read(lambda c: submissions_of(c, who.name))
         return JSONResponse({"submissions": [_public(s, owner_view=True) for s in subs]})
+
+    # ------------------------------------------------------------ a finished game's files
+
+    def _finished_game(self, request: Request) -> GameRow:
+        game_id = int(request.path_params["id"])
+        game = self.store.read(lambda c: get_game_row(c, game_id))
+        if game is None:  # a running game, or one whose unit still plays its deal: served to no one
+            raise ApiError(404, f"no finished game {game_id} (a game is shown once its whole unit has finished)")
+        return game
+
+    def _own_seats(self, who: User | None, game: GameRow) -> set[int] | None:
+        """The seats of `game` whose bot `who` owns; None: every seat (an admin)."""
+        if who is not None and who.admin:
+            return None
+        if who is None:
+            return set()
+        owners = self.store.read(lambda c: owners_of(c, game.seats))
+        return {seat for seat, sub in enumerate(game.seats) if owners.get(sub) == who.name}
+
+    async def game_log(self, request: Request) -> Response:
+        who = self.user(request, required=False)
+        game = self._finished_game(request)
+        data = await trio.to_thread.run_sync((self.arena.folder / "logs" / game.log_name).read_bytes)
+        return Response(
+            shown_log(data, self._own_seats(who, game)),
+            media_type="application/x-ndjson",
+            headers={"Content-Disposition": f'attachment; filename="{game.log_name}"'},
+        )
+
+    async def game_stderr(self, request: Request) -> Response:
+        who = self.user(request)
+        assert who is not None
+        game = self._finished_game(request)
+        seat = int(request.path_params["seat"])
+        if seat >= len(game.seats):
+            raise ApiError(404, f"game {game.id} has seats 0 to {len(game.seats) - 1}")
+        own = self._own_seats(who, game)
+        if own is not None and seat not in own:
+            raise ApiError(403, f"seat {seat} of game {game.id} is another user's bot: only its owner reads its stderr")
+        data = await trio.to_thread.run_sync(read_stderr, self.arena.folder / "logs", game.log_name, seat)
+        return Response(
+            data,
+            media_type="text/plain; charset=utf-8",
+            headers={"Content-Disposition": f'attachment; filename="game{game.id}.seat{seat}.stderr"'},
+        )
 
 
 def _build_log(path: Path) -> str | None:
@@ -244,7 +291,8 @@ def make_app(arena: Arena, store: ArenaStore, on_submission: Callable[[], None] 
         Route("/api/leaderboard", _guarded(public.leaderboard), methods=["GET"]),
         Route("/api/bots/{name}", _guarded(public.bot), methods=["GET"]),
         Route("/api/games", _guarded(public.games), methods=["GET"]),
-        Route("/api/games/{id:int}/log", _guarded(public.game_log), methods=["GET"]),
+        Route("/api/games/{id:int}/log", _guarded(api.game_log), methods=["GET"]),
+        Route("/api/games/{id:int}/stderr/{seat:int}", _guarded(api.game_stderr), methods=["GET"]),
     ]
 
     async def http_error(request: Request, exc: Exception) -> JSONResponse:

@@ -1,10 +1,10 @@
-"""The routes anyone may read: the leaderboard, a bot, the finished games and
-their logs. No token is needed and none is looked at; nothing private is
-reachable from here (`board` reads only public columns)."""
+"""The routes anyone may read: the leaderboard, a bot, the finished games.
+No token is needed and none is looked at; nothing private is reachable from
+here (`board` reads only public columns). A game's log and stderr, which
+hold things only a bot's owner may read, are served by `api`."""
 
 from __future__ import annotations
 
-import trio
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
@@ -12,7 +12,7 @@ from referee.arena.board import bot_page, game_dict, leaderboard, names
 from referee.arena.config import Arena
 from referee.arena.store import ArenaStore
 from referee.arena.submissions import submissions_of_bot
-from referee.arena.units import games_page, get_game_row
+from referee.arena.units import games_page
 
 PAGE = 100  # games per page of /api/games
 
@@ -67,15 +67,3 @@ class PublicApi:
         games = [game_dict(g, shown) for g in rows]
         more = len(rows) == limit
         return JSONResponse({"games": games, "next_after": rows[-1].id if more else None})
-
-    async def game_log(self, request: Request) -> Response:
-        game = self.store.read(lambda c: get_game_row(c, request.path_params["id"]))
-        if game is None:  # a running game is not in the table: its cards are served to no one
-            return JSONResponse({"error": f"no finished game {request.path_params['id']}"}, status_code=404)
-        path = self.arena.folder / "logs" / game.log_name
-        data = await trio.to_thread.run_sync(path.read_bytes)
-        return Response(
-            data,
-            media_type="application/x-ndjson",
-            headers={"Content-Disposition": f'attachment; filename="{game.log_name}"'},
-        )

@@ -110,6 +110,15 @@ def bot_owner(conn: sqlite3.Connection, name: str) -> str | None:
     return None if row is None else str(row[0])
 
 
+def owners_of(conn: sqlite3.Connection, submissions: list[int]) -> dict[int, str]:
+    """Each submission's owner (through its bot)."""
+    marks = ",".join("?" * len(submissions))
+    rows = conn.execute(
+        f"SELECT s.id, b.owner FROM submissions s JOIN bots b ON b.name = s.bot WHERE s.id IN ({marks})", submissions
+    )
+    return {int(r[0]): str(r[1]) for r in rows}
+
+
 def check_owner(name: str, owner: str, current: str | None) -> None:
     if current is not None and current != owner:
         raise SubmissionRefused(f"the bot name {name!r} belongs to another user: choose another name", status=403)

@@ -206,20 +206,25 @@ def _game(r: tuple[Any, ...]) -> GameRow:
     )
 
 
+# A unit's games are shown once the unit is whole (a row at a time: a lookup by the unit's key).
+_PUBLIC = "EXISTS (SELECT 1 FROM units u WHERE u.id = games.unit AND u.status = 'done')"
+
+
 def get_game_row(conn: sqlite3.Connection, game: int) -> GameRow | None:
-    r = conn.execute(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?", (game,)).fetchone()
+    """A game whose unit has finished, or None."""
+    r = conn.execute(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ? AND {_PUBLIC}", (game,)).fetchone()
     return None if r is None else _game(r)
 
 
 def games_page(conn: sqlite3.Connection, submissions: list[int] | None, after: int, limit: int) -> list[GameRow]:
-    """Finished games after id `after`, oldest first; only those of `submissions` if given."""
+    """Games of finished units after id `after`, oldest first; only those of `submissions` if given."""
     if submissions is None:
-        query = f"SELECT {_GAME_COLUMNS} FROM games WHERE id > ? ORDER BY id LIMIT ?"
+        query = f"SELECT {_GAME_COLUMNS} FROM games WHERE id > ? AND {_PUBLIC} ORDER BY id LIMIT ?"
         rows = conn.execute(query, (after, limit)).fetchall()
     else:
         marks = ",".join("?" * len(submissions))
         query = (
-            f"SELECT {_GAME_COLUMNS} FROM games WHERE id > ? AND id IN "
+            f"SELECT {_GAME_COLUMNS} FROM games WHERE id > ? AND {_PUBLIC} AND id IN "
             f"(SELECT game FROM game_seats WHERE submission IN ({marks})) ORDER BY id LIMIT ?"
         )
         rows = conn.execute(query, (after, *submissions, limit)).fetchall()

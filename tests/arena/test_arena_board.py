@@ -17,7 +17,7 @@ from referee.arena.refit import fit_active, save_fit
 from referee.arena.store import ArenaStore, now_text
 from referee.arena.submissions import activate, add_submission, claim_bot
 from referee.arena.units import finish_unit, log_name, record_game, save_ratings, start_unit, unit_totals
-from referee.arena.users import add_user
+from referee.arena.users import add_user, new_token
 from referee.play.game_spec import GameRecord
 
 
@@ -139,3 +139,78 @@ async def test_the_mle_elo_is_refitted_over_active_versions_and_shown_beside(fol
     lonely = store.read(fit_active)
     store.close()
     assert lonely.elo == {} and lonely.note == "fewer than two active versions have played"
+
+
+async def test_a_units_games_are_shown_only_once_the_whole_unit_has_finished(folder: Path) -> None:
+    """Its rotations play one deal: a finished rotation's log would show the cards of those still playing."""
+    store, ids = field(folder)
+    with store.transaction() as conn:
+        unit = start_unit(conn, (ids[1], ids[2]), 5, now_text(), 0.0)
+    (folder / "logs" / log_name(unit.id, 0)).write_text("{}\n")
+    with store.transaction() as conn:
+        running = record_game(conn, unit.id, 0, (ids[1], ids[2]), record(["x", "y"], [52, 3]), "cd" * 32, now_text())
+    async with client(folder, store) as c:
+        listed = [g["id"] for g in (await c.get("/api/games")).json()["games"]]
+        by_bot = [g["id"] for g in (await c.get("/api/games?bot=ace")).json()["games"]]
+        log = await c.get(f"/api/games/{running}/log")
+        with store.transaction() as conn:
+            finish_unit(conn, unit, unit_totals(conn, unit), now_text())
+        after = [g["id"] for g in (await c.get("/api/games")).json()["games"]]
+    store.close()
+    assert running not in listed and running not in by_bot and len(listed) == 2
+    assert log.status_code == 404 and "whole unit" in log.json()["error"]
+    assert after == [*listed, running]
+
+
+FAILURES = [
+    '{"type":"header","game":"chicago"}',
+    '{"type":"recv","seat":0,"line":"{\\"type\\":\\"act\\"}"}',
+    '{"type":"failure","seat":0,"reason":"illegal","message":"no such card","detail":"ace secret plan"}',
+    '{"type":"failure","seat":1,"reason":"crash","message":"bot is not running","detail":"[stderr] bee secret"}',
+    '{"type":"result","winner":null}',
+]
+
+
+def failed_game(folder: Path) -> tuple[ArenaStore, dict[str, str], int]:
+    """A finished unit whose game 1 has a failure at each seat (seat 0: ace.v2, seat 1: bee.v1), each
+    with what its bot wrote, and each seat's stderr kept beside the log."""
+    store, _ids = field(folder)
+    tokens = {}
+    with store.transaction() as conn:
+        tokens["host"] = add_user(conn, "host", admin=True, now=now_text()).token
+        for user in ("alice", "bob"):
+            tokens[user] = new_token(conn, user).token
+    game = store.read(lambda c: c.execute("SELECT id, log_name FROM games WHERE rotation = 0").fetchone())
+    log = folder / "logs" / game[1]
+    log.write_text("\n".join(FAILURES) + "\n")
+    for seat, text in enumerate(["ace's stderr\n", "bee's stderr\n"]):
+        (folder / "logs" / game[1].replace(".jsonl", f".seat{seat}.stderr")).write_text(text)
+    return store, tokens, game[0]
+
+
+async def test_what_a_bot_wrote_beside_the_protocol_is_its_owners_alone(folder: Path) -> None:
+    store, tokens, game = failed_game(folder)
+    as_user = {u: {"Authorization": f"Bearer {t}"} for u, t in tokens.items()}
+    async with client(folder, store) as c:
+        logs = {u: (await c.get(f"/api/games/{game}/log", headers=as_user.get(u))).text for u in (None, *tokens)}
+        stderr = {
+            (u, seat): await c.get(f"/api/games/{game}/stderr/{seat}", headers=as_user.get(u))
+            for u in (None, *tokens)
+            for seat in (0, 1)
+        }
+        no_seat = await c.get(f"/api/games/{game}/stderr/2", headers=as_user["host"])
+    store.close()
+    assert "secret" not in logs[None]  # the public copy: every seat's `detail` left out
+    assert "ace secret plan" in logs["alice"] and "bee secret" not in logs["alice"]
+    assert "bee secret" in logs["bob"] and "ace secret plan" not in logs["bob"]
+    assert logs["host"] == "\n".join(FAILURES) + "\n"  # an admin reads the log as it was written
+    public = logs[None].splitlines()
+    assert public[:2] == FAILURES[:2] and public[4] == FAILURES[4]  # every other line byte for byte
+    assert '"reason":"illegal","message":"no such card"' in public[2]
+    assert stderr[(None, 0)].status_code == 401
+    assert stderr[("alice", 0)].text == "ace's stderr\n" and stderr[("bob", 1)].text == "bee's stderr\n"
+    assert stderr[("alice", 1)].status_code == 403 and "only its owner" in stderr[("alice", 1)].json()["error"]
+    assert stderr[("bob", 0)].status_code == 403
+    assert stderr[("host", 0)].status_code == stderr[("host", 1)].status_code == 200
+    assert stderr[("alice", 0)].headers["content-type"].startswith("text/plain")
+    assert no_seat.status_code == 404 and "seats 0 to 1" in no_seat.json()["error"]
