@@ -57,9 +57,10 @@ def games_in(db: Path) -> int:
 class Served:
     """`arena serve` running in its own process group."""
 
-    def __init__(self, folder: Path, *options: str) -> None:
+    def __init__(self, folder: Path, *options: str, wrapper: tuple[str, ...] = ()) -> None:
+        """`wrapper`: a command that runs the server (e.g. in a namespace of its own)."""
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "referee.cli", "arena", "serve", str(folder), "--port", "0", *options],
+            [*wrapper, sys.executable, "-m", "referee.cli", "arena", "serve", str(folder), "--port", "0", *options],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -73,7 +74,10 @@ class Served:
         self.base = line.split(" at ", 1)[1].strip().removesuffix("/api/leaderboard")
 
     def kill(self) -> None:
-        os.killpg(self.proc.pid, signal.SIGKILL)
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:  # it stopped by itself, and so did all its group
+            pass
         self.proc.wait(scaled(30))
 
 

@@ -9,6 +9,8 @@ body is never held in memory whole.
 
 from __future__ import annotations
 
+import errno
+import logging
 import time
 from collections.abc import Awaitable, Callable
 from functools import partial
@@ -37,6 +39,7 @@ from referee.errors import ResultsError, SubmissionRefused
 if TYPE_CHECKING:
     from python_multipart.multipart import MultipartCallbacks
 
+_log = logging.getLogger("referee.arena")
 FORM_OVERHEAD = 64 * 1024  # multipart headers and the `name` field, beyond the archive itself
 MAX_NAME_FIELD = 200
 
@@ -276,6 +279,11 @@ def _guarded(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Req
             return _error(exc.status, str(exc))
         except ResultsError as exc:
             return _error(503, str(exc))
+        except OSError as exc:
+            if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+                raise
+            _log.error("the arena's disk is full (%s %s): the request was refused", request.method, request.url.path)
+            return _error(507, "the arena's disk is full: nothing of this request was kept; try again later")
 
     return run
 

@@ -73,9 +73,13 @@ class Upload:
         if self.size == 0:
             self.discard()
             raise SubmissionRefused("the upload is empty: send the bot's archive in the field `archive`")
-        self._file.flush()
-        os.fsync(self._file.fileno())
-        self._file.close()
+        try:
+            self._file.flush()
+            os.fsync(self._file.fileno())
+            self._file.close()
+        except BaseException:  # a full disk: nothing half-written is left behind
+            self.discard()
+            raise
         return Received(self.path, self._hash.hexdigest(), self.size)
 
     def discard(self) -> None:

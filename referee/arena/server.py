@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
+from pathlib import Path
 
 import trio
 from hypercorn.config import Config
@@ -27,6 +28,7 @@ from hypercorn.trio import serve as hypercorn_serve
 
 from referee.arena.api import make_app
 from referee.arena.board import names
+from referee.arena.build_sandbox import free_bytes
 from referee.arena.builds import build, recorded_build, run_spec
 from referee.arena.config import Arena
 from referee.arena.matchmaking import Entrant, Ledger, MatchmakingPolicy, next_unit
@@ -37,10 +39,12 @@ from referee.arena.refit import REFIT_EVERY_S, fit_active, save_fit
 from referee.arena.store import ArenaStore, now_text
 from referee.arena.submissions import Submission, active_submissions, get_submission, requeue_unfinished
 from referee.arena.units import Unit, done_units, running_units, save_ratings, start_unit, unit_starts
-from referee.errors import ConfigError
+from referee.errors import ConfigError, ResultsError
 from referee.tournament.config import default_concurrency
 from referee.tournament.executors import Placement, open_executor
 
+DISK_FLOOR_BYTES = 64 << 20  # the server stops before its disk is this full
+DISK_POLL_S = 2.0
 IDLE_POLL_S = 1.0  # how often an idle matchmaker looks again (new versions also wake it at once)
 REFIT_POLL_S = 5.0  # how often the refitter looks for new units
 
@@ -112,6 +116,7 @@ class ArenaServer:
             self.player = UnitPlayer(self.arena, self.store, executor, self.ratings)
             async with trio.open_nursery() as nursery:
                 await _start_http(nursery, make_app(self.arena, self.store, self.pipeline.poke), host, port, on_url)
+                nursery.start_soon(watch_disk, self.arena.folder)
                 nursery.start_soon(self.pipeline.run)
                 nursery.start_soon(self._refit)
                 for unit in stale:
@@ -219,6 +224,19 @@ class ArenaServer:
             games_played=self.player.games_played if self.player else 0,
             leader=leader,
         )
+
+
+async def watch_disk(folder: Path, floor: int = DISK_FLOOR_BYTES, every: float = DISK_POLL_S) -> None:
+    """Stop the arena, in one line, while its disk still has room: a game's log,
+    a build or an upload cut short by a full disk would be lost work."""
+    while True:
+        free = await trio.to_thread.run_sync(free_bytes, folder)
+        if free < floor:
+            raise ResultsError(
+                f"{folder}: {free >> 20} MiB free on the arena's disk, under the {floor >> 20} MiB it keeps: stopped "
+                "before anything is lost; free space and run `arena serve` again (it resumes)"
+            )
+        await trio.sleep(every)
 
 
 def _submission(submission: int, conn: sqlite3.Connection) -> Submission:

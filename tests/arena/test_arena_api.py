@@ -4,6 +4,7 @@ upload leaves behind (nothing)."""
 
 from __future__ import annotations
 
+import errno
 import io
 import json
 import sqlite3
@@ -13,11 +14,15 @@ from pathlib import Path
 
 import httpx
 import pytest
+import trio
 
+from referee.arena import intake
 from referee.arena.api import make_app
 from referee.arena.config import CONFIG_NAME, load_arena, template
+from referee.arena.server import watch_disk
 from referee.arena.store import DB_NAME, ArenaStore, now_text
 from referee.arena.users import add_user
+from referee.errors import ResultsError
 
 BOT = b"import sys\nfor line in sys.stdin:\n    pass\n"
 
@@ -233,3 +238,31 @@ async def test_mine_lists_only_my_submissions(arena: Arena) -> None:
         res = await c.get("/api/submissions", headers=auth(arena.bob))
     assert [s["owner"] for s in mine] == ["bob"]
     assert res.status_code == 400 and json.loads(res.text)["error"].startswith("list your own")
+
+
+async def test_a_full_disk_refuses_the_upload_with_507_and_keeps_nothing(
+    arena: Arena, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def disk_full(_fd: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(intake.os, "fsync", disk_full)  # the archive's bytes cannot reach the disk
+    res = await submit(arena, arena.alice, zipped({"main.py": BOT}))
+    monkeypatch.undo()
+    assert res.status_code == 507 and res.json() == {
+        "error": "the arena's disk is full: nothing of this request was kept; try again later"
+    }
+    assert arena.leftovers() == []
+    assert arena.store.read(lambda c: c.execute("SELECT * FROM submissions").fetchall()) == []
+    again = await submit(arena, arena.alice, zipped({"main.py": BOT}))  # room again: the same upload is taken
+    assert again.status_code == 201, again.text
+
+
+async def test_the_server_stops_in_one_line_before_its_disk_is_full(tmp_path: Path) -> None:
+    with trio.move_on_after(0.3) as waited:  # room enough: it keeps watching
+        await watch_disk(tmp_path, floor=0, every=0.05)
+    assert waited.cancelled_caught
+    with pytest.raises(ResultsError) as stopped:
+        await watch_disk(tmp_path, floor=1 << 62)
+    said = str(stopped.value)
+    assert said.startswith(f"{tmp_path}: ") and "free space and run `arena serve` again" in said and "\n" not in said
