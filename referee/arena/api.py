@@ -109,6 +109,24 @@ class ArenaApi:
         )
         return JSONResponse(shown)
 
+    async def get_archive(self, request: Request) -> Response:
+        """A submission's archive as it was sent: its owner's source, for its owner and admins."""
+        who = self.user(request)
+        assert who is not None
+        try:
+            sub = self.store.read(lambda c: get_submission(c, int(request.path_params["id"])))
+        except KeyError:
+            raise ApiError(404, f"no submission {request.path_params['id']}") from None
+        if not (who.admin or who.name == sub.owner):
+            raise ApiError(403, f"submission {sub.id} is another user's: only its owner reads its source")
+        data = await trio.to_thread.run_sync((self.arena.folder / "archives" / sub.sha256).read_bytes)
+        suffix = {"zip": ".zip", "tar": ".tar", "tar.gz": ".tar.gz"}.get(sub.kind, "")
+        return Response(
+            data,
+            media_type="application/octet-stream",
+            headers={"Content-Disposition": f'attachment; filename="{sub.bot}.v{sub.version}{suffix}"'},
+        )
+
     async def list_submissions(self, request: Request) -> JSONResponse:
         who = self.user(request)
         assert who is not None
@@ -296,6 +314,7 @@ def make_app(arena: Arena, store: ArenaStore, on_submission: Callable[[], None] 
         Route("/api/submissions", _guarded(api.post_submission), methods=["POST"]),
         Route("/api/submissions", _guarded(api.list_submissions), methods=["GET"]),
         Route("/api/submissions/{id:int}", _guarded(api.get_submission), methods=["GET"]),
+        Route("/api/submissions/{id:int}/archive", _guarded(api.get_archive), methods=["GET"]),
         Route("/api/leaderboard", _guarded(public.leaderboard), methods=["GET"]),
         Route("/api/bots/{name}", _guarded(public.bot), methods=["GET"]),
         Route("/api/games", _guarded(public.games), methods=["GET"]),
