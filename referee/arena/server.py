@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import trio
 from hypercorn.config import Config
@@ -32,17 +33,27 @@ from referee.arena.build_sandbox import free_bytes
 from referee.arena.builds import build, recorded_build, run_spec
 from referee.arena.config import Arena
 from referee.arena.matchmaking import Entrant, Ledger, MatchmakingPolicy, next_unit
-from referee.arena.online import Rating, replay
+from referee.arena.online import Rating, update
 from referee.arena.pipeline import Pipeline
 from referee.arena.play_units import BuiltBot, UnitPlayer, new_seed, unit_result
 from referee.arena.refit import REFIT_EVERY_S, fit_active, save_fit
 from referee.arena.store import ArenaStore, now_text
 from referee.arena.submissions import Submission, active_submissions, get_submission, requeue_unfinished
-from referee.arena.units import Unit, done_units, running_units, save_ratings, start_unit, unit_starts
+from referee.arena.units import (
+    Unit,
+    done_units,
+    running_units,
+    save_history,
+    save_ratings,
+    start_unit,
+    unit_starts,
+)
 from referee.errors import ConfigError, ResultsError
 from referee.tournament.config import default_concurrency
 from referee.tournament.executors import Placement, open_executor
 
+# What the server answers HTTP with: the API alone, or the web site around it (`referee.web`, above this wing).
+SiteFactory = Callable[[Arena, ArenaStore, Callable[[], None]], Any]
 DISK_FLOOR_BYTES = 64 << 20  # the server stops before its disk is this full
 DISK_POLL_S = 2.0
 IDLE_POLL_S = 1.0  # how often an idle matchmaker looks again (new versions also wake it at once)
@@ -68,8 +79,16 @@ def _epoch(iso: str) -> float:
 class ArenaServer:
     """One arena, served."""
 
-    def __init__(self, arena: Arena, store: ArenaStore, placement: Placement, policy: MatchmakingPolicy) -> None:
+    def __init__(
+        self,
+        arena: Arena,
+        store: ArenaStore,
+        placement: Placement,
+        policy: MatchmakingPolicy,
+        site: SiteFactory = make_app,
+    ) -> None:
         self.arena = arena
+        self.site = site
         self.store = store
         self.placement = placement
         self.policy = policy
@@ -91,8 +110,11 @@ class ArenaServer:
         """Put back what a stop cut short; returns the units to play again."""
         with self.store.transaction() as conn:
             requeue_unfinished(conn, now_text())
-            done = done_units(conn)
-            self.ratings = replay(unit_result(members, totals) for _id, members, totals in done)
+            self.ratings = {}
+            conn.execute("DELETE FROM rating_history")  # rebuilt below, so it always agrees with the units
+            for done_order, (_id, members, totals) in enumerate(done_units(conn), start=1):
+                update(self.ratings, unit_result(members, totals))
+                save_history(conn, done_order, {m: self.ratings[str(m)] for m in members})
             save_ratings(conn, {int(k): r for k, r in self.ratings.items()})
             for members, started in unit_starts(conn):
                 self.ledger.record([str(m) for m in members], started)
@@ -115,7 +137,8 @@ class ArenaServer:
         async with open_executor(self.placement, self.unit_capacity() * self.arena.table_size, run_id) as executor:
             self.player = UnitPlayer(self.arena, self.store, executor, self.ratings)
             async with trio.open_nursery() as nursery:
-                await _start_http(nursery, make_app(self.arena, self.store, self.pipeline.poke), host, port, on_url)
+                app = self.site(self.arena, self.store, self.pipeline.poke)
+                await _start_http(nursery, app, host, port, on_url)
                 nursery.start_soon(watch_disk, self.arena.folder)
                 nursery.start_soon(self.pipeline.run)
                 nursery.start_soon(self._refit)

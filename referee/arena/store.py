@@ -123,6 +123,7 @@ class ArenaStore:
                 conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
                 conn.execute("INSERT OR IGNORE INTO meta VALUES ('created_by', ?)", (f"chicago-referee {__version__}",))
             _check_schema(path, conn)
+            conn.executescript(_SCHEMA)  # tables added since the database was made (all IF NOT EXISTS)
         except sqlite3.DatabaseError as exc:
             if conn is not None:
                 conn.close()

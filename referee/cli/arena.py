@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -181,13 +182,27 @@ def serve(
             "every worker must see this arena's folder at the same path (docs/arena.md).",
         ),
     ] = None,
+    public_name: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--public-name",
+            metavar="NAME",
+            help="A host name people reach the arena by (repeat for more); other Host headers are refused.",
+        ),
+    ] = None,
+    secure_cookies: Annotated[
+        bool,
+        typer.Option("--secure-cookies", help="Mark session cookies Secure: the arena sits behind TLS (a proxy)."),
+    ] = False,
 ) -> None:
-    """Run the arena until Ctrl-C: the API, builds, checks, games and ratings. Resumes where it stopped."""
+    """Run the arena until Ctrl-C: its pages and API, builds, checks, games and ratings. Resumes where it stopped."""
     from referee.arena.config import load_arena
     from referee.arena.server import ArenaServer
     from referee.arena.store import ArenaStore
     from referee.seats.isolation import require_isolation
     from referee.tournament.executors import Placement
+    from referee.web.arena_site import make_site
+    from referee.web.security import allowed_hosts
 
     arena = load_arena(folder)
     require_isolation(arena.sandbox)  # fail closed: strangers' bots never run unsandboxed
@@ -197,16 +212,20 @@ def serve(
             highlight=False,
         )
     store = ArenaStore.open(folder)
-    server = ArenaServer(arena, store, Placement(workers=workers, cluster=cluster), arena.matchmaking)
+    reader = ArenaStore.open(folder)  # the pages' own connection: their reads never wait on the games' writes
+    hosts = allowed_hosts(host, public_name or ())
+    site = partial(make_site, reader=reader, hosts=hosts, secure_cookies=secure_cookies)
+    server = ArenaServer(arena, store, Placement(workers=workers, cluster=cluster), arena.matchmaking, site)
     try:
         trio.run(_serve, server, host, port)
     finally:
+        reader.close()
         store.close()
 
 
 async def _serve(server: ArenaServer, host: str, port: int) -> None:
     def said_url(url: str) -> None:
-        out.print(f"arena {server.arena.name} at {url}/api/leaderboard", highlight=False, markup=False)
+        out.print(f"arena {server.arena.name} at {url}/ (its API under {url}/api/)", highlight=False, markup=False)
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(_progress, server)

@@ -67,9 +67,10 @@ def pack_cards(value: Any) -> Any:
     return value
 
 
-def build_replay_data(log_path: Path) -> dict[str, Any]:
-    """The compact JSON-able replay of one log (raises CorruptLog for bad files)."""
-    header, records = read_log(log_path, cut_ok=True)  # a cut-off game is shown as far as it goes
+def build_replay_data(log_path: Path, data: bytes | None = None) -> dict[str, Any]:
+    """The compact JSON-able replay of one log (raises CorruptLog for bad files);
+    `data`: the log's bytes when they are not the file's own (a copy with parts left out)."""
+    header, records = read_log(log_path, cut_ok=True, data=data)  # a cut-off game is shown as far as it goes
     return replay_data(header, records, str(log_path))
 
 
@@ -160,9 +161,26 @@ def _asset(name: str) -> str:
     return (_ASSETS / name).read_text(encoding="utf-8")
 
 
+def _title(data: dict[str, Any]) -> str:
+    return f"{data['title']} · game {data['game_id']} · " + " vs ".join(visible(n) for n in data["players"])
+
+
 def render_html(data: dict[str, Any]) -> str:
-    title = f"{data['title']} · game {data['game_id']} · " + " vs ".join(visible(n) for n in data["players"])
-    return page_html(title, _script_json(data))
+    return page_html(_title(data), _script_json(data))
+
+
+def linked_page_html(data: dict[str, Any], assets: str, top: str = "") -> str:
+    """The page with its style and script as files under the URL `assets`, for a
+    server whose Content-Security-Policy allows no inline script or style;
+    `top` is markup of the server's own put first in the body."""
+    template = (
+        _asset("replay.html")
+        .replace("<style>__STYLE__</style>", f'<link rel="stylesheet" href="{assets}/replay.css">', 1)
+        .replace("<script>__SCRIPT__</script>", f'<script src="{assets}/replay.js"></script>', 1)
+        .replace("<body>", "<body>" + top, 1)
+    )
+    parts = {"TITLE": _html_escape(_title(data)), "DATA": _script_json(data)}
+    return re.sub(r"__(TITLE|DATA)__", lambda m: parts[m.group(1)], template)
 
 
 def page_html(title: str, data_text: str) -> str:

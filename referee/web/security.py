@@ -34,6 +34,7 @@ HEADERS: tuple[tuple[bytes, bytes], ...] = (
 )
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]", "::1")
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+LOGGED = "_referee_error_id"  # set on an exception once it is logged
 
 _log = logging.getLogger("referee.web")
 
@@ -84,9 +85,11 @@ class WebGuard:
         try:
             await self.app(scope, receive, sending)
         except Exception as exc:
+            if getattr(exc, LOGGED, None) is not None and started:
+                return  # the app answered it already with its id (`unexpected_error`), and it is logged
             error_id = log_error(exc, scope)
             if started:
-                raise  # the answer had begun: the connection is cut; the line above says why
+                return  # the answer had begun: the connection ends here; the line logged says why
             await error_response(scope, error_id)(scope, receive, _with_headers(send))
 
 
@@ -99,6 +102,13 @@ def _with_headers(send: Send) -> Send:
         await send(message)
 
     return sending
+
+
+async def unexpected_error(request: Request, exc: Exception) -> Response:
+    """Starlette's handler for any exception: logged once with an id, answered with the id."""
+    error_id = log_error(exc, request.scope)
+    setattr(exc, LOGGED, error_id)
+    return error_response(request.scope, error_id)
 
 
 def log_error(exc: BaseException, scope: Scope) -> str:

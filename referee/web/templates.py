@@ -18,7 +18,7 @@ from typing import Any
 import jinja2
 from starlette.responses import HTMLResponse
 
-from referee.visible import visible
+from referee.visible import visible, visible_lines
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "assets" / "templates"
 
@@ -30,6 +30,7 @@ _env = jinja2.Environment(
     lstrip_blocks=True,
 )
 _env.filters["visible"] = visible
+_env.filters["visible_lines"] = visible_lines
 
 
 def render(name: str, /, **context: Any) -> str:

@@ -184,7 +184,7 @@ class Server:
         if " at http://" not in line:
             self.kill()
             raise SystemExit(f"arena serve did not start: {line!r}\n{stderr.read_text()[-2000:]}")
-        self.base = line.split(" at ", 1)[1].strip().removesuffix("/api/leaderboard")
+        self.base = line.split(" at ", 1)[1].split()[0].rstrip("/")
         threading.Thread(target=self.proc.stdout.read, daemon=True).start()
 
     def alive(self) -> bool:

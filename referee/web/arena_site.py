@@ -1,0 +1,465 @@
+"""The arena's web site: the pages people use, and the JSON API beside them,
+as one Starlette app behind `WebGuard`.
+
+People sign in once with their token (`/signin`); their browser then holds
+a session cookie and never the token, and every form that changes anything
+carries the session's CSRF token and must come from this site's own
+origin. The JSON API keeps `Authorization: Bearer` and reads no cookie, so
+no other site can drive it through a visitor's browser. A page that is
+someone else's (a build log, a stderr, a source) answers 404, as a page
+that does not exist does. Pages read the database through a connection of
+their own on worker threads, so no request, however heavy, takes a
+decision's time from the games.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl
+
+import msgspec
+import trio
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from referee.arena.api import api_error, api_routes, read_form
+from referee.arena.config import Arena
+from referee.arena.game_files import read_stderr, shown_log
+from referee.arena.intake import Upload, accept, check_user_limits
+from referee.arena.store import ArenaStore
+from referee.arena.submissions import Submission, get_submission, owners_of
+from referee.arena.units import GameRow, get_game_row
+from referee.arena.users import User, get_user, user_for_token
+from referee.errors import ConfigError, RefereeError, ResultsError, SubmissionRefused
+from referee.replay.html import build_replay_data, linked_page_html
+from referee.web import arena_views as views
+from referee.web.security import WebGuard, same_origin, unexpected_error
+from referee.web.sessions import COOKIE, Session, Sessions, clear_cookie, csrf_ok, set_cookie
+from referee.web.templates import page
+
+ASSETS = Path(__file__).resolve().parents[1] / "assets"
+SERVED_ASSETS = {
+    "arena.css": "text/css",
+    "arena.js": "text/javascript",
+    "replay.css": "text/css",
+    "replay.js": "text/javascript",
+}
+SIGNIN_COOKIE = "chicago_referee_signin"
+MAX_FORM_BYTES = 16 * 1024
+STREAM_BEAT_S = 1.0  # a stream sends at most this often
+MAX_STREAMS = 256  # event-stream subscribers at once; more are refused
+READERS = 2  # page reads on worker threads at once
+
+
+@dataclass(frozen=True)
+class Visitor:
+    """Who is asking: a signed-in user with their session, or nobody."""
+
+    user: User | None
+    session: Session | None
+
+    @property
+    def csrf(self) -> str:
+        return self.session.csrf if self.session else ""
+
+
+class NotHere(Exception):
+    """A page that does not exist, or is not the visitor's: 404 either way."""
+
+
+class ArenaSite:
+    """The pages of one arena."""
+
+    def __init__(
+        self,
+        arena: Arena,
+        store: ArenaStore,
+        reader: ArenaStore,
+        on_submission: Callable[[], None],
+        *,
+        secure_cookies: bool,
+    ) -> None:
+        self.arena = arena
+        self.on_submission = on_submission
+        self.store = store  # writes (uploads) go where the API's go
+        self.reader = reader  # reads, on threads, never waiting on the games' lock
+        self.secure = secure_cookies
+        self.sessions = Sessions()
+        self.limiter = trio.CapacityLimiter(READERS)
+        self.streams = 0
+        self._assets: dict[str, bytes] = {}
+
+    async def read(self, query: Callable[..., Any], *args: Any) -> Any:
+        """`query(conn, *args)` on a worker thread, on the pages' own connection."""
+        return await trio.to_thread.run_sync(self.reader.read, lambda conn: query(conn, *args), limiter=self.limiter)
+
+    # ------------------------------------------------------------ who asks
+
+    async def visitor(self, request: Request) -> Visitor:
+        session = self.sessions.of(request)
+        if session is None:
+            return Visitor(None, None)
+        user: User | None
+        try:
+            user = await self.read(lambda c: get_user(c, session.user))
+        except ConfigError:  # the user is gone
+            user = None
+        if user is None or user.revoked:
+            self.sessions.close_user(session.user)
+            return Visitor(None, None)
+        return Visitor(user, session)
+
+    async def signed_in(self, request: Request) -> Visitor:
+        who = await self.visitor(request)
+        if who.user is None:
+            raise _Redirect("/signin")
+        return who
+
+    async def small_form(self, request: Request) -> dict[str, str]:
+        """A short urlencoded form (sign in, sign out), refused when large."""
+        body = bytearray()
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > MAX_FORM_BYTES:
+                raise HTTPException(413, "the form is too large")
+        return dict(parse_qsl(body.decode("utf-8", "replace"), max_num_fields=10))
+
+    def context(self, who: Visitor, **extra: Any) -> dict[str, Any]:
+        a = self.arena
+        rules = getattr(a.rules, "options", None) or a.rules
+        site = {
+            "name": a.name,
+            "game": a.game.name,
+            "table_size": a.table_size,
+            "rules": _rules_text(rules),
+            "clock": f"{a.time_control.decision_ms} ms a decision",
+            "submissions": "Submissions are open.",
+            "max_upload_mib": a.archives.max_upload_bytes >> 20,
+        }
+        return {"site": site, "me": who.user, "csrf": who.csrf, **extra}
+
+    # ------------------------------------------------------------ public pages
+
+    async def leaderboard(self, request: Request) -> Response:
+        who = await self.visitor(request)
+        board = await self.read(views.board_view)
+        return page("arena_leaderboard.html", **self.context(who, board=board))
+
+    async def leaderboard_events(self, request: Request) -> Response:
+        async def changes() -> AsyncIterator[bytes]:
+            last = b""
+            while True:
+                board = await self.read(views.board_view)
+                for e in board["bots"]:
+                    e.pop("age", None)
+                data = msgspec.json.encode(board)
+                if data != last:
+                    last = data
+                    yield b"event: board\ndata: " + data + b"\n\n"
+                else:
+                    yield b": beat\n\n"
+                await trio.sleep(STREAM_BEAT_S)
+
+        return self._stream(changes())
+
+    async def bot(self, request: Request) -> Response:
+        who = await self.visitor(request)
+        view = await self.read(views.bot_view, request.path_params["name"])
+        if view is None:
+            raise NotHere
+        return page("arena_bot.html", **self.context(who, **view))
+
+    async def game(self, request: Request) -> Response:
+        game = await self._game(request)
+        who = await self.visitor(request)
+        data = await trio.to_thread.run_sync(
+            self._replay_page, game, await self._own_seats(who, game), limiter=self.limiter
+        )
+        return Response(data, media_type="text/html; charset=utf-8", headers={"Cache-Control": "no-store"})
+
+    async def game_log(self, request: Request) -> Response:
+        game = await self._game(request)
+        who = await self.visitor(request)
+        data = await trio.to_thread.run_sync(
+            self._log_bytes, game, await self._own_seats(who, game), limiter=self.limiter
+        )
+        return Response(
+            data,
+            media_type="application/x-ndjson",
+            headers={"Content-Disposition": f'attachment; filename="game{game.id}.jsonl"'},
+        )
+
+    async def start(self, request: Request) -> Response:
+        who = await self.visitor(request)
+        return page("arena_start.html", **self.context(who))
+
+    # ------------------------------------------------------------ signing in and out
+
+    async def signin_form(self, request: Request) -> Response:
+        who = await self.visitor(request)
+        if who.user is not None:
+            return RedirectResponse("/me", 303)
+        return self._signin_page(who, None, 200)
+
+    def _signin_page(self, who: Visitor, error: str | None, status: int) -> Response:
+        nonce = secrets.token_urlsafe(24)  # the form's CSRF token before any session: double-submitted
+        response = page("arena_signin.html", status=status, **{**self.context(who), "csrf": nonce, "error": error})
+        response.set_cookie(
+            SIGNIN_COOKIE, nonce, max_age=3600, path="/signin", httponly=True, samesite="strict", secure=self.secure
+        )
+        return response
+
+    async def signin(self, request: Request) -> Response:
+        form = await self.small_form(request)
+        sent, expected = form.get("csrf", ""), request.cookies.get(SIGNIN_COOKIE, "")
+        if not same_origin(request) or not expected or not secrets.compare_digest(sent, expected):
+            raise HTTPException(403, "this form must be sent from this site's own sign-in page")
+        token = form.get("token", "").strip()
+        user = await self.read(lambda c: user_for_token(c, token)) if token else None
+        if user is None:
+            return self._signin_page(Visitor(None, None), "That token is not valid (revoked or mistyped).", 401)
+        key, _session = self.sessions.open(user.name, admin=user.admin)
+        response = RedirectResponse("/me", 303)
+        set_cookie(response, key, secure=self.secure)
+        response.delete_cookie(SIGNIN_COOKIE, path="/signin")
+        return response
+
+    async def signout(self, request: Request) -> Response:
+        who = await self.visitor(request)
+        form = await self.small_form(request)
+        self._check_form(request, who, form.get("csrf"))
+        self.sessions.close(request.cookies.get(COOKIE))
+        response = RedirectResponse("/", 303)
+        clear_cookie(response, secure=self.secure)
+        return response
+
+    def _check_form(self, request: Request, who: Visitor, sent: object) -> None:
+        if not same_origin(request) or not csrf_ok(who.session, sent):
+            raise HTTPException(403, "this form must be sent from this site's own page, signed in")
+
+    # ------------------------------------------------------------ a competitor's own pages
+
+    async def me(self, request: Request) -> Response:
+        who = await self.signed_in(request)
+        assert who.user is not None
+        subs = await self.read(views.my_view, who.user.name)
+        notice = {"sent": "Received: it is queued for its build and check."}.get(request.query_params.get("n", ""))
+        return page("arena_me.html", **self.context(who, subs=subs, notice=notice, error=None))
+
+    async def me_events(self, request: Request) -> Response:
+        who = await self.signed_in(request)
+        assert who.user is not None
+        owner = who.user.name
+
+        async def changes() -> AsyncIterator[bytes]:
+            last = b""
+            while True:
+                subs: list[Submission] = await self.read(views.my_view, owner)
+                data = msgspec.json.encode([{"id": s.id, "status": s.status, "reason": s.reason} for s in subs])
+                yield (b"event: subs\ndata: " + data + b"\n\n") if data != last else b": beat\n\n"
+                last = data
+                await trio.sleep(STREAM_BEAT_S)
+
+        return self._stream(changes())
+
+    async def upload(self, request: Request) -> Response:
+        who = await self.signed_in(request)
+        assert who.user is not None
+        if not same_origin(request):
+            raise HTTPException(403, "this form must be sent from this site's own page, signed in")
+        owner = who.user.name
+        try:
+            check_user_limits(self.store, self.arena, owner, time.time())
+            upload, fields = await read_form(request, Upload(self.arena.folder, self.arena.archives), ("name", "csrf"))
+            if not csrf_ok(who.session, fields.get("csrf")):
+                upload.discard()
+                raise HTTPException(403, "this form must be sent from this site's own page, signed in")
+            received = await trio.to_thread.run_sync(upload.finish)
+            await trio.to_thread.run_sync(
+                partial(accept, self.store, self.arena, owner, fields.get("name") or owner, received)
+            )
+        except SubmissionRefused as exc:
+            subs = await self.read(views.my_view, owner)
+            return page("arena_me.html", status=exc.status, **self.context(who, subs=subs, notice=None, error=str(exc)))
+        self.on_submission()
+        return RedirectResponse("/me?n=sent", 303)
+
+    async def submission(self, request: Request) -> Response:
+        who = await self.signed_in(request)
+        sub = await self._own_submission(request, who)
+        view = await self.read(views.submission_view, sub)
+        build_log = await trio.to_thread.run_sync(self._build_log, sub.sha256)
+        return page("arena_submission.html", **self.context(who, sub=sub, build_log=build_log, **view))
+
+    async def archive(self, request: Request) -> Response:
+        who = await self.signed_in(request)
+        sub = await self._own_submission(request, who)
+        data = await trio.to_thread.run_sync((self.arena.folder / "archives" / sub.sha256).read_bytes)
+        suffix = {"zip": ".zip", "tar": ".tar", "tar.gz": ".tar.gz"}.get(sub.kind, "")
+        return Response(
+            data,
+            media_type="application/octet-stream",
+            headers={"Content-Disposition": f'attachment; filename="{sub.bot}.v{sub.version}{suffix}"'},
+        )
+
+    async def stderr(self, request: Request) -> Response:
+        who = await self.signed_in(request)
+        game = await self._game(request)
+        seat = int(request.path_params["seat"])
+        own = await self._own_seats(who, game)
+        if seat >= len(game.seats) or (own is not None and seat not in own):
+            raise NotHere
+        data = await trio.to_thread.run_sync(read_stderr, self.arena.folder / "logs", game.log_name, seat)
+        return Response(data, media_type="text/plain; charset=utf-8")
+
+    # ------------------------------------------------------------ helpers
+
+    async def _game(self, request: Request) -> GameRow:
+        game_id = int(request.path_params["id"])
+        game: GameRow | None = await self.read(lambda c: get_game_row(c, game_id))
+        if game is None:
+            raise NotHere
+        return game
+
+    async def _own_seats(self, who: Visitor, game: GameRow) -> set[int] | None:
+        if who.user is not None and who.user.admin:
+            return None
+        if who.user is None:
+            return set()
+        owners = await self.read(lambda c: owners_of(c, game.seats))
+        return {seat for seat, sub in enumerate(game.seats) if owners.get(sub) == who.user.name}
+
+    async def _own_submission(self, request: Request, who: Visitor) -> Submission:
+        assert who.user is not None
+        try:
+            sub: Submission = await self.read(lambda c: get_submission(c, int(request.path_params["id"])))
+        except KeyError:
+            raise NotHere from None
+        if not (who.user.admin or sub.owner == who.user.name):
+            raise NotHere
+        return sub
+
+    def _log_bytes(self, game: GameRow, own: set[int] | None) -> bytes:
+        return shown_log((self.arena.folder / "logs" / game.log_name).read_bytes(), own)
+
+    def _replay_page(self, game: GameRow, own: set[int] | None) -> bytes:
+        """The replay viewer over the log as this visitor may read it, its style and script as files."""
+        path = self.arena.folder / "logs" / game.log_name
+        data = build_replay_data(path, self._log_bytes(game, own))
+        nav = (
+            f'<nav class="arena-nav"><a href="/">Leaderboard</a> · '
+            f'<a href="/games/{int(game.id)}/log">Download the log</a></nav>'
+        )
+        return linked_page_html(data, "/assets", nav).encode()
+
+    def _build_log(self, sha256: str) -> str | None:
+        try:
+            return (self.arena.folder / "builds" / f"{sha256}.log").read_bytes().decode("utf-8", "replace")
+        except FileNotFoundError:
+            return None
+
+    def _stream(self, body: AsyncIterator[bytes]) -> Response:
+        if self.streams >= MAX_STREAMS:
+            raise HTTPException(503, "too many live viewers right now; reload in a minute")
+        self.streams += 1
+
+        async def counted() -> AsyncIterator[bytes]:
+            try:
+                async for chunk in body:
+                    yield chunk
+            finally:
+                self.streams -= 1
+
+        return StreamingResponse(counted(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
+
+    async def asset(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        kind = SERVED_ASSETS.get(name)
+        if kind is None:
+            raise NotHere
+        if name not in self._assets:
+            self._assets[name] = (ASSETS / name).read_bytes()
+        return Response(self._assets[name], media_type=kind, headers={"Cache-Control": "max-age=300"})
+
+
+class _Redirect(Exception):
+    def __init__(self, to: str) -> None:
+        super().__init__(to)
+        self.to = to
+
+
+def _rules_text(rules: Any) -> str:
+    if isinstance(rules, dict):
+        return ", ".join(f"{k} {v}" for k, v in sorted(rules.items())) or "default rules"
+    fields = getattr(rules, "__struct_fields__", ())
+    return ", ".join(f"{f} {getattr(rules, f)}" for f in fields) or "default rules"
+
+
+def make_site(
+    arena: Arena,
+    store: ArenaStore,
+    on_submission: Callable[[], None],
+    *,
+    reader: ArenaStore,
+    hosts: frozenset[str] | None,
+    secure_cookies: bool = False,
+) -> WebGuard:
+    """The arena's pages and its API as one app, behind the web guard."""
+    site = ArenaSite(arena, store, reader, on_submission, secure_cookies=secure_cookies)
+
+    def pg(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
+        async def run(request: Request) -> Response:
+            try:
+                return await handler(request)
+            except _Redirect as r:
+                return RedirectResponse(r.to, 303)
+            except NotHere:
+                return await _page_error(request, 404, "There is no such page (or it is not yours).")
+            except (ResultsError, RefereeError) as exc:
+                return await _page_error(request, 503, str(exc))
+
+        return run
+
+    routes = [
+        Route("/", pg(site.leaderboard)),
+        Route("/events/leaderboard", pg(site.leaderboard_events)),
+        Route("/start", pg(site.start)),
+        Route("/signin", pg(site.signin_form), methods=["GET"]),
+        Route("/signin", pg(site.signin), methods=["POST"]),
+        Route("/signout", pg(site.signout), methods=["POST"]),
+        Route("/me", pg(site.me)),
+        Route("/events/me", pg(site.me_events)),
+        Route("/me/upload", pg(site.upload), methods=["POST"]),
+        Route("/me/submissions/{id:int}", pg(site.submission)),
+        Route("/me/submissions/{id:int}/archive", pg(site.archive)),
+        Route("/me/games/{id:int}/stderr/{seat:int}", pg(site.stderr)),
+        Route("/bots/{name}", pg(site.bot)),
+        Route("/games/{id:int}", pg(site.game)),
+        Route("/games/{id:int}/log", pg(site.game_log)),
+        Route("/assets/{name}", pg(site.asset)),
+        *api_routes(arena, store, on_submission),
+    ]
+
+    async def _page_error(request: Request, status: int, message: str) -> Response:
+        who = await site.visitor(request)
+        return page("arena_error.html", status=status, **site.context(who, code=status, message=message))
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        if request.url.path.startswith("/api/"):
+            return await api_error(request, exc)
+        if isinstance(exc, HTTPException):
+            text = "There is no such page." if exc.status_code == 404 else str(exc.detail)
+            return await _page_error(request, exc.status_code, text)
+        return await unexpected_error(request, exc)
+
+    app = Starlette(routes=routes, exception_handlers={HTTPException: http_error, Exception: unexpected_error})
+    return WebGuard(app, hosts)
