@@ -146,10 +146,15 @@ def _header(scope: Scope, name: bytes) -> bytes:
 
 
 def same_origin(request: Request) -> bool:
-    """A state-changing request comes from a page of this server: its `Origin`
-    (or, without one, its `Referer`) names this server's own scheme and host."""
-    origin = request.headers.get("origin") or request.headers.get("referer")
-    if not origin:
-        return request.headers.get("sec-fetch-site") in (None, "same-origin")
-    own = f"{request.url.scheme}://{request.headers.get('host', '')}"
-    return origin == own or origin.startswith(own + "/")
+    """A state-changing request comes from a page of this server. A browser says
+    so in `Sec-Fetch-Site`; where it does not, its `Origin` must name this
+    server's own scheme and host. (Under `Referrer-Policy: no-referrer` a form's
+    `Origin` is `null`, so the fetch metadata is what a browser gives.) A client
+    that is no browser sends neither; the CSRF token still binds it to a session."""
+    site = request.headers.get("sec-fetch-site")
+    if site is not None:
+        return site in ("same-origin", "none")  # `none`: the person typed it, no page sent it
+    origin = request.headers.get("origin")
+    if origin is None or origin == "null":
+        return origin is None
+    return origin == f"{request.url.scheme}://{request.headers.get('host', '')}"

@@ -144,12 +144,16 @@ async def test_a_form_without_its_csrf_token_or_from_another_origin_is_refused(s
         foreign = await c.post(
             "/me/upload", files=files, data={"csrf": token}, headers={"origin": "http://attacker.example"}
         )
+        cross_site = await c.post(  # what a browser says of a form on another site, whatever its Origin
+            "/me/upload", files=files, data={"csrf": token}, headers={"sec-fetch-site": "cross-site", "origin": "null"}
+        )
         before = site.store.read(lambda conn: conn.execute("SELECT count(*) FROM submissions").fetchone()[0])
         sent = await c.post("/me/upload", files=files, data={"csrf": token}, headers={"origin": BASE})
         after = site.store.read(lambda conn: conn.execute("SELECT count(*) FROM submissions").fetchone()[0])
         signout = await c.post("/signout", data={}, headers={"origin": BASE})
     assert other.status_code == no_nonce.status_code == 403
-    assert without.status_code == foreign.status_code == 403 and signout.status_code == 403
+    assert without.status_code == foreign.status_code == cross_site.status_code == 403
+    assert signout.status_code == 403
     assert sent.status_code == 303 and sent.headers["location"] == "/me?n=sent"
     assert after == before + 1 and site.submitted == 1
     leftovers = [p.name for p in (site.folder / "archives").iterdir() if p.name.startswith(".")]
