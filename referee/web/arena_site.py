@@ -14,9 +14,11 @@ decision's time from the games.
 
 from __future__ import annotations
 
+import math
 import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -40,8 +42,8 @@ from referee.arena.submissions import Submission, get_submission, owners_of
 from referee.arena.units import GameRow, get_game_row
 from referee.arena.users import User, get_user, user_for_token
 from referee.errors import ConfigError, RefereeError, ResultsError, SubmissionRefused
-from referee.replay.html import build_replay_data, linked_page_html
 from referee.web import arena_views as views
+from referee.web.page_renderer import PageRenderer
 from referee.web.security import WebGuard, same_origin, unexpected_error
 from referee.web.sessions import COOKIE, Session, Sessions, clear_cookie, csrf_ok, set_cookie
 from referee.web.templates import page
@@ -56,7 +58,7 @@ SERVED_ASSETS = {
 SIGNIN_COOKIE = "chicago_referee_signin"
 MAX_FORM_BYTES = 16 * 1024
 STREAM_BEAT_S = 1.0  # a stream sends at most this often
-MAX_STREAMS = 256  # event-stream subscribers at once; more are refused
+MAX_STREAMS = 1000  # event-stream subscribers at once; more are refused (503)
 READERS = 2  # page reads on worker threads at once
 
 
@@ -97,6 +99,10 @@ class ArenaSite:
         self.limiter = trio.CapacityLimiter(READERS)
         self.streams = 0
         self._assets: dict[str, bytes] = {}
+        self._board_lock = trio.Lock()
+        self._board_at = -math.inf
+        self._board_event = b""
+        self.renderer = PageRenderer()
 
     async def read(self, query: Callable[..., Any], *args: Any) -> Any:
         """`query(conn, *args)` on a worker thread, on the pages' own connection."""
@@ -154,19 +160,25 @@ class ArenaSite:
         board = await self.read(views.board_view)
         return page("arena_leaderboard.html", **self.context(who, board=board))
 
+    async def board_event(self) -> bytes:
+        """The leaderboard as one encoded event, read at most once a beat however
+        many watch: every viewer is sent the same bytes."""
+        async with self._board_lock:
+            if trio.current_time() - self._board_at >= STREAM_BEAT_S:
+                board = await self.read(views.board_view)
+                for e in board["bots"]:
+                    e.pop("age", None)
+                self._board_event = b"event: board\ndata: " + msgspec.json.encode(board) + b"\n\n"
+                self._board_at = trio.current_time()
+            return self._board_event
+
     async def leaderboard_events(self, request: Request) -> Response:
         async def changes() -> AsyncIterator[bytes]:
             last = b""
             while True:
-                board = await self.read(views.board_view)
-                for e in board["bots"]:
-                    e.pop("age", None)
-                data = msgspec.json.encode(board)
-                if data != last:
-                    last = data
-                    yield b"event: board\ndata: " + data + b"\n\n"
-                else:
-                    yield b": beat\n\n"
+                event = await self.board_event()
+                yield event if event != last else b": beat\n\n"
+                last = event
                 await trio.sleep(STREAM_BEAT_S)
 
         return self._stream(changes())
@@ -181,9 +193,8 @@ class ArenaSite:
     async def game(self, request: Request) -> Response:
         game = await self._game(request)
         who = await self.visitor(request)
-        data = await trio.to_thread.run_sync(
-            self._replay_page, game, await self._own_seats(who, game), limiter=self.limiter
-        )
+        own = await self._own_seats(who, game)
+        data = await self.renderer.page(self.arena.folder / "logs" / game.log_name, own, game.id)
         return Response(data, media_type="text/html; charset=utf-8", headers={"Cache-Control": "no-store"})
 
     async def game_log(self, request: Request) -> Response:
@@ -351,16 +362,6 @@ class ArenaSite:
     def _log_bytes(self, game: GameRow, own: set[int] | None) -> bytes:
         return shown_log((self.arena.folder / "logs" / game.log_name).read_bytes(), own)
 
-    def _replay_page(self, game: GameRow, own: set[int] | None) -> bytes:
-        """The replay viewer over the log as this visitor may read it, its style and script as files."""
-        path = self.arena.folder / "logs" / game.log_name
-        data = build_replay_data(path, self._log_bytes(game, own))
-        nav = (
-            f'<nav class="arena-nav"><a href="/">Leaderboard</a> · '
-            f'<a href="/games/{int(game.id)}/log">Download the log</a></nav>'
-        )
-        return linked_page_html(data, "/assets", nav).encode()
-
     def _build_log(self, sha256: str) -> str | None:
         try:
             return (self.arena.folder / "builds" / f"{sha256}.log").read_bytes().decode("utf-8", "replace")
@@ -461,5 +462,16 @@ def make_site(
             return await _page_error(request, exc.status_code, text)
         return await unexpected_error(request, exc)
 
-    app = Starlette(routes=routes, exception_handlers={HTTPException: http_error, Exception: unexpected_error})
+    @asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            site.renderer.close()
+
+    app = Starlette(
+        routes=routes,
+        exception_handlers={HTTPException: http_error, Exception: unexpected_error},
+        lifespan=lifespan,
+    )
     return WebGuard(app, hosts)
