@@ -60,6 +60,8 @@ MAX_FORM_BYTES = 16 * 1024
 STREAM_BEAT_S = 1.0  # a stream sends at most this often
 MAX_STREAMS = 1000  # event-stream subscribers at once; more are refused (503)
 READERS = 2  # page reads on worker threads at once
+BOT_VIEW_S = 5.0  # a bot's page is read from the database at most this often
+BOT_VIEWS_KEPT = 512
 
 
 @dataclass(frozen=True)
@@ -103,6 +105,8 @@ class ArenaSite:
         self._board_at = -math.inf
         self._board_event = b""
         self.renderer = PageRenderer()
+        self._heavy = trio.Lock()
+        self._bot_views: dict[str, tuple[float, dict[str, Any]]] = {}
 
     async def read(self, query: Callable[..., Any], *args: Any) -> Any:
         """`query(conn, *args)` on a worker thread, on the pages' own connection."""
@@ -185,7 +189,17 @@ class ArenaSite:
 
     async def bot(self, request: Request) -> Response:
         who = await self.visitor(request)
-        view = await self.read(views.bot_view, request.path_params["name"])
+        name = request.path_params["name"]
+        held = self._bot_views.get(name)
+        if held is not None and trio.current_time() - held[0] < BOT_VIEW_S:
+            view = held[1]
+        else:
+            async with self._heavy:  # one bot page read at a time, however many ask
+                view = await self.read(views.bot_view, name)
+            if view is not None:
+                self._bot_views[name] = (trio.current_time(), view)
+                while len(self._bot_views) > BOT_VIEWS_KEPT:
+                    self._bot_views.pop(next(iter(self._bot_views)))
         if view is None:
             raise NotHere
         return page("arena_bot.html", **self.context(who, **view))
