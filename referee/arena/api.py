@@ -27,6 +27,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from referee.arena.config import Arena
+from referee.arena.final_api import final_routes
 from referee.arena.game_files import read_stderr, shown_log
 from referee.arena.intake import Upload, accept, check_user_limits
 from referee.arena.public_api import BadQuery, NotFound, PublicApi
@@ -302,6 +303,7 @@ def make_app(arena: Arena, store: ArenaStore, on_submission: Callable[[], None] 
         Route("/api/games/{id:int}/log", _guarded(api.game_log), methods=["GET"]),
         Route("/api/games/{id:int}/stderr/{seat:int}", _guarded(api.game_stderr), methods=["GET"]),
     ]
+    routes += final_routes(arena, store, api.user, _guarded)
 
     async def http_error(request: Request, exc: Exception) -> JSONResponse:
         if isinstance(exc, HTTPException):

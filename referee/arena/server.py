@@ -31,6 +31,7 @@ from referee.arena.board import names
 from referee.arena.build_sandbox import free_bytes
 from referee.arena.builds import build, recorded_build, run_spec
 from referee.arena.config import Arena
+from referee.arena.final_run import FinalHost
 from referee.arena.matchmaking import Entrant, Ledger, MatchmakingPolicy, next_unit
 from referee.arena.online import Rating, replay
 from referee.arena.pipeline import Pipeline
@@ -79,11 +80,26 @@ class ArenaServer:
         self.playing: set[int] = set()
         self.units_running = 0
         self.changed = trio.Event()
+        self.unit_ended = trio.Event()
         self.pipeline = Pipeline(arena, store, on_active=lambda _sub: self._wake())
         self.player: UnitPlayer | None = None
+        self.final = FinalHost(
+            arena,
+            store,
+            placement,
+            slots=lambda: self.unit_capacity() * arena.table_size,
+            units_done=self._units_done,
+            on_end=self._wake,
+        )
 
     def _wake(self) -> None:
         self.changed.set()
+
+    async def _units_done(self) -> None:
+        """Return once no unit is running (the final waits for the units under way)."""
+        while self.units_running:
+            self.unit_ended = trio.Event()
+            await self.unit_ended.wait()
 
     # ------------------------------------------------------------ start-up
 
@@ -115,7 +131,10 @@ class ArenaServer:
         async with open_executor(self.placement, self.unit_capacity() * self.arena.table_size, run_id) as executor:
             self.player = UnitPlayer(self.arena, self.store, executor, self.ratings)
             async with trio.open_nursery() as nursery:
-                await _start_http(nursery, make_app(self.arena, self.store, self.pipeline.poke), host, port, on_url)
+                self.final.nursery = nursery
+                app = make_app(self.arena, self.store, self.pipeline.poke)
+                app.state.final_host = self.final  # POST /api/admin/final plays it here
+                await _start_http(nursery, app, host, port, on_url)
                 nursery.start_soon(watch_disk, self.arena.folder)
                 nursery.start_soon(self.pipeline.run)
                 nursery.start_soon(self._refit)
@@ -140,7 +159,7 @@ class ArenaServer:
     async def _matchmake(self, nursery: trio.Nursery) -> None:
         while True:
             started = False
-            if self.units_running < self.unit_capacity():
+            if self.units_running < self.unit_capacity() and not self.final.pauses_matchmaking():
                 seats = next_unit(
                     self._entrants(), self.arena.table_size, self.policy, self.rng, time.time(), self.ledger
                 )
@@ -179,6 +198,7 @@ class ArenaServer:
         finally:
             self.playing.difference_update(unit.members)
             self.units_running -= 1
+            self.unit_ended.set()
             self._wake()
 
     async def _built(self, members: tuple[int, ...]) -> dict[int, BuiltBot]:
