@@ -6,7 +6,9 @@ a unit) and the units themselves on the tournament executors. Starting
 again resumes: a build or check that was running runs again, a unit that
 was running is played again from its seed (its recorded games kept), and
 the online ratings are replayed from the recorded units, so they equal
-those before the stop.
+those before the stop. An admin may start the final tournament here
+(`final_run.FinalHost`, in the same nursery); while it plays, the
+matchmaker starts no unit.
 """
 
 from __future__ import annotations

@@ -128,8 +128,9 @@ def _announce(opened: OpenFinal, conc: int, placement: Placement) -> None:
     tables = len({g.table for g in opened.schedule})
     where = f", {placement.describe()}" if placement.workers or placement.cluster else ""
     err.print(
-        f"{t.name}: {field} of the leaderboard in a round robin at {t.table_size} seats: {tables} tables x "
-        f"{t.deal_sets} deal sets = {len(opened.schedule)} games; concurrency {conc}{where}; bots sandboxed",
+        f"{t.name}: {field} of the leaderboard in a round robin at {t.table_size} seats: {_count(tables, 'table')} x "
+        f"{_count(t.deal_sets, 'deal set')} = {_count(len(opened.schedule), 'game')}; concurrency {conc}{where}; "
+        "bots sandboxed",
         highlight=False,
         markup=False,
         soft_wrap=True,
@@ -147,6 +148,10 @@ def _announce(opened: OpenFinal, conc: int, placement: Placement) -> None:
     finished = opened.store.finished_count()
     if finished:
         err.print(f"resuming: {finished} of {len(opened.schedule)} games already finished", highlight=False)
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'s' if n != 1 else ''}"
 
 
 async def _play(opened: OpenFinal, placement: Placement, conc: int) -> RunOutcome:
