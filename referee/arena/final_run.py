@@ -18,8 +18,9 @@ from __future__ import annotations
 import logging
 import math
 import re
+import sqlite3
 from collections.abc import Awaitable, Callable
-from contextlib import ExitStack
+from contextlib import ExitStack, closing
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -40,7 +41,7 @@ from referee.arena.final import (
     tournament_of,
 )
 from referee.arena.store import ArenaStore
-from referee.errors import RefereeError
+from referee.errors import RefereeError, ResultsError
 from referee.tournament.config import Tournament, default_concurrency
 from referee.tournament.executors import Placement
 from referee.tournament.run import TournamentRunner, prepare_store
@@ -152,13 +153,33 @@ def final_status(arena_folder: Path, standings_cache: dict[tuple[str, str], dict
     plan = read_plan(paths)
     if plan is None or not paths.db.is_file():
         return {"state": "none"}
+    try:
+        return _read_status(paths, plan, standings_cache)
+    except ResultsError:
+        if being_played(paths) and not _committed(paths):  # its database is being made this very moment
+            return {"state": "none"}
+        raise
+
+
+def _committed(paths: FinalPaths) -> bool:
+    """Whether the final's database holds its seed commitment (read as SQLite alone reads it)."""
+    try:
+        with closing(sqlite3.connect(f"{paths.db.as_uri()}?mode=ro", uri=True)) as conn:
+            return conn.execute("SELECT count(*) FROM seed_commitment").fetchone()[0] > 0
+    except sqlite3.Error:
+        return False
+
+
+def _read_status(
+    paths: FinalPaths, plan: FinalPlan, standings_cache: dict[tuple[str, str], dict[str, Any]]
+) -> dict[str, Any]:
     with Store.open(paths.db) as store:
         sealed = store.commitment()
         if sealed is None:  # planned, not yet committed: nothing is published
             return {"state": "none"}
         played = store.finished_count()
         info = store.tournament()
-        scheduled = info.scheduled_games if info is not None else _scheduled(plan, arena_folder)
+        scheduled = info.scheduled_games if info is not None else _scheduled(plan, paths.arena_folder)
         state = "done" if sealed.revealed else "running" if played else "committed"
         shown: dict[str, Any] = {
             "state": state,

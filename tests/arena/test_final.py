@@ -14,6 +14,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from collections import Counter
 from itertools import combinations
@@ -31,13 +32,21 @@ from referee.arena.api import make_app
 from referee.arena.archives import ArchiveLimits, pack_folder
 from referee.arena.builds import build
 from referee.arena.config import CONFIG_NAME, load_arena
-from referee.arena.final import FinalPaths, FinalRefused, check_can_start, read_plan, settle_plan
+from referee.arena.final import (
+    FinalPaths,
+    FinalRefused,
+    check_can_start,
+    holding_play_lock,
+    read_plan,
+    settle_plan,
+)
 from referee.arena.final_run import final_status, open_final, prepare_final, runner_for
 from referee.arena.online import Rating
 from referee.arena.store import ArenaStore, now_text
 from referee.arena.submissions import activate, add_submission, claim_bot
 from referee.arena.units import save_ratings
 from referee.arena.users import add_user
+from referee.errors import ResultsError
 from referee.tournament.executors import Placement
 from referee.tournament.store_rows import commitment_of
 
@@ -252,6 +261,25 @@ def test_a_final_under_way_resumes_only_as_it_was_asked(tmp_path: Path) -> None:
     assert final_status(folder, {}) == {"state": "none"}  # planned, but no seed committed: nothing published
 
 
+async def test_a_final_whose_database_is_being_made_shows_none_and_a_damaged_one_says_so(tmp_path: Path) -> None:
+    folder = new_arena(tmp_path, FIELD, built=False)
+    arena = load_arena(folder)
+    store = ArenaStore.open(folder)
+    paths = FinalPaths(folder)
+    try:
+        settle_plan(arena, store, top=None, deal_sets=1, force=True, now=time.time())
+        paths.db.write_bytes(b"")  # as SQLite leaves it for a moment while the final's referee makes it
+        with holding_play_lock(paths):
+            assert final_status(folder, {}) == {"state": "none"}
+        with pytest.raises(ResultsError, match="not a chicago-referee results database"):
+            final_status(folder, {})
+        async with client(folder, store) as c:
+            damaged = await c.get("/api/final")
+    finally:
+        store.close()
+    assert damaged.status_code == 503 and "tournament.db" in damaged.json()["error"]
+
+
 async def test_only_an_admin_starts_the_final_and_only_in_a_server(tmp_path: Path) -> None:
     folder = new_arena(tmp_path, FIELD, built=False)
     store = ArenaStore.open(folder)
@@ -316,7 +344,7 @@ def test_a_final_killed_mid_way_resumes_with_the_same_command_and_nothing_twice(
     assert 3 <= len(killed_at) < 36, "the final was not killed mid-way"
     assert final_status(folder, {})["playing"] is False  # the play lock went with the process
 
-    res = cli("arena", "final", str(folder), *options)
+    res = cli("arena", "final", str(folder), *options, "--workers", "1")  # where games run is no part of the final
     assert res.returncode == 0, res.stderr
     assert f"resuming: {len(killed_at)} of 36 games already finished" in res.stderr
     assert "anyone can check" in res.stdout and "verify --db" in res.stdout
@@ -370,11 +398,11 @@ def test_an_admin_starts_the_final_in_a_running_server_and_matchmaking_waits(tmp
         assert wait_until(lambda: unit_starts(folder), 120), "the arena played no unit"
         code, started = post(f"{served.base}/api/admin/final", admin, {"deal_sets": 1, "top": 3})
         assert code == 409 and "submissions are still open" in str(started["error"])
-        code, started = post(f"{served.base}/api/admin/final", admin, {"deal_sets": 1, "top": 3, "force": True})
+        code, started = post(f"{served.base}/api/admin/final", admin, {"deal_sets": 2, "top": 3, "force": True})
         assert code == 202, started
         assert started["state"] in ("committed", "running") and started["playing"] is True
         assert len(started["commitment"]["commitment"]) == 64 and not started["commitment"]["revealed"]
-        code, twice = post(f"{served.base}/api/admin/final", admin, {"deal_sets": 1, "top": 3, "force": True})
+        code, twice = post(f"{served.base}/api/admin/final", admin, {"deal_sets": 2, "top": 3, "force": True})
         assert code == 409 and "being played" in str(twice["error"])
         done = wait_until(lambda: get(f"{served.base}/api/final")["state"] == "done", 300)
         assert done, get(f"{served.base}/api/final")
@@ -386,9 +414,9 @@ def test_an_admin_starts_the_final_in_a_running_server_and_matchmaking_waits(tmp
         served.kill()
     committed = shown["commitment"]["committed_at"]
     assert not [s for s in unit_starts(folder) if committed <= s <= revealed], "a unit started during the final"
-    assert shown["progress"] == {"played": 6, "scheduled": 6}
+    assert shown["progress"] == {"played": 12, "scheduled": 12}
     assert commitment_of(shown["commitment"]["seed"], shown["commitment"]["salt"]) == shown["commitment"]["commitment"]
-    check_complete_round_robin(folder, ["ace.v1", "bee.v1", "cat.v1"], 1)
+    check_complete_round_robin(folder, ["ace.v1", "bee.v1", "cat.v1"], 2)
     res = subprocess.run(
         [sys.executable, "-m", "referee.cli", "verify", "--db", "final/tournament.db"], cwd=folder,
         capture_output=True, text=True, timeout=scaled(300), env={**os.environ, "PYTHONPATH": str(ROOT)},
