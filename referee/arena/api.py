@@ -27,6 +27,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from referee.arena.config import Arena
+from referee.arena.final_api import final_routes
+from referee.arena.final_run import FinalHost
 from referee.arena.game_files import read_stderr, shown_log
 from referee.arena.intake import Upload, accept, check_user_limits
 from referee.arena.public_api import BadQuery, NotFound, PublicApi
@@ -317,7 +319,7 @@ def api_routes(arena: Arena, store: ArenaStore, on_submission: Callable[[], None
     """The API's routes; `on_submission` hears of each new submission (the pipeline wakes)."""
     api = ArenaApi(arena, store, on_submission)
     public = PublicApi(arena, store)
-    return [
+    routes = [
         Route("/api/submissions", _guarded(api.post_submission), methods=["POST"]),
         Route("/api/submissions", _guarded(api.list_submissions), methods=["GET"]),
         Route("/api/submissions/{id:int}", _guarded(api.get_submission), methods=["GET"]),
@@ -328,6 +330,7 @@ def api_routes(arena: Arena, store: ArenaStore, on_submission: Callable[[], None
         Route("/api/games/{id:int}/log", _guarded(api.game_log), methods=["GET"]),
         Route("/api/games/{id:int}/stderr/{seat:int}", _guarded(api.game_stderr), methods=["GET"]),
     ]
+    return routes + final_routes(arena, store, api.user, _guarded)
 
 
 async def api_error(request: Request, exc: Exception) -> JSONResponse:
@@ -338,7 +341,15 @@ async def api_error(request: Request, exc: Exception) -> JSONResponse:
     return _error(500, "the arena failed on this request; its host has the details")
 
 
-def make_app(arena: Arena, store: ArenaStore, on_submission: Callable[[], None] = lambda: None) -> Starlette:
-    """The API alone, as an app of its own (its tests; the site mounts the same routes)."""
+def make_app(
+    arena: Arena,
+    store: ArenaStore,
+    on_submission: Callable[[], None] = lambda: None,
+    final_host: FinalHost | None = None,
+) -> Starlette:
+    """The API alone, as an app of its own (its tests; the site mounts the same routes).
+    `final_host`: where `POST /api/admin/final` plays the final (a running server)."""
     routes = api_routes(arena, store, on_submission)
-    return Starlette(routes=routes, exception_handlers={HTTPException: api_error, Exception: api_error})
+    app = Starlette(routes=routes, exception_handlers={HTTPException: api_error, Exception: api_error})
+    app.state.final_host = final_host
+    return app

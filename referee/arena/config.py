@@ -145,7 +145,7 @@ def load_arena(folder: Path) -> Arena:
         ) from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read the arena config: {exc.strerror or exc}") from None
-    return parse_arena(text, folder, path)
+    return parse_arena(text, folder.resolve(), path)  # bots' commands and folders must not depend on the cwd
 
 
 def parse_arena(text: str, folder: Path, source: Path | None = None) -> Arena:

@@ -6,7 +6,9 @@ a unit) and the units themselves on the tournament executors. Starting
 again resumes: a build or check that was running runs again, a unit that
 was running is played again from its seed (its recorded games kept), and
 the online ratings are replayed from the recorded units, so they equal
-those before the stop.
+those before the stop. An admin may start the final tournament here
+(`final_run.FinalHost`, in the same nursery); while it plays, the
+matchmaker starts no unit.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from referee.arena.board import names
 from referee.arena.build_sandbox import free_bytes
 from referee.arena.builds import build, recorded_build, run_spec
 from referee.arena.config import Arena
+from referee.arena.final_run import FinalHost
 from referee.arena.matchmaking import Entrant, Ledger, MatchmakingPolicy, next_unit
 from referee.arena.online import Rating, update
 from referee.arena.pipeline import Pipeline
@@ -53,7 +56,7 @@ from referee.tournament.config import default_concurrency
 from referee.tournament.executors import Placement, open_executor
 
 # What the server answers HTTP with: the API alone, or the web site around it (`referee.web`, above this wing).
-SiteFactory = Callable[[Arena, ArenaStore, Callable[[], None]], Any]
+SiteFactory = Callable[[Arena, ArenaStore, Callable[[], None], FinalHost], Any]
 DISK_FLOOR_BYTES = 64 << 20  # the server stops before its disk is this full
 DISK_POLL_S = 2.0
 IDLE_POLL_S = 1.0  # how often an idle matchmaker looks again (new versions also wake it at once)
@@ -98,11 +101,26 @@ class ArenaServer:
         self.playing: set[int] = set()
         self.units_running = 0
         self.changed = trio.Event()
+        self.unit_ended = trio.Event()
         self.pipeline = Pipeline(arena, store, on_active=lambda _sub: self._wake())
         self.player: UnitPlayer | None = None
+        self.final = FinalHost(
+            arena,
+            store,
+            placement,
+            slots=lambda: self.unit_capacity() * arena.table_size,
+            units_done=self._units_done,
+            on_end=self._wake,
+        )
 
     def _wake(self) -> None:
         self.changed.set()
+
+    async def _units_done(self) -> None:
+        """Return once no unit is running (the final waits for the units under way)."""
+        while self.units_running:
+            self.unit_ended = trio.Event()
+            await self.unit_ended.wait()
 
     # ------------------------------------------------------------ start-up
 
@@ -137,7 +155,8 @@ class ArenaServer:
         async with open_executor(self.placement, self.unit_capacity() * self.arena.table_size, run_id) as executor:
             self.player = UnitPlayer(self.arena, self.store, executor, self.ratings)
             async with trio.open_nursery() as nursery:
-                app = self.site(self.arena, self.store, self.pipeline.poke)
+                self.final.nursery = nursery
+                app = self.site(self.arena, self.store, self.pipeline.poke, self.final)  # the final plays here
                 await _start_http(nursery, app, host, port, on_url)
                 nursery.start_soon(watch_disk, self.arena.folder)
                 nursery.start_soon(self.pipeline.run)
@@ -163,7 +182,7 @@ class ArenaServer:
     async def _matchmake(self, nursery: trio.Nursery) -> None:
         while True:
             started = False
-            if self.units_running < self.unit_capacity():
+            if self.units_running < self.unit_capacity() and not self.final.pauses_matchmaking():
                 seats = next_unit(
                     self._entrants(), self.arena.table_size, self.policy, self.rng, time.time(), self.ledger
                 )
@@ -202,6 +221,7 @@ class ArenaServer:
         finally:
             self.playing.difference_update(unit.members)
             self.units_running -= 1
+            self.unit_ended.set()
             self._wake()
 
     async def _built(self, members: tuple[int, ...]) -> dict[int, BuiltBot]:

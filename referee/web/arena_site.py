@@ -35,6 +35,7 @@ from starlette.routing import Route
 
 from referee.arena.api import api_error, api_routes, read_form
 from referee.arena.config import Arena
+from referee.arena.final_run import FinalHost
 from referee.arena.game_files import read_stderr, shown_log
 from referee.arena.intake import Upload, accept, check_user_limits
 from referee.arena.store import ArenaStore
@@ -423,6 +424,7 @@ def make_site(
     arena: Arena,
     store: ArenaStore,
     on_submission: Callable[[], None],
+    final_host: FinalHost | None = None,
     *,
     reader: ArenaStore,
     hosts: frozenset[str] | None,
@@ -488,4 +490,5 @@ def make_site(
         exception_handlers={HTTPException: http_error, Exception: unexpected_error},
         lifespan=lifespan,
     )
+    app.state.final_host = final_host  # POST /api/admin/final plays the final in the running server
     return WebGuard(app, hosts)

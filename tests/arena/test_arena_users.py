@@ -65,6 +65,15 @@ def test_init_writes_a_config_with_every_key_that_loads_as_written(tmp_path: Pat
     assert (folder / DB_NAME).is_file() and all((folder / f).is_dir() for f in ("archives", "builds", "logs"))
 
 
+def test_an_arena_named_by_a_relative_folder_is_held_by_its_absolute_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bots' commands and folders are made from it: relative, they would name nothing inside a sandbox."""
+    made(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert load_arena(Path("comp")).folder == (tmp_path / "comp").resolve()
+
+
 def test_init_refuses_an_existing_arena_and_a_table_the_game_has_not(tmp_path: Path) -> None:
     folder = made(tmp_path)
     (folder / CONFIG_NAME).write_text((folder / CONFIG_NAME).read_text() + "# mine\n")
