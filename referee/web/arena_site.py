@@ -146,12 +146,11 @@ class ArenaSite:
 
     def context(self, who: Visitor, **extra: Any) -> dict[str, Any]:
         a = self.arena
-        rules = getattr(a.rules, "options", None) or a.rules
         site = {
             "name": a.name,
             "game": a.game.name,
             "table_size": a.table_size,
-            "rules": _rules_text(rules),
+            "rules": _rules_text(a.rules),
             "clock": f"{a.time_control.decision_ms} ms a decision",
             "submissions": "Submissions are open.",
             "max_upload_mib": a.archives.max_upload_bytes >> 20,
@@ -414,10 +413,16 @@ class _Redirect(Exception):
 
 
 def _rules_text(rules: Any) -> str:
-    if isinstance(rules, dict):
-        return ", ".join(f"{k} {v}" for k, v in sorted(rules.items())) or "default rules"
+    """The rules as far as they differ from the game's defaults, in a few words."""
     fields = getattr(rules, "__struct_fields__", ())
-    return ", ".join(f"{f} {getattr(rules, f)}" for f in fields) or "default rules"
+    try:
+        defaults = type(rules)()
+    except TypeError:  # no defaults to compare with: name what there is
+        defaults = None
+    changed = [f for f in fields if defaults is None or getattr(rules, f) != getattr(defaults, f)]
+    if not changed:
+        return "the default rules"
+    return "rules as default but " + ", ".join(f"{f.replace('_', ' ')} {getattr(rules, f)}" for f in changed)
 
 
 def make_site(

@@ -108,8 +108,8 @@ def against(conn: sqlite3.Connection, subs: list[int]) -> list[dict[str, Any]]:
     for bot, scores in sorted(by_bot.items()):
         try:
             stats = set_stats(scores, games_per_set=1)
-            elo = "" if math.isnan(stats.elo) else f"{stats.elo:+.0f}"
-            if elo and not math.isnan(stats.err95):
+            elo = f"{stats.elo:+.0f}" if math.isfinite(stats.elo) else "too few units to say"
+            if math.isfinite(stats.elo) and math.isfinite(stats.err95):
                 elo += f" ± {stats.err95:.0f}"
         except RatingError:
             elo = ""

@@ -12,6 +12,7 @@ users and applies to every template without anyone remembering to call it.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,19 @@ _env = jinja2.Environment(
 )
 _env.filters["visible"] = visible
 _env.filters["visible_lines"] = visible_lines
+
+
+def _when(iso: str | None) -> str:
+    """An ISO time as people read it: `2026-12-06 09:31:28 UTC`."""
+    if not iso:
+        return ""
+    try:
+        return datetime.fromisoformat(iso).astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    except ValueError:
+        return iso
+
+
+_env.filters["when"] = _when
 
 
 def render(name: str, /, **context: Any) -> str:
