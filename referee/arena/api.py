@@ -26,6 +26,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from referee.arena.admin_api import host_routes
 from referee.arena.config import Arena
 from referee.arena.final_api import final_routes
 from referee.arena.final_run import FinalHost
@@ -315,9 +316,10 @@ def _guarded(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Req
     return run
 
 
-def api_routes(arena: Arena, store: ArenaStore, on_submission: Callable[[], None] = lambda: None) -> list[Route]:
-    """The API's routes; `on_submission` hears of each new submission (the pipeline wakes)."""
-    api = ArenaApi(arena, store, on_submission)
+def api_routes(arena: Arena, store: ArenaStore, on_change: Callable[[], None] = lambda: None) -> list[Route]:
+    """The API's routes; `on_change` hears of each new submission and of each host's or
+    owner's change to who plays (the pipeline and the matchmaker look again)."""
+    api = ArenaApi(arena, store, on_change)
     public = PublicApi(arena, store)
     routes = [
         Route("/api/submissions", _guarded(api.post_submission), methods=["POST"]),
@@ -329,6 +331,7 @@ def api_routes(arena: Arena, store: ArenaStore, on_submission: Callable[[], None
         Route("/api/games", _guarded(public.games), methods=["GET"]),
         Route("/api/games/{id:int}/log", _guarded(api.game_log), methods=["GET"]),
         Route("/api/games/{id:int}/stderr/{seat:int}", _guarded(api.game_stderr), methods=["GET"]),
+        *host_routes(arena, store, api.user, _guarded, on_change),
     ]
     return routes + final_routes(arena, store, api.user, _guarded)
 
@@ -344,12 +347,12 @@ async def api_error(request: Request, exc: Exception) -> JSONResponse:
 def make_app(
     arena: Arena,
     store: ArenaStore,
-    on_submission: Callable[[], None] = lambda: None,
+    on_change: Callable[[], None] = lambda: None,
     final_host: FinalHost | None = None,
 ) -> Starlette:
     """The API alone, as an app of its own (its tests; the site mounts the same routes).
     `final_host`: where `POST /api/admin/final` plays the final (a running server)."""
-    routes = api_routes(arena, store, on_submission)
+    routes = api_routes(arena, store, on_change)
     app = Starlette(routes=routes, exception_handlers={HTTPException: api_error, Exception: api_error})
     app.state.final_host = final_host
     return app

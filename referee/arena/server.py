@@ -8,7 +8,10 @@ was running is played again from its seed (its recorded games kept), and
 the online ratings are replayed from the recorded units, so they equal
 those before the stop. An admin may start the final tournament here
 (`final_run.FinalHost`, in the same nursery); while it plays, the
-matchmaker starts no unit.
+matchmaker starts no unit. The host's switches are in the database
+(`controls`): while matchmaking is paused no unit starts either (running
+ones, and those a restart finds running, finish), and the API wakes the
+matchmaker when a switch or the field changes.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from referee.arena.board import names
 from referee.arena.build_sandbox import free_bytes
 from referee.arena.builds import build, recorded_build, run_spec
 from referee.arena.config import Arena
+from referee.arena.controls import matchmaking_paused, read_controls
 from referee.arena.final_run import FinalHost
 from referee.arena.matchmaking import Entrant, Ledger, MatchmakingPolicy, next_unit
 from referee.arena.online import Rating, update
@@ -41,7 +45,7 @@ from referee.arena.pipeline import Pipeline
 from referee.arena.play_units import BuiltBot, UnitPlayer, new_seed, unit_result
 from referee.arena.refit import REFIT_EVERY_S, fit_active, save_fit
 from referee.arena.store import ArenaStore, now_text
-from referee.arena.submissions import Submission, active_submissions, get_submission, requeue_unfinished
+from referee.arena.submissions import Submission, get_submission, requeue_unfinished, versions_in_play
 from referee.arena.units import (
     Unit,
     done_units,
@@ -73,6 +77,8 @@ class Status:
     units_running: int = 0
     games_played: int = 0
     leader: str = ""
+    paused: bool = False  # matchmaking, by the host
+    submissions_closed: bool = False
 
 
 def _epoch(iso: str) -> float:
@@ -122,6 +128,11 @@ class ArenaServer:
             self.unit_ended = trio.Event()
             await self.unit_ended.wait()
 
+    def _changed(self) -> None:
+        """A submission arrived, or the host or an owner changed who plays: the pipeline and the matchmaker look."""
+        self.pipeline.poke()
+        self._wake()
+
     # ------------------------------------------------------------ start-up
 
     def resume(self) -> list[Unit]:
@@ -156,7 +167,7 @@ class ArenaServer:
             self.player = UnitPlayer(self.arena, self.store, executor, self.ratings)
             async with trio.open_nursery() as nursery:
                 self.final.nursery = nursery
-                app = self.site(self.arena, self.store, self.pipeline.poke, self.final)  # the final plays here
+                app = self.site(self.arena, self.store, self._changed, self.final)  # the final plays here
                 await _start_http(nursery, app, host, port, on_url)
                 nursery.start_soon(watch_disk, self.arena.folder)
                 nursery.start_soon(self.pipeline.run)
@@ -166,23 +177,27 @@ class ArenaServer:
                 await self._matchmake(nursery)
 
     async def _refit(self) -> None:
-        """The MLE Elo over the closed units when there are new ones: at most
+        """The MLE Elo over the closed units when there are new ones, or when the
+        versions in play change (a new version, a disqualification): at most
         once a minute, and as soon as a first fit is possible."""
-        fitted_units, fitted_at, rated = -1, -REFIT_EVERY_S, False
+        fitted: tuple[int, tuple[int, ...]] | None = None
+        fitted_at, rated = -REFIT_EVERY_S, False
         while True:
             closed = self.store.read(lambda c: c.execute("SELECT count(*) FROM units WHERE status = 'done'").fetchone())
+            state = (closed[0], tuple(s.id for s in self.store.read(versions_in_play)))
             due = not rated or time.monotonic() - fitted_at >= REFIT_EVERY_S
-            if closed[0] != fitted_units and due:
+            if state != fitted and due:
                 fit = await trio.to_thread.run_sync(self.store.read, fit_active)
                 with self.store.transaction() as conn:
                     save_fit(conn, fit, now_text())
-                fitted_units, fitted_at, rated = closed[0], time.monotonic(), bool(fit.elo)
+                fitted, fitted_at, rated = state, time.monotonic(), bool(fit.elo)
             await trio.sleep(REFIT_POLL_S)
 
     async def _matchmake(self, nursery: trio.Nursery) -> None:
         while True:
             started = False
-            if self.units_running < self.unit_capacity() and not self.final.pauses_matchmaking():
+            paused = self.final.pauses_matchmaking() or self.store.read(matchmaking_paused)
+            if self.units_running < self.unit_capacity() and not paused:
                 seats = next_unit(
                     self._entrants(), self.arena.table_size, self.policy, self.rng, time.time(), self.ledger
                 )
@@ -200,7 +215,7 @@ class ArenaServer:
                 self.changed = trio.Event()
 
     def _entrants(self) -> list[Entrant]:
-        active: list[Submission] = self.store.read(active_submissions)
+        active: list[Submission] = self.store.read(versions_in_play)
         out = []
         for sub in active:
             r = self.ratings.get(str(sub.id), Rating())
@@ -254,11 +269,12 @@ class ArenaServer:
             )
         )
         leader = ""
-        active = {str(s.id) for s in self.store.read(active_submissions)}
+        active = {str(s.id) for s in self.store.read(versions_in_play)}
         rated = [(k, r) for k, r in self.ratings.items() if k in active]
         if rated:
             best = int(max(rated, key=lambda kv: kv[1].ordinal)[0])
             leader = self.store.read(lambda c: names(c, [best])).get(best, "")
+        controls = self.store.read(lambda c: read_controls(c, self.arena.submissions_close))
         return Status(
             queued=counts.get("queued", 0),
             building=counts.get("building", 0),
@@ -266,6 +282,8 @@ class ArenaServer:
             units_running=self.units_running,
             games_played=self.player.games_played if self.player else 0,
             leader=leader,
+            paused=controls.paused,
+            submissions_closed=controls.closed(time.time()),
         )
 
 
