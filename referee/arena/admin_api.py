@@ -14,6 +14,7 @@ refuses unknown fields: a mistake is a 400 in one line, and nothing changes.
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
@@ -97,7 +98,7 @@ def _one_line(text: str, what: str, cap: int) -> str:
     if len(text) > cap:
         raise Refused(400, f"{what} is longer than {cap} characters")
     if visible(text) != text:
-        raise Refused(400, f"{what} must be one line of visible text: it holds {visible(text)!r}")
+        raise Refused(400, f"{what} must be one line of visible text: it holds {visible(text)}")
     return text
 
 
@@ -275,7 +276,7 @@ class HostControls:
 
     async def export_json(self, request: Request) -> Response:
         self.admin(request)
-        data = await trio.to_thread.run_sync(self.store.read_snapshot, lambda c: export_json(c, self.arena.name))
+        data = await _off_the_loop(self.store.read_snapshot, lambda c: export_json(c, self.arena.name))
         return _download(data, "application/json", f"{self.arena.name}-export.json")
 
     async def export_csv(self, request: Request) -> Response:
@@ -283,8 +284,16 @@ class HostControls:
         table = request.path_params["table"]
         if table not in CSV_TABLES:
             raise Refused(404, f"no export {visible(table)!r}: choose {', '.join(CSV_TABLES)}")
-        data = await trio.to_thread.run_sync(self.store.read_snapshot, lambda c: export_csv(c, table))
+        data = await _off_the_loop(self.store.read_snapshot, lambda c: export_csv(c, table))
         return _download(data, "text/csv; charset=utf-8", f"{self.arena.name}-{table}.csv")
+
+
+async def _off_the_loop(
+    read: Callable[[Callable[[sqlite3.Connection], bytes]], bytes], query: Callable[[sqlite3.Connection], bytes]
+) -> bytes:
+    """An export built on a thread; a request cancelled (its client gone, the server
+    stopping) does not wait for it: the thread finishes alone and closes its connection."""
+    return await trio.to_thread.run_sync(read, query, abandon_on_cancel=True)
 
 
 def _user(user: User) -> dict[str, Any]:

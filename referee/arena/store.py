@@ -9,7 +9,9 @@ error leaves as one `ResultsError` line naming the file and saying what to do.
 
 The database has a schema version. Opening one of an older version brings
 it up to this one (`_UPGRADES`: each step adds what the next version has,
-idempotently, in one transaction); a newer one is refused.
+idempotently, in one transaction); a newer one is refused, so an older
+referee never plays a field whose rules it does not know (version 2: the
+host's pause, close time and disqualifications).
 """
 
 from __future__ import annotations

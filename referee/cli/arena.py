@@ -234,7 +234,7 @@ async def _serve(server: ArenaServer, host: str, port: int) -> None:
 
 async def _progress(server: ArenaServer) -> None:
     """One line that says what the arena is doing: in place on a terminal; in a
-    log, when the queue or the leader changes, and once a minute."""
+    log, when the queue, the leader or a host's switch changes, and once a minute."""
     last, printed = "", 0.0
     while True:
         s = server.status()
@@ -242,8 +242,10 @@ async def _progress(server: ArenaServer) -> None:
             f"waiting {s.queued}, building {s.building}, checking {s.checking}; "
             f"units running {s.units_running}, games played {s.games_played}"
             + (f"; leading {s.leader}" if s.leader else "")
+            + ("; matchmaking paused" if s.paused else "")
+            + ("; submissions closed" if s.submissions_closed else "")
         )
-        state = (s.queued, s.building, s.checking, s.leader)
+        state = (s.queued, s.building, s.checking, s.leader, s.paused, s.submissions_closed)
         if err.is_terminal:
             err.file.write("\r\x1b[K" + line)
             err.file.flush()
