@@ -323,5 +323,12 @@ def status(url: UrlArg, as_json: JsonOpt = False) -> None:
             highlight=False,
             markup=False,
         )
+    for d in board.get("disqualified", []):
+        out.print(f"     {d['bot']:<24} disqualified since {d['since']}: {d['reason']}", highlight=False, markup=False)
     if not board["bots"]:
         err.print("no bot is active yet", highlight=False)
+    if board.get("matchmaking") == "paused":
+        err.print("matchmaking is paused by the host: no new units start", highlight=False)
+    if board.get("submissions_close"):
+        verb = "closed" if board.get("submissions") == "closed" else "close"
+        err.print(f"submissions {verb} at {board['submissions_close']}", highlight=False, markup=False)

@@ -21,7 +21,9 @@ import trio
 from arena_rows import field, record
 from timing import scaled
 from trio.testing import wait_all_tasks_blocked
+from typer.testing import CliRunner
 
+from referee.arena import client
 from referee.arena.api import make_app
 from referee.arena.config import CONFIG_NAME, load_arena, template
 from referee.arena.export import GAME_COLUMNS, RATING_COLUMNS, UNIT_COLUMNS
@@ -31,6 +33,7 @@ from referee.arena.store import DB_NAME, SCHEMA_VERSION, ArenaStore, now_text
 from referee.arena.submissions import SUBMISSIONS_SCHEMA, activate, add_submission, claim_bot, fail
 from referee.arena.units import UNITS_SCHEMA, log_name, record_game, start_unit
 from referee.arena.users import USERS_SCHEMA, add_user, new_token
+from referee.cli import app
 from referee.tournament.executors import Placement
 
 BOT = b"import sys\nfor line in sys.stdin:\n    pass\n"
@@ -527,3 +530,25 @@ def test_a_version_1_database_opens_with_its_rows_and_gains_the_controls(tmp_pat
         ]
     finally:
         again.close()
+
+
+async def test_arena_status_shows_the_disqualified_the_pause_and_the_close(
+    arena: Field, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with arena.client() as c:
+        await c.post("/api/admin/bots/bee/disqualify", headers=arena.auth("host"), json={"reason": "reads the deck"})
+        await c.post("/api/admin/pause", headers=arena.auth("host"))
+        await c.post("/api/admin/close", headers=arena.auth("host"), json={"at": "2020-02-02T20:20:20Z"})
+        board = (await c.get("/api/leaderboard")).json()
+    monkeypatch.setattr(client, "request", lambda url, path, **_kw: (200, board))
+    monkeypatch.setenv("COLUMNS", "200")  # a row on one line
+    res = CliRunner().invoke(app, ["arena", "status", "http://arena"])
+    assert res.exit_code == 0, res.stderr
+    ranked = [line.split()[:3] for line in res.stdout.splitlines() if line.lstrip()[:1].isdigit()]
+    assert ranked == [["1.", "ace", "v2"]]  # bee is not ranked, and is listed apart with its reason
+    out = [line.split(None, 2) for line in res.stdout.splitlines() if "disqualified since" in line]
+    assert [(d[0], d[1], d[2].endswith(": reads the deck")) for d in out] == [("bee", "disqualified", True)]
+    assert res.stderr.splitlines() == [
+        "matchmaking is paused by the host: no new units start",
+        "submissions closed at 2020-02-02T20:20:20Z",
+    ]
