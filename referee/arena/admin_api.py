@@ -44,6 +44,7 @@ from referee.visible import visible
 
 MAX_BODY = 16 << 10  # bytes of a control's JSON body
 MAX_REASON = 200  # characters of a disqualification's reason
+USER_NAME_CHARS = 32  # as users.USER_NAME allows: a longer one is refused without being echoed
 NO_STORE = {"Cache-Control": "no-store"}  # an answer holding a token is kept by no cache
 
 Handler = Callable[[Request], Awaitable[Response]]
@@ -234,6 +235,8 @@ class HostControls:
     async def add_user(self, request: Request) -> Response:
         self.admin(request)
         body = await _body(request, _NewUser)
+        if len(body.user) > USER_NAME_CHARS:
+            raise Refused(400, f"a user name has at most {USER_NAME_CHARS} characters, not {len(body.user)}")
         try:
             check_user_name(body.user)
         except ConfigError as exc:

@@ -137,6 +137,7 @@ async def test_an_admin_route_is_401_without_a_token_and_403_for_a_user_and_chan
         ("/api/admin/bots/bee/disqualify", b'{"reason": "x\\u202ey"}', "one line of visible text: it holds x\\u202ey"),
         ("/api/admin/bots/bee/disqualify", json.dumps({"reason": "x" * 201}).encode(), "longer than 200 characters"),
         ("/api/admin/users", b'{"user": "Carol Smith"}', "use 1-32 lower-case letters"),
+        ("/api/admin/users", json.dumps({"user": "c" * 5000}).encode(), "at most 32 characters, not 5000"),
         ("/api/admin/users", b'{"user": "carol", "admin": "yes"}', "Expected `bool`, got `str` - at `$.admin`"),
     ],
 )
