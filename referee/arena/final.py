@@ -34,6 +34,7 @@ import msgspec
 from referee.arena.board import leaderboard
 from referee.arena.builds import build, recorded_build, run_spec
 from referee.arena.config import Arena, parse_arena
+from referee.arena.controls import read_controls
 from referee.arena.store import ArenaStore, now_text, sync_folder
 from referee.arena.submissions import get_submission
 from referee.errors import RefereeError
@@ -115,18 +116,19 @@ class FinalPlan(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
 # ------------------------------------------------------------------ may it start?
 
 
-def takes_submissions(arena: Arena, now: float) -> bool:
-    """Whether the arena still takes submissions at `now`. An arena without a
+def takes_submissions(arena: Arena, conn: sqlite3.Connection, now: float) -> bool:
+    """Whether the arena still takes submissions at `now` (arena.toml's
+    `submissions_close`, or the host's close or open). An arena without a
     closing time takes them for as long as it is served, so its final has
     to be forced."""
-    return True
+    return not read_controls(conn, arena.submissions_close).closed(now)
 
 
 def check_can_start(arena: Arena, conn: sqlite3.Connection, *, top: int | None, force: bool, now: float) -> list[Any]:
     """The leaderboard entries a final of the `top` bots would take, best
     first; FinalRefused if it may not start now: submissions still open
     (unless forced), fewer than 2 active bots, or too few for a table."""
-    if not force and takes_submissions(arena, now):
+    if not force and takes_submissions(arena, conn, now):
         raise FinalRefused(
             "submissions are still open: a final is played once they have closed, so that no version arrives "
             'after it began; force it (arena final --force, or "force": true) to play it now'

@@ -9,6 +9,7 @@ import csv
 import io
 import json
 import sqlite3
+import time
 import zipfile
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta, timezone
@@ -27,6 +28,7 @@ from referee.arena import client
 from referee.arena.api import make_app
 from referee.arena.config import CONFIG_NAME, load_arena, template
 from referee.arena.export import GAME_COLUMNS, RATING_COLUMNS, UNIT_COLUMNS
+from referee.arena.final import FinalRefused, check_can_start
 from referee.arena.refit import fit_active
 from referee.arena.server import ArenaServer
 from referee.arena.store import DB_NAME, SCHEMA_VERSION, ArenaStore, now_text
@@ -553,3 +555,21 @@ async def test_arena_status_shows_the_disqualified_the_pause_and_the_close(
         "matchmaking is paused by the host: no new units start",
         "submissions closed at 2020-02-02T20:20:20Z",
     ]
+
+
+async def test_a_final_may_start_without_force_once_submissions_have_closed(arena: Field) -> None:
+    def may_start() -> list[str] | str:
+        try:
+            entries = arena.store.read(
+                lambda c: check_can_start(arena.arena, c, top=None, force=False, now=time.time())
+            )
+        except FinalRefused as exc:
+            return str(exc)
+        return [e["bot"] for e in entries]
+
+    assert "submissions are still open" in str(may_start())
+    async with arena.client() as c:
+        await c.post("/api/admin/close", headers=arena.auth("host"))
+        assert may_start() == ["ace", "bee"]
+        await c.post("/api/admin/open", headers=arena.auth("host"))
+        assert "submissions are still open" in str(may_start())
