@@ -258,9 +258,14 @@ def reactivate(conn: sqlite3.Connection, submission: int, now: str) -> list[int]
     """An older version that passed its gate (`retired`) is its bot's active one
     again, with its rating, and the active one retires. Returns the retired ids."""
     sub = get_submission(conn, submission)
+    if sub.status == "active":
+        raise SubmissionRefused(f"{sub.bot} version {sub.version} is active already", status=409)
     if sub.status != "retired":
-        why = "it is active already" if sub.status == "active" else "only a version that passed its check can play"
-        raise SubmissionRefused(f"{sub.bot} version {sub.version} is {sub.status}: {why}", status=409)
+        raise SubmissionRefused(
+            f"{sub.bot} version {sub.version} is {sub.status}: only a version that passed its check (retired) "
+            "can be made active again",
+            status=409,
+        )
     return _make_active(conn, sub, now)
 
 
