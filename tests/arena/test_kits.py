@@ -209,7 +209,7 @@ def test_arena_kit_writes_the_kit_and_says_how_to_build_check_and_submit_it(lang
     assert recipe.build is None or recipe.build in flat
     assert f"chicago-referee check {command}" in flat or f'chicago-referee check "{command}"' in flat
     assert "chicago-referee arena submit http://HOST:8000 . --token-file" in flat
-    assert len(readme.splitlines()) <= 22
+    assert len(readme.splitlines()) <= 16  # about ten lines: the files, build, check, submit
 
 
 def test_arena_kit_refuses_a_folder_that_holds_anything_and_leaves_it_as_it_was(tmp_path: Path) -> None:
