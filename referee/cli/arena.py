@@ -2,11 +2,14 @@
 
 `arena init` makes an arena's folder, `arena user` manages who may submit.
 A token is printed once, when it is issued; the arena keeps only its hash.
+`arena kit` writes a competitor a starter bot to begin from.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import shlex
 import sys
 import time
 from functools import partial
@@ -16,6 +19,7 @@ from typing import TYPE_CHECKING, Annotated
 import trio
 import typer
 
+from referee.arena.kits import KIT_LANGUAGES  # names only: the kit's files load when `arena kit` runs
 from referee.cli.common import EXIT_FAILED, GameOpt, app, err, expected_errors, out
 from referee.errors import ConfigError
 from referee.games import get_game
@@ -332,3 +336,37 @@ def status(url: UrlArg, as_json: JsonOpt = False) -> None:
     if board.get("submissions_close"):
         verb = "closed" if board.get("submissions") == "closed" else "close"
         err.print(f"submissions {verb} at {board['submissions_close']}", highlight=False, markup=False)
+
+
+@arena_app.command("kit")
+@expected_errors
+def kit(
+    language: Annotated[
+        str, typer.Argument(metavar="LANG", help=f"The kit's language: {', '.join(KIT_LANGUAGES)}.", show_default=False)
+    ],
+    folder: Annotated[Path, typer.Argument(metavar="FOLDER", help="A new or empty folder to write it to.")],
+) -> None:
+    """Write a starter kit: a small, complete bot in LANG that the arena builds, checks and plays as it is."""
+    from referee.arena.kits import get_kit, kit_recipe, local_steps, missing_toolchains, write_kit
+    from referee.arena.toolchains import probe_toolchains
+
+    starter = get_kit(language)
+    written = write_kit(starter, folder)
+    names = ", ".join(str(path.relative_to(folder)) for path in written)
+    err.print(
+        f"wrote the {starter.title} starter kit to {folder}: {names}", highlight=False, markup=False, soft_wrap=True
+    )
+    missing = missing_toolchains(starter, probe_toolchains(starter.toolchains))
+    if missing:
+        err.print(
+            f"note: this machine has no {' or '.join(missing)}: install it to build and check the kit here "
+            f"(Debian: {starter.install})",
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
+        )
+    err.print("build and check it here, then submit it:", highlight=False)
+    for step in local_steps(kit_recipe(folder), folder):
+        out.print(f"  {step}", highlight=False, markup=False, soft_wrap=True)
+    submit = f"chicago-referee arena submit URL {shlex.quote(os.fspath(folder))} --token-file FILE"
+    out.print(f"  {submit}", highlight=False, markup=False, soft_wrap=True)
