@@ -139,6 +139,16 @@
     });
   }
 
+  // A close time is given in UTC; say it in the viewer's own time as well.
+  document.querySelectorAll("time[datetime]").forEach((el) => {
+    const when = new Date(el.getAttribute("datetime"));
+    if (isNaN(when.getTime())) return;
+    const local = document.createElement("span");
+    local.className = "local-time";
+    local.textContent = " (your time: " + when.toLocaleString() + ")";
+    el.after(local);
+  });
+
   const form = document.getElementById("upload");
   if (form) {
     const input = form.querySelector('input[type="file"]');

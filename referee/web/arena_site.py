@@ -35,15 +35,17 @@ from starlette.routing import Route
 
 from referee.arena.api import api_error, api_routes, read_form
 from referee.arena.config import Arena
-from referee.arena.final_run import FinalHost
+from referee.arena.final_run import FinalHost, final_status
 from referee.arena.game_files import read_stderr, shown_log
 from referee.arena.intake import Upload, accept, check_user_limits
+from referee.arena.kits import KIT_LANGUAGES
 from referee.arena.store import ArenaStore
 from referee.arena.submissions import Submission, get_submission, owners_of
 from referee.arena.units import GameRow, get_game_row
 from referee.arena.users import User, get_user, user_for_token
 from referee.errors import ConfigError, RefereeError, ResultsError, SubmissionRefused
 from referee.web import arena_views as views
+from referee.web.arena_admin import AdminPages
 from referee.web.page_renderer import PageRenderer
 from referee.web.security import WebGuard, same_origin, unexpected_error
 from referee.web.sessions import COOKIE, Session, Sessions, clear_cookie, csrf_ok, set_cookie
@@ -108,6 +110,8 @@ class ArenaSite:
         self.renderer = PageRenderer()
         self._heavy = trio.Lock()
         self._bot_views: dict[str, tuple[float, dict[str, Any]]] = {}
+        self._final_standings: dict[tuple[str, str], dict[str, Any]] = {}
+        self._kits: list[dict[str, Any]] | None = None  # probed once: the machine's toolchains do not move
 
     async def read(self, query: Callable[..., Any], *args: Any) -> Any:
         """`query(conn, *args)` on a worker thread, on the pages' own connection."""
@@ -161,15 +165,26 @@ class ArenaSite:
 
     async def leaderboard(self, request: Request) -> Response:
         who = await self.visitor(request)
-        board = await self.read(views.board_view)
-        return page("arena_leaderboard.html", **self.context(who, board=board))
+        board = await self.read(views.board_view, self.arena.submissions_close)
+        final = await self.final_status()
+        return page("arena_leaderboard.html", **self.context(who, board=board, final=final))
+
+    async def final_status(self) -> dict[str, Any]:
+        """The final tournament as `GET /api/final` shows it; nothing when it cannot be read."""
+        try:
+            shown: dict[str, Any] = await trio.to_thread.run_sync(
+                final_status, self.arena.folder, self._final_standings, limiter=self.limiter
+            )
+        except RefereeError:  # a damaged final: GET /api/final says so; the front page stays up
+            return {"state": "none"}
+        return shown
 
     async def board_event(self) -> bytes:
         """The leaderboard as one encoded event, read at most once a beat however
         many watch: every viewer is sent the same bytes."""
         async with self._board_lock:
             if trio.current_time() - self._board_at >= STREAM_BEAT_S:
-                board = await self.read(views.board_view)
+                board = await self.read(views.board_view, self.arena.submissions_close)
                 for e in board["bots"]:
                     e.pop("age", None)
                 self._board_event = b"event: board\ndata: " + msgspec.json.encode(board) + b"\n\n"
@@ -225,7 +240,21 @@ class ArenaSite:
 
     async def start(self, request: Request) -> Response:
         who = await self.visitor(request)
-        return page("arena_start.html", **self.context(who))
+        if self._kits is None:
+            self._kits = await trio.to_thread.run_sync(views.kits_view, limiter=self.limiter)
+        return page("arena_start.html", **self.context(who, kits=self._kits))
+
+    async def kit(self, request: Request) -> Response:
+        """A starter kit as a .tar.gz, the same files `arena kit` writes."""
+        language = request.path_params["language"]
+        if language not in KIT_LANGUAGES:
+            raise NotHere
+        data = await trio.to_thread.run_sync(views.kit_archive, language, limiter=self.limiter)
+        return Response(
+            data,
+            media_type="application/gzip",
+            headers={"Content-Disposition": f'attachment; filename="{language}-starter.tar.gz"'},
+        )
 
     # ------------------------------------------------------------ signing in and out
 
@@ -261,13 +290,13 @@ class ArenaSite:
     async def signout(self, request: Request) -> Response:
         who = await self.visitor(request)
         form = await self.small_form(request)
-        self._check_form(request, who, form.get("csrf"))
+        self.check_form(request, who, form.get("csrf"))
         self.sessions.close(request.cookies.get(COOKIE))
         response = RedirectResponse("/", 303)
         clear_cookie(response, secure=self.secure)
         return response
 
-    def _check_form(self, request: Request, who: Visitor, sent: object) -> None:
+    def check_form(self, request: Request, who: Visitor, sent: object) -> None:
         if not same_origin(request) or not csrf_ok(who.session, sent):
             raise HTTPException(403, "this form must be sent from this site's own page, signed in")
 
@@ -320,14 +349,19 @@ class ArenaSite:
 
     async def submission(self, request: Request) -> Response:
         who = await self.signed_in(request)
-        sub = await self._own_submission(request, who)
+        sub = await self.own_submission(request, who)
         view = await self.read(views.submission_view, sub)
         build_log = await trio.to_thread.run_sync(self._build_log, sub.sha256)
-        return page("arena_submission.html", **self.context(who, sub=sub, build_log=build_log, **view))
+        notice = "That version is the bot's active one again." if request.query_params.get("n") == "active" else None
+        error = request.query_params.get("e")
+        return page(
+            "arena_submission.html",
+            **self.context(who, sub=sub, build_log=build_log, notice=notice, error=error, **view),
+        )
 
     async def archive(self, request: Request) -> Response:
         who = await self.signed_in(request)
-        sub = await self._own_submission(request, who)
+        sub = await self.own_submission(request, who)
         data = await trio.to_thread.run_sync((self.arena.folder / "archives" / sub.sha256).read_bytes)
         suffix = {"zip": ".zip", "tar": ".tar", "tar.gz": ".tar.gz"}.get(sub.kind, "")
         return Response(
@@ -363,7 +397,7 @@ class ArenaSite:
         owners = await self.read(lambda c: owners_of(c, game.seats))
         return {seat for seat, sub in enumerate(game.seats) if owners.get(sub) == who.user.name}
 
-    async def _own_submission(self, request: Request, who: Visitor) -> Submission:
+    async def own_submission(self, request: Request, who: Visitor) -> Submission:
         assert who.user is not None
         try:
             sub: Submission = await self.read(lambda c: get_submission(c, int(request.path_params["id"])))
@@ -437,6 +471,7 @@ def make_site(
 ) -> WebGuard:
     """The arena's pages and its API as one app, behind the web guard."""
     site = ArenaSite(arena, store, reader, on_submission, secure_cookies=secure_cookies)
+    admin = AdminPages(site)
 
     def pg(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
         async def run(request: Request) -> Response:
@@ -455,6 +490,7 @@ def make_site(
         Route("/", pg(site.leaderboard)),
         Route("/events/leaderboard", pg(site.leaderboard_events)),
         Route("/start", pg(site.start)),
+        Route("/start/kits/{language}.tar.gz", pg(site.kit)),
         Route("/signin", pg(site.signin_form), methods=["GET"]),
         Route("/signin", pg(site.signin), methods=["POST"]),
         Route("/signout", pg(site.signout), methods=["POST"]),
@@ -468,6 +504,16 @@ def make_site(
         Route("/games/{id:int}", pg(site.game)),
         Route("/games/{id:int}/log", pg(site.game_log)),
         Route("/assets/{name}", pg(site.asset)),
+        Route("/me/submissions/{id:int}/activate", pg(admin.activate), methods=["POST"]),
+        Route("/admin", pg(admin.page)),
+        Route("/admin/matchmaking", pg(admin.matchmaking), methods=["POST"]),
+        Route("/admin/submissions", pg(admin.submissions), methods=["POST"]),
+        Route("/admin/bots/{name}", pg(admin.bot), methods=["POST"]),
+        Route("/admin/users", pg(admin.add_user), methods=["POST"]),
+        Route("/admin/users/{name}/revoke", pg(admin.revoke_user), methods=["POST"]),
+        Route("/admin/final", pg(admin.final), methods=["POST"]),
+        Route("/admin/export.json", pg(admin.export)),
+        Route("/admin/export/{table}.csv", pg(admin.export)),
         *api_routes(arena, store, on_submission),
     ]
 

@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from referee.arena.board import bot_page, game_dict, leaderboard, names
+from referee.arena.controls import read_controls
 from referee.arena.submissions import Submission, private_fields, submissions_of, submissions_of_bot
 from referee.arena.units import newest_games, rating_history
 from referee.stats.ratings import RatingError, set_stats
@@ -35,9 +36,11 @@ def age_text(seconds: float) -> str:
     return f"{seconds / 86400:.0f} days"
 
 
-def board_view(conn: sqlite3.Connection) -> dict[str, Any]:
-    """The leaderboard with each version's age and the games played in all."""
+def board_view(conn: sqlite3.Connection, configured_close: datetime | None = None) -> dict[str, Any]:
+    """The leaderboard with each version's age, the games played in all, and
+    the host's switches (matchmaking, when submissions close)."""
     board = leaderboard(conn)
+    board.update(read_controls(conn, configured_close).as_dict(time.time()))
     now = time.time()
     for e in board["bots"]:
         since = e["active_since"]
@@ -162,3 +165,33 @@ def submission_view(conn: sqlite3.Connection, sub: Submission) -> dict[str, Any]
         d["own_seats"] = [seat for seat, s in enumerate(g.seats) if s == sub.id]
         games.append(d)
     return {"check_log": private.get("check_log"), "language": private.get("language"), "games": games}
+
+
+def kits_view() -> list[dict[str, Any]]:
+    """Each starter kit, and whether this machine's build sandbox has its toolchains (blocking: probes them)."""
+    from referee.arena.kits import KITS, missing_toolchains
+    from referee.arena.toolchains import probe_toolchains
+    from referee.seats.sandbox import SANDBOX_PATH
+
+    out = []
+    for kit in KITS.values():
+        missing = missing_toolchains(kit, probe_toolchains(kit.toolchains, path=SANDBOX_PATH))
+        out.append({"language": kit.language, "title": kit.title, "missing": missing})
+    return out
+
+
+def kit_archive(language: str) -> bytes:
+    """A kit's files as a .tar.gz in a folder named after it, the same bytes every time."""
+    import gzip
+    import io
+    import tarfile
+
+    from referee.arena.kits import get_kit, kit_files
+
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for name, data in kit_files(get_kit(language)):
+            info = tarfile.TarInfo(f"{language}-starter/{name}")
+            info.size, info.mode, info.mtime = len(data), 0o644, 0
+            tar.addfile(info, io.BytesIO(data))
+    return gzip.compress(raw.getvalue(), mtime=0)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import logging
 import re
+import tarfile
 import zipfile
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -212,7 +213,7 @@ async def test_text_a_competitor_controls_is_shown_as_text(site: Site) -> None:
 async def test_an_unexpected_error_is_one_logged_line_with_an_id_and_no_traceback(
     site: Site, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    def broken(_conn: Any) -> Any:
+    def broken(_conn: Any, _close: Any = None) -> Any:
         raise RuntimeError("the board broke\nbadly")
 
     monkeypatch.setattr(arena_views, "board_view", broken)
@@ -245,3 +246,102 @@ async def test_a_game_is_not_shown_before_its_whole_unit_has_finished(site: Site
         page = await c.get(f"/games/{running}")
         log = await c.get(f"/games/{running}/log")
     assert page.status_code == log.status_code == 404
+
+
+# ------------------------------------------------------------------ the host's page
+
+
+async def admin_form(c: httpx.AsyncClient, path: str, **fields: str) -> httpx.Response:
+    token = csrf_of((await c.get("/admin")).text)
+    origin = str(c.base_url).rstrip("/")
+    return await c.post(path, data={"csrf": token, **fields}, headers={"origin": origin})
+
+
+async def test_the_hosts_page_is_a_404_to_everyone_but_admins(site: Site) -> None:
+    async with site.client() as nobody, site.client() as alice, site.client() as host:
+        await sign_in(alice, site.tokens["alice"])
+        await sign_in(host, site.tokens["host"])
+        anonymous = await nobody.get("/admin")
+        user = await alice.get("/admin")
+        export = await alice.get("/admin/export/games.csv")
+        token = csrf_of((await alice.get("/me")).text)
+        post = await alice.post("/admin/matchmaking", data={"csrf": token, "action": "pause"}, headers={"origin": BASE})
+        admin = await host.get("/admin")
+    assert anonymous.status_code == 303 and user.status_code == export.status_code == post.status_code == 404
+    assert admin.status_code == 200 and "The host's controls" in admin.text
+    paused = site.store.read(lambda c: c.execute("SELECT count(*) FROM controls").fetchone()[0])
+    assert paused == 0  # the refused form changed nothing
+
+
+async def test_the_host_pauses_closes_disqualifies_and_it_shows_everywhere(site: Site) -> None:
+    async with site.client() as host, site.client() as public:
+        await sign_in(host, site.tokens["host"])
+        paused = await admin_form(host, "/admin/matchmaking", action="pause")
+        closed = await admin_form(host, "/admin/submissions", action="close_at", at="2026-01-02T03:04:05Z")
+        bad_time = await admin_form(host, "/admin/submissions", action="close_at", at="tomorrow evening")
+        no_reason = await admin_form(host, "/admin/bots/bee", action="disqualify", reason="  ")
+        out = await admin_form(host, "/admin/bots/bee", action="disqualify", reason="copied <b>ace</b>")
+        front = await public.get("/")
+        bee = await public.get("/bots/bee")
+        api = (await public.get("/api/leaderboard")).json()
+        csv = await host.get("/admin/export/games.csv")
+    assert paused.status_code == closed.status_code == out.status_code == 303
+    assert bad_time.status_code == no_reason.status_code == 400
+    assert "ISO-8601" in bad_time.text and "say why" in no_reason.text
+    assert api["matchmaking"] == "paused" and api["submissions"] == "closed"
+    assert api["submissions_close"] == "2026-01-02T03:04:05Z"
+    assert "Matchmaking is paused" in front.text and "2026-01-02 03:04:05 UTC" in front.text
+    assert "copied &lt;b&gt;ace&lt;/b&gt;" in front.text and "copied &lt;b&gt;ace&lt;/b&gt;" in bee.text
+    assert [e["bot"] for e in api["bots"]] == ["ace"]
+    rows = site.store.read(lambda c: c.execute("SELECT count(*) FROM games").fetchone()[0])
+    assert csv.status_code == 200 and len(csv.text.strip().splitlines()) == rows + 1  # a header and every game
+
+
+async def test_a_user_added_on_the_page_sees_their_token_once_and_a_revoked_one_is_signed_out(site: Site) -> None:
+    async with site.client() as host, site.client() as carol:
+        await sign_in(host, site.tokens["host"])
+        added = await admin_form(host, "/admin/users", user="carol")
+        token = re.search(r'<pre class="token" id="issued-token">([^<]+)</pre>', added.text)
+        again = await host.get("/admin")
+        assert token is not None
+        signed = await sign_in(carol, token.group(1))
+        revoked = await admin_form(host, "/admin/users/carol/revoke")
+        after = await carol.get("/me")
+    assert added.status_code == 200 and added.headers["cache-control"] == "no-store"
+    assert token.group(1) not in again.text  # shown once
+    assert signed.status_code == 303 and revoked.status_code == 303 and after.status_code == 303
+
+
+async def test_an_owner_makes_a_retired_version_active_again(site: Site) -> None:
+    v1 = site.store.read(
+        lambda c: c.execute("SELECT id FROM submissions WHERE bot = 'ace' ORDER BY version").fetchone()
+    )[0]
+    async with site.client() as alice:
+        await sign_in(alice, site.tokens["alice"])
+        page_ = await alice.get(f"/me/submissions/{v1}")
+        res = await alice.post(
+            f"/me/submissions/{v1}/activate", data={"csrf": csrf_of(page_.text)}, headers={"origin": BASE}
+        )
+    status = dict(
+        site.store.read(lambda c: c.execute("SELECT version, status FROM submissions WHERE bot = 'ace'").fetchall())
+    )
+    assert "Make this version active again" in page_.text
+    assert res.status_code == 303 and res.headers["location"].endswith("?n=active")
+    assert status == {1: "active", 2: "retired"}
+
+
+async def test_the_start_page_offers_every_starter_kit_as_the_files_arena_kit_writes(
+    site: Site, tmp_path: Path
+) -> None:
+    from referee.arena.kits import KIT_LANGUAGES, get_kit, write_kit
+
+    async with site.client() as c:
+        start = await c.get("/start")
+        python = await c.get("/start/kits/python.tar.gz")
+        unknown = await c.get("/start/kits/cobol.tar.gz")
+    assert all(f"/start/kits/{lang}.tar.gz" in start.text for lang in KIT_LANGUAGES)
+    written = write_kit(get_kit("python"), tmp_path / "kit")
+    with tarfile.open(fileobj=io.BytesIO(python.content)) as tar:
+        sent = {m.name.removeprefix("python-starter/"): tar.extractfile(m).read() for m in tar.getmembers()}  # type: ignore[union-attr]
+    assert sent == {str(p.relative_to(tmp_path / "kit")): p.read_bytes() for p in written}
+    assert unknown.status_code == 404
