@@ -113,3 +113,54 @@ def test_a_build_log_with_markup_runs_no_script(tmp_path: Path, driver: Any) -> 
         assert len(driver.find_elements(By.TAG_NAME, "script")) == 1  # the page's own arena.js
     finally:
         served.kill()
+
+
+def test_the_host_closes_submissions_and_runs_the_final_to_verified_standings(tmp_path: Path, driver: Any) -> None:
+    folder, _tokens = new_arena(tmp_path)
+    host = json.loads(cli("arena", "user", "add", str(folder), "host", "--admin", "--json").stdout)["token"]
+    served = Served(folder)
+    try:
+        for user in ("alice", "bob"):
+            sent = cli(
+                "arena",
+                "submit",
+                served.base,
+                str(bot_folder(tmp_path, user, RANDOM_BOT.read_text() + f"# {user}\n")),
+                "--token-file",
+                str(tmp_path / f"{user}.token"),
+            )
+            assert sent.returncode == 0, sent.stderr
+        sign_in(driver, served.base, host)
+        driver.get(served.base + "/admin")
+        driver.find_element(By.CSS_SELECTOR, "button[value=close_now]").click()
+        assert wait_until(lambda: driver.find_element(By.ID, "submissions").text == "closed", 30)
+        deal_sets = driver.find_element(By.NAME, "deal_sets")
+        deal_sets.clear()
+        deal_sets.send_keys("1")
+        driver.find_element(By.CSS_SELECTOR, "form[action='/admin/final'] button[type=submit]").click()
+        assert wait_until(lambda: "The final tournament is starting" in driver.page_source, 30), driver.page_source
+        assert wait_until(lambda: _commitment(driver, served.base), 120), "no commitment on the front page"
+        commitment = _commitment(driver, served.base)
+        assert len(commitment) == 64  # published before the standings
+        assert wait_until(lambda: _final_done(driver, served.base), 300), "the final did not finish"
+        page_text = driver.find_element(By.ID, "final").text
+        assert "Revealed seed" in page_text and "chicago-referee verify --db" in page_text
+        rows = driver.find_elements(By.CSS_SELECTOR, "#final table.standings tbody tr")
+        assert sorted(r.find_elements(By.TAG_NAME, "td")[1].text for r in rows) == ["alice.v1", "bob.v1"]
+        assert get(f"{served.base}/api/final")["commitment"]["commitment"] == commitment
+    finally:
+        served.kill()
+    verified = cli("verify", "--db", str(folder / "final" / "tournament.db"))
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+
+
+def _final_done(driver: Any, base: str) -> bool:
+    driver.get(base + "/")
+    boxes = driver.find_elements(By.ID, "final")
+    return bool(boxes) and "Final tournament: done" in boxes[0].text
+
+
+def _commitment(driver: Any, base: str) -> str:
+    driver.get(base + "/")
+    found = driver.find_elements(By.CSS_SELECTOR, "#final code.hash")
+    return str(found[0].text) if found else ""
