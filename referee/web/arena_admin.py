@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import quote
 
 import trio
@@ -34,10 +34,8 @@ from referee.arena.submissions import (
 from referee.arena.users import add_user, check_user_name, list_users, revoke
 from referee.errors import ConfigError, RefereeError, SubmissionRefused
 from referee.visible import visible
+from referee.web.arena_visitors import NotHere, Pages, Visitor
 from referee.web.templates import page
-
-if TYPE_CHECKING:
-    from referee.web.arena_site import ArenaSite, Visitor
 
 MAX_REASON = 200
 NOTICES = {
@@ -60,13 +58,11 @@ class FormRefused(Exception):
 class AdminPages:
     """`/admin` and its forms, over one arena's site."""
 
-    def __init__(self, site: ArenaSite) -> None:
+    def __init__(self, site: Pages) -> None:
         self.site = site
 
     async def admin(self, request: Request) -> Visitor:
         """The signed-in admin asking, or the 404 of a page that does not exist."""
-        from referee.web.arena_site import NotHere
-
         who = await self.site.signed_in(request)
         if who.user is None or not who.user.admin:
             raise NotHere
@@ -249,8 +245,6 @@ class AdminPages:
             )
             kind, filename = "text/csv; charset=utf-8", f"{name}-{table}.csv"
         else:
-            from referee.web.arena_site import NotHere
-
             raise NotHere
         return Response(
             data,

@@ -19,7 +19,6 @@ import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -46,9 +45,10 @@ from referee.arena.users import User, get_user, user_for_token
 from referee.errors import ConfigError, RefereeError, ResultsError, SubmissionRefused
 from referee.web import arena_views as views
 from referee.web.arena_admin import AdminPages
+from referee.web.arena_visitors import NotHere, Redirect, Visitor
 from referee.web.page_renderer import PageRenderer
 from referee.web.security import WebGuard, same_origin, unexpected_error
-from referee.web.sessions import COOKIE, Session, Sessions, clear_cookie, csrf_ok, set_cookie
+from referee.web.sessions import COOKIE, Sessions, clear_cookie, csrf_ok, set_cookie
 from referee.web.templates import page
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
@@ -65,22 +65,6 @@ MAX_STREAMS = 1000  # event-stream subscribers at once; more are refused (503)
 READERS = 2  # page reads on worker threads at once
 BOT_VIEW_S = 5.0  # a bot's page is read from the database at most this often
 BOT_VIEWS_KEPT = 512
-
-
-@dataclass(frozen=True)
-class Visitor:
-    """Who is asking: a signed-in user with their session, or nobody."""
-
-    user: User | None
-    session: Session | None
-
-    @property
-    def csrf(self) -> str:
-        return self.session.csrf if self.session else ""
-
-
-class NotHere(Exception):
-    """A page that does not exist, or is not the visitor's: 404 either way."""
 
 
 class ArenaSite:
@@ -136,7 +120,7 @@ class ArenaSite:
     async def signed_in(self, request: Request) -> Visitor:
         who = await self.visitor(request)
         if who.user is None:
-            raise _Redirect("/signin")
+            raise Redirect("/signin")
         return who
 
     async def small_form(self, request: Request) -> dict[str, str]:
@@ -440,12 +424,6 @@ class ArenaSite:
         return Response(self._assets[name], media_type=kind, headers={"Cache-Control": "max-age=300"})
 
 
-class _Redirect(Exception):
-    def __init__(self, to: str) -> None:
-        super().__init__(to)
-        self.to = to
-
-
 def _rules_text(rules: Any) -> str:
     """The rules as far as they differ from the game's defaults, in a few words."""
     fields = getattr(rules, "__struct_fields__", ())
@@ -477,7 +455,7 @@ def make_site(
         async def run(request: Request) -> Response:
             try:
                 return await handler(request)
-            except _Redirect as r:
+            except Redirect as r:
                 return RedirectResponse(r.to, 303)
             except NotHere:
                 return await _page_error(request, 404, "There is no such page (or it is not yours).")
