@@ -16,6 +16,7 @@ import pytest
 from arena_served import Served, bot_folder, cli, get, new_arena
 from needs import needs_sandbox
 from paths import RANDOM_BOT
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from timing import wait_until
 
@@ -44,8 +45,11 @@ def sign_in(driver: Any, base: str, token: str) -> None:
 
 
 def status_text(driver: Any) -> str:
-    cells = driver.find_elements(By.CSS_SELECTOR, "#subs td.status")
-    return cells[0].text if cells else ""
+    try:
+        cells = driver.find_elements(By.CSS_SELECTOR, "#subs td.status")
+        return str(cells[0].text) if cells else ""
+    except StaleElementReferenceException:  # the row redrawn meanwhile
+        return ""
 
 
 def test_a_competitor_uploads_through_the_page_and_watches_their_bot_play(tmp_path: Path, driver: Any) -> None:
@@ -133,7 +137,7 @@ def test_the_host_closes_submissions_and_runs_the_final_to_verified_standings(tm
         sign_in(driver, served.base, host)
         driver.get(served.base + "/admin")
         driver.find_element(By.CSS_SELECTOR, "button[value=close_now]").click()
-        assert wait_until(lambda: driver.find_element(By.ID, "submissions").text == "closed", 30)
+        assert wait_until(lambda: _text(driver, "submissions") == "closed", 30)
         deal_sets = driver.find_element(By.NAME, "deal_sets")
         deal_sets.clear()
         deal_sets.send_keys("1")
@@ -164,3 +168,11 @@ def _commitment(driver: Any, base: str) -> str:
     driver.get(base + "/")
     found = driver.find_elements(By.CSS_SELECTOR, "#final code.hash")
     return str(found[0].text) if found else ""
+
+
+def _text(driver: Any, element_id: str) -> str:
+    """An element's text, or "" while the page that holds it is being replaced."""
+    try:
+        return str(driver.find_element(By.ID, element_id).text)
+    except (NoSuchElementException, StaleElementReferenceException):
+        return ""
