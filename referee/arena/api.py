@@ -123,13 +123,7 @@ class ArenaApi:
             raise ApiError(404, f"no submission {request.path_params['id']}") from None
         if not (who.admin or who.name == sub.owner):
             raise ApiError(403, f"submission {sub.id} is another user's: only its owner reads its source")
-        data = await trio.to_thread.run_sync((self.arena.folder / "archives" / sub.sha256).read_bytes)
-        suffix = {"zip": ".zip", "tar": ".tar", "tar.gz": ".tar.gz"}.get(sub.kind, "")
-        return Response(
-            data,
-            media_type="application/octet-stream",
-            headers={"Content-Disposition": f'attachment; filename="{sub.bot}.v{sub.version}{suffix}"'},
-        )
+        return await archive_response(self.arena.folder, sub)
 
     async def list_submissions(self, request: Request) -> JSONResponse:
         who = self.user(request)
@@ -183,6 +177,17 @@ class ArenaApi:
             media_type="text/plain; charset=utf-8",
             headers={"Content-Disposition": f'attachment; filename="game{game.id}.seat{seat}.stderr"'},
         )
+
+
+async def archive_response(arena_folder: Path, sub: Submission) -> Response:
+    """A submission's archive as it was sent, named after its bot and version (for its owner and admins)."""
+    data = await trio.to_thread.run_sync((arena_folder / "archives" / sub.sha256).read_bytes)
+    suffix = {"zip": ".zip", "tar": ".tar", "tar.gz": ".tar.gz"}.get(sub.kind, "")
+    return Response(
+        data,
+        media_type="application/octet-stream",
+        headers={"Content-Disposition": f'attachment; filename="{sub.bot}.v{sub.version}{suffix}"'},
+    )
 
 
 def _build_log(path: Path) -> str | None:

@@ -32,7 +32,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from referee.arena.api import api_error, api_routes, read_form
+from referee.arena.api import api_error, api_routes, archive_response, read_form
 from referee.arena.config import Arena
 from referee.arena.final_run import FinalHost, final_status
 from referee.arena.game_files import read_stderr, shown_log
@@ -346,13 +346,7 @@ class ArenaSite:
     async def archive(self, request: Request) -> Response:
         who = await self.signed_in(request)
         sub = await self.own_submission(request, who)
-        data = await trio.to_thread.run_sync((self.arena.folder / "archives" / sub.sha256).read_bytes)
-        suffix = {"zip": ".zip", "tar": ".tar", "tar.gz": ".tar.gz"}.get(sub.kind, "")
-        return Response(
-            data,
-            media_type="application/octet-stream",
-            headers={"Content-Disposition": f'attachment; filename="{sub.bot}.v{sub.version}{suffix}"'},
-        )
+        return await archive_response(self.arena.folder, sub)
 
     async def stderr(self, request: Request) -> Response:
         who = await self.signed_in(request)
