@@ -1,7 +1,8 @@
 """A game log as ONE self-contained HTML page that replays the game.
 
 `write_html(log_path, out_path)` reads a log (see `referee.logs.gamelog`) and writes
-a page with inline CSS and JS only (no network, no external scripts or fonts):
+a page with inline CSS and JS only (no network, no external scripts or fonts;
+a served page links the same two files instead, `render_html(data, assets)`):
 the table with every seat's cards, the current trick, the scores, a status
 line for the current action, step controls with keyboard shortcuts, a
 per-seat view (a seat sees only events addressed to it or to everyone), a
@@ -160,20 +161,25 @@ def _asset(name: str) -> str:
     return (_ASSETS / name).read_text(encoding="utf-8")
 
 
-def render_html(data: dict[str, Any]) -> str:
+def render_html(data: dict[str, Any], assets: str | None = None) -> str:
+    """The replay page of `data`: self-contained, or (with `assets`, the URL of
+    the folder of `replay.css` and `replay.js`) loading them from a server."""
     title = f"{data['title']} · game {data['game_id']} · " + " vs ".join(visible(n) for n in data["players"])
-    return page_html(title, _script_json(data))
+    return page_html(title, _script_json(data), assets)
 
 
-def page_html(title: str, data_text: str) -> str:
+def page_html(title: str, data_text: str, assets: str | None = None) -> str:
     """The page around a data text already safe inside <script> (a live table
-    fills a page made with a marker in its place in the browser)."""
-    parts = {
-        "TITLE": _html_escape(title),
-        "STYLE": _asset("replay.css"),
-        "SCRIPT": _asset("replay.js"),
-        "DATA": data_text,
-    }
+    fills a page made with a marker in its place in the browser). Served
+    pages link their style and script (`assets`): a server's pages allow no
+    inline script or style (Content-Security-Policy); a file has them inline."""
+    if assets is None:
+        style, script = f"<style>{_asset('replay.css')}</style>", f"<script>{_asset('replay.js')}</script>"
+    else:
+        where = _html_escape(assets)
+        style = f'<link rel="stylesheet" href="{where}replay.css">'
+        script = f'<script src="{where}replay.js"></script>'
+    parts = {"TITLE": _html_escape(title), "STYLE": style, "SCRIPT": script, "DATA": data_text}
     # One pass, so a placeholder-like text inside a part (a bot's name) stays as it is.
     return re.sub(r"__(TITLE|STYLE|SCRIPT|DATA)__", lambda m: parts[m.group(1)], _asset("replay.html"))
 

@@ -12,6 +12,7 @@ answered with that id, never with a traceback, on a page or a terminal.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import secrets
 from collections.abc import Iterable
@@ -85,8 +86,10 @@ class WebGuard:
             await self.app(scope, receive, sending)
         except Exception as exc:
             error_id = log_error(exc, scope)
-            if started:
-                raise  # the answer had begun: the connection is cut; the line above says why
+            if started:  # the answer had begun (a stream): it ends here, cut short; the line above says why
+                with contextlib.suppress(Exception):  # the client may be gone already
+                    await send({"type": "http.response.body", "body": b"", "more_body": False})
+                return
             await error_response(scope, error_id)(scope, receive, _with_headers(send))
 
 
