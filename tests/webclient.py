@@ -4,14 +4,17 @@ the way a browser does.
 
 `enter(url)` opens the printed URL with a cookie jar shared by every test of
 the process and returns the base URL the pages are under; `get` and `opener`
-then carry the cookie. `signed_in(routes)` is an app driven as plain ASGI
-(no server) with a session already open, and `http_scope` a request to it.
+then carry the cookie. `fetch` is one request exactly as given, for tests of
+the gate itself. `signed_in(routes)` is an app driven as plain ASGI (no
+server) with a session already open, and `http_scope` a request to it.
 """
 
 from __future__ import annotations
 
+import http.client
 import http.cookiejar
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Sequence
 from typing import Any
@@ -68,3 +71,20 @@ def http_scope(path: str, headers: list[tuple[bytes, bytes]], method: str = "GET
         "server": ("127.0.0.1", 80),
         "client": ("127.0.0.1", 50000),
     }
+
+
+def fetch(
+    url: str, method: str = "GET", headers: dict[str, str] | None = None, body: bytes | None = None, read: int = -1
+) -> tuple[int, dict[str, str], bytes]:
+    """One request exactly as given (no cookie jar, no redirect followed):
+    status, headers (lower-case names) and the body (its first `read` bytes
+    if `read` >= 0: an event stream does not end)."""
+    where = urllib.parse.urlsplit(url)
+    conn = http.client.HTTPConnection(where.hostname or "", where.port, timeout=scaled(30))
+    try:
+        conn.request(method, where.path + (f"?{where.query}" if where.query else ""), body=body, headers=headers or {})
+        resp = conn.getresponse()
+        data = resp.read() if read < 0 else resp.read(read)
+        return resp.status, {k.lower(): v for k, v in resp.getheaders()}, data
+    finally:
+        conn.close()

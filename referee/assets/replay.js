@@ -94,6 +94,7 @@ function setHand(st, item, seat, cards) {
 }
 function apply(st, it) {
   var s = it.seat, v;
+  if (s !== undefined && s !== null && !seatNo(s)) return;  // no seat of this game (a crafted log): the table stays
   switch (it.type) {
   case 'first_dealer_cut':
     st.cut = it; st.dealer = it.dealer; break;
@@ -103,14 +104,14 @@ function apply(st, it) {
     var keep = {scores: st.scores, failed: st.failed, delta: st.delta, pending: st.pending};
     var f = fresh(); for (var k in f) st[k] = f[k];
     for (k in keep) st[k] = keep[k];
-    st.deal = it.deal; st.dealer = it.dealer; st.active = it.active; st.tiebreak = !!it.tiebreak;
+    st.deal = it.deal; st.dealer = it.dealer; st.active = Array.isArray(it.active) ? it.active : null; st.tiebreak = !!it.tiebreak;
     st.stock = typeof it.stock_size === 'number' ? it.stock_size : null;
     st.phase = HINTS.first_phase === 'exchange' ? (st.stock !== null ? 'exchange' : '') : (HINTS.first_phase || '');
     break;
   case 'hand_dealt': case 'ghost_hand_taken':
-    setHand(st, it, s, it.cards || []); break;
+    setHand(st, it, s, list(it.cards)); break;
   case '@start':  // a game started from a position: the table as it was (the seats' hands follow)
-    st.deal = it.deal; st.dealer = it.dealer; st.active = it.active; st.tiebreak = !!it.tiebreak;
+    st.deal = it.deal; st.dealer = it.dealer; st.active = Array.isArray(it.active) ? it.active : null; st.tiebreak = !!it.tiebreak;
     st.scores = (it.scores || zeros()).slice(); st.phase = it.phase || '';
     st.stock = typeof it.stock === 'number' ? it.stock : null; st.round = it.round || 0;
     st.trick = (it.trick || []).slice(); st.trickNo = it.trick_no || 0;
@@ -118,10 +119,10 @@ function apply(st, it) {
     st.declarer = it.declarer === undefined ? null : it.declarer; st.contract = it.contract; st.trump = it.trump;
     st.bids = (it.bids || []).slice(); st.swapped = it.swapped === undefined ? null : it.swapped; st.open = it.open || null;
     st.shown = [];
-    (it.shown || []).forEach(function (x) { st.shown[x.seat] = {cards: x.cards || [], reason: x.reason}; });
+    list(it.shown).forEach(function (x) { if (seatNo(prop(x, 'seat'))) st.shown[x.seat] = {cards: list(x.cards), reason: x.reason}; });
     break;
   case '@hand':  // seen by its seat only; others know just the cards it has shown
-    var held = (it.cards || []).slice();
+    var held = list(it.cards).slice();
     st.hands[s] = held;
     for (v = 0; v < N; v++) {
       st.known[v][s] = sees(it, v) ? held.slice() :
@@ -129,14 +130,14 @@ function apply(st, it) {
     }
     break;
   case 'drew':
-    var cards = it.cards || [];
+    var cards = list(it.cards);
     st.hands[s] = st.hands[s].concat(cards);
     st.newCards[s] = st.newCards[s].concat(cards);
     for (v = 0; v < N; v++) if (sees(it, v)) st.known[v][s] = st.known[v][s].concat(cards);
     break;
   case '@action':
     var act = it.action || {};
-    if (act.type === 'exchange') st.pending[s] = (act.discard || []).slice();
+    if (act.type === 'exchange') st.pending[s] = list(act.discard).slice();
     break;
   case 'exchanged':
     var disc = st.pending[s].length === it.count ? st.pending[s] : [];
@@ -164,9 +165,9 @@ function apply(st, it) {
     }
     st.open = null; break;
   case 'hand_revealed':
-    st.shown[s] = {cards: it.cards || [], reason: it.reason};
+    st.shown[s] = {cards: list(it.cards), reason: it.reason};
     for (v = 0; v < N; v++) if (sees(it, v)) {
-      (it.cards || []).forEach(function (c) {
+      list(it.cards).forEach(function (c) {
         if (st.hands[s].indexOf(c) >= 0 && st.known[v][s].indexOf(c) < 0) st.known[v][s].push(c);
       });
     }
@@ -306,9 +307,9 @@ function describe(k, st, view) {
     t = '<span class="ctx">private</span> ' + esc(m.type) + (typeof s === 'number' ? ' for ' + P(s) : '');
   } else switch (m.type) {
   case 'first_dealer_cut':
-    var rounds = m.rounds || [];
+    var rounds = list(m.rounds);
     t = rounds.length ? 'cut for the deal: ' + rounds.map(function (r) {
-      return r.map(function (pc) { return P(pc.seat) + ' ' + C(pc.card); }).join(', ');
+      return list(r).map(function (pc) { return P(prop(pc, 'seat')) + ' ' + C(prop(pc, 'card')); }).join(', ');
     }).join(' \u2192 ') + ' \u2014 ' + P(m.dealer) + ' deals first' : P(m.dealer) + ' deals first';
     break;
   case 'deal_started':
@@ -325,7 +326,7 @@ function describe(k, st, view) {
     break;
   case 'exchanged':
     t = '<span class="ctx">exchange ' + esc(m.round) + '</span> ' + P(s) + (m.count ? ' discards ' + esc(m.count) : ' stands pat');
-    if (m.count && (view < 0 || view === s) && st.lastDisc[s].length) t += ' (' + CS(st.lastDisc[s]) + ')';
+    if (m.count && (view < 0 || view === s) && seatNo(s) && st.lastDisc[s].length) t += ' (' + CS(st.lastDisc[s]) + ')';
     if (got[s]) t += ', draws ' + CS(got[s]);
     break;
   case 'drew':
@@ -485,6 +486,11 @@ function buildChart() {
   var fin = FINAL && FINAL.scores;
   if (fin && pts.length > 1 && pts[pts.length - 1].join() !== fin.join()) pts[pts.length - 1] = fin.slice();
   var lo = 0, hi = 1, target = D.rules && typeof D.rules.target_score === 'number' ? D.rules.target_score : null;
+  pts = pts.map(function (p) {  // N numbers each, whatever a log held
+    var q = list(p), out = [];
+    for (var s = 0; s < N; s++) out.push(isFinite(q[s]) ? +q[s] : 0);
+    return out;
+  });
   pts.forEach(function (p) { p.forEach(function (x) { lo = Math.min(lo, x); hi = Math.max(hi, x); }); });
   if (target && target <= hi * 1.5) hi = Math.max(hi, target);
   var nx = Math.max(1, pts.length - 1), W = CH.w - CH.l - CH.r, H = CH.h - CH.t - CH.b;
@@ -598,8 +604,8 @@ function render() {
       th += '<div class="slot t-' + posOf(pc.seat) + '">' + faceHTML(pc.card, pc.seat, win ? 'win' : '') +
         '<span class="who">P' + esc(pc.seat) + '</span></div>';
     });
-  } else if (!st.deal && st.cut && st.cut.rounds && st.cut.rounds.length) {
-    st.cut.rounds[st.cut.rounds.length - 1].forEach(function (pc) {
+  } else if (!st.deal && st.cut && list(st.cut.rounds).length) {
+    list(st.cut.rounds[st.cut.rounds.length - 1]).forEach(function (pc) {
       th += '<div class="slot t-' + posOf(pc.seat) + '">' + faceHTML(pc.card, pc.seat, pc.seat === st.cut.dealer ? 'win' : '') +
         '<span class="who">P' + esc(pc.seat) + ' cuts</span></div>';
     });
