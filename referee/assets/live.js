@@ -174,12 +174,13 @@ function table() {
     if (follow && Date.now() < hold) return;  // still showing the last one: this game is skipped
     hold = Date.now() + HOLD_MS;
     var id = m.game_id === undefined ? gid : m.game_id;
-    var got = m.data ? Promise.resolve(m.data) :
-      fetch(base.replace(/[^\/]+$/, id) + '/data').then(function (r) { return r.ok ? r.json() : null; });
+    var got = m.data ? Promise.resolve(m.data) : fetch(base.replace(/[^\/]+$/, id) + '/data').then(function (r) {
+      return r.json().then(function (j) { return r.ok ? j : {error: j.error || 'not available'}; });  // 404, or 503: busy
+    });
     got.then(function (data) {
       (function wait() {
         if (loading || !shell) { setTimeout(wait, 100); return; }
-        if (!data) { $('mode').textContent = 'no such game in progress or recently finished'; return; }
+        if (data.error) { $('mode').textContent = data.error; return; }
         fill(data, function () {
           $('mode').textContent = data.live ? 'finished: the public view, until every game of its deal set is over' : note;
         });

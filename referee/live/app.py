@@ -25,6 +25,8 @@ import gzip
 import math
 from collections import deque
 from collections.abc import AsyncIterator
+from itertools import islice
+from typing import Any
 
 import msgspec
 import trio
@@ -33,7 +35,7 @@ from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import BaseRoute, Route
 
 from referee.live.board import LiveGame
-from referee.live.source import LiveSource, TooLarge
+from referee.live.source import Busy, LiveSource, TooLarge
 from referee.live.tables import next_due_s, table_data, table_rows, table_start
 from referee.web.server import ASSETS, EventStreams, assets_mount
 
@@ -64,6 +66,7 @@ class Dashboard:
     def __init__(self, source: LiveSource, streams: EventStreams | None = None) -> None:
         self.source = source
         self.streams = streams or EventStreams()
+        self._raw: tuple[Any, bytes] = (None, b"")  # the public lines a viewer is sent next, made once a beat
 
     @property
     def routes(self) -> list[BaseRoute]:
@@ -104,6 +107,8 @@ class Dashboard:
             page = None if game_id is None else await self.source.page(game_id)
         except TooLarge as exc:
             return PlainTextResponse(str(exc), 413)
+        except Busy as exc:
+            return PlainTextResponse(str(exc), 503, headers={"retry-after": "2"})
         if page is None:
             return PlainTextResponse(NO_GAME, 404)
         return _maybe_gzipped(request, page, "text/html")
@@ -113,7 +118,10 @@ class Dashboard:
         game_id = _game_id(request)
         if game_id is None:
             return JSONResponse({"error": NO_GAME}, 404)
-        final = await self.source.final_data(game_id)
+        try:
+            final = await self.source.final_data(game_id)
+        except Busy as exc:
+            return JSONResponse({"error": str(exc)}, 503, headers={"retry-after": "2"})
         if final is not None:
             return Response(final, media_type="application/json")
         data = table_data(self.source.board, game_id)
@@ -165,14 +173,25 @@ class Dashboard:
             async for chunk in self._beat(seen):
                 yield chunk
 
+    def _raw_after(self, after: int) -> tuple[int, bytes]:
+        """The public lines after number `after` as server-sent events, and the
+        last one's number: made once for every viewer that has come as far."""
+        recent = self.source.board.recent
+        if not recent or recent[-1][0] <= after:
+            return after, b""
+        key = (after, recent[-1][0])
+        if self._raw[0] != key:
+            start = max(0, after - recent[0][0] + 1)  # the ring's lines are numbered without gaps
+            self._raw = (key, b"".join(b"id: %d\ndata: %s\n\n" % line for line in islice(recent, start, None)))
+        return key[1], self._raw[1]
+
     async def _raw_events(self, after: int) -> AsyncIterator[bytes]:
         board = self.source.board
         while True:
             seen = board.version
-            lines = [b"id: %d\ndata: %s\n\n" % (n, raw) for n, raw in board.recent if n > after]
-            if lines:
-                after = board.recent[-1][0]
-                yield b"".join(lines)
+            after, body = self._raw_after(after)
+            if body:
+                yield body
             async for chunk in self._beat(seen, RAW_GAP_S):
                 yield chunk
 
@@ -224,7 +243,10 @@ class Dashboard:
                 sent = len(rows)
             end = b'{"game_id":%d}' % g.game_id
             if g.rows_over and (self.source.log_known(g.game_id) or trio.current_time() >= give_up):
-                final = await self.source.final_data(g.game_id)  # the log's data, every card, when it may be shown
+                try:
+                    final = await self.source.final_data(g.game_id)  # the log's data, every card, when it may be shown
+                except Busy:
+                    final = None  # the table asks for the game's data itself
                 over = end if final is None else end[:-1] + b',"data":' + final + b"}"
                 last.extend([*pieces, _event(b"over", over)])
                 return

@@ -5,7 +5,10 @@ finished game's replay data, each cached until what it shows changes.
 A page is rendered in a worker thread, one at a time, never on the loop
 that plays the games: a 500-deal game's log takes a second of CPU, and a
 spectator who asked for many would otherwise make the bots time out. The
-caches are bounded LRUs, in entries and in bytes. A game's own log (every
+thread still shares the interpreter with the loop, so renders take at most
+`RENDER_SHARE` of the time, and at most `MAX_WAITING` requests wait for one
+(the next is told to come back). The caches are bounded LRUs, in entries and
+in bytes. A game's own log (every
 card) is shown only once the game is over and so is every game of its deal
 set (`LiveBoard.settled`): its siblings play the same cards.
 """
@@ -33,10 +36,48 @@ PAGE_REUSE_S = 1.0
 MAX_LOG_BYTES = 64 << 20  # a longer log is not rendered here: `replay LOG --html` makes its page
 CACHE_ENTRIES = 64
 CACHE_BYTES = 64 << 20
+RENDER_SHARE = 0.2  # of the wall time, at most, spent rendering pages
+MAX_WAITING = 16
 
 
 class TooLarge(RefereeError):
     """A log too long to render for a spectator; the message says what to do instead."""
+
+
+class Busy(RefereeError):
+    """Too many pages waiting to be rendered: the viewer is asked to come back."""
+
+
+class Renderer:
+    """Pages made in a worker thread: one at a time, within `share` of the
+    time (after a render that took d seconds the next waits d/share - d), and
+    at most `max_waiting` requests queued for it."""
+
+    def __init__(self, share: float = RENDER_SHARE, max_waiting: int = MAX_WAITING) -> None:
+        self.share, self.max_waiting = share, max_waiting
+        self.waiting = 0
+        self._free_at = 0.0
+        self._lock = trio.Lock()
+
+    async def make(self, cached: Callable[[], bytes | None], make: Callable[[], bytes]) -> tuple[bytes, bool]:
+        """`cached()` if another request made it meanwhile, else `make()` in the
+        thread; and whether it was made now. `Busy` if too many wait."""
+        if self.waiting >= self.max_waiting:
+            raise Busy("the dashboard is busy rendering pages: try again in a moment")
+        self.waiting += 1
+        try:
+            async with self._lock:
+                found = cached()
+                if found is not None:
+                    return found, False
+                await trio.sleep_until(self._free_at)
+                began = trio.current_time()
+                body = await trio.to_thread.run_sync(make)
+                took = trio.current_time() - began
+                self._free_at = trio.current_time() + took * (1 / self.share - 1)
+                return body, True
+        finally:
+            self.waiting -= 1
 
 
 class Lru:
@@ -101,7 +142,7 @@ class LiveSource:
     _shell: bytes = b""
     _pages: Lru = field(default_factory=Lru)
     _finals: Lru = field(default_factory=Lru)
-    _renders: trio.CapacityLimiter = field(default_factory=lambda: trio.CapacityLimiter(1))
+    _renderer: Renderer = field(default_factory=Renderer)
 
     def __post_init__(self) -> None:
         if isinstance(self.db, DbStandings):  # a tournament: its database says what finished, not the stream
@@ -147,13 +188,10 @@ class LiveSource:
             )
         return log, version
 
-    async def _render(self, cache: Lru, key: Any, version: Any, make: Callable[[], bytes]) -> bytes:
-        """`make()` in a worker thread, one at a time, unless another viewer had it made meanwhile."""
-        async with self._renders:
-            made = cache.get(key, version)
-            if made is None:
-                made = cache.put(key, version, await trio.to_thread.run_sync(make))
-            return made
+    async def _render(self, cache: Lru, key: Any, version: Any, make: Callable[[], bytes], made: float = 0.0) -> bytes:
+        """`make()` by the renderer, unless another viewer had it made meanwhile."""
+        body, new = await self._renderer.make(lambda: cache.get(key, version), make)
+        return cache.put(key, version, body, made) if new else body
 
     async def page(self, game_id: int) -> bytes | None:
         """A game's replay page, gzipped: its log once it may show every card,
@@ -170,6 +208,8 @@ class LiveSource:
                 return page
             try:
                 return await self._render(self._pages, game_id, ("log", version), partial(_log_page, log))
+            except Busy:
+                raise
             except RefereeError:
                 pass  # a log that does not read: the board's view, if any
         g = self.board.game(game_id)
@@ -185,8 +225,7 @@ class LiveSource:
             return cached[2]
         frozen = replace(g, public=list(g.public), private=list(g.private))  # the worker reads a copy
         make = partial(_live_page, frozen, released, self.board.reveal_delay)
-        async with self._renders:
-            return self._pages.put(game_id, seen, await trio.to_thread.run_sync(make), now)
+        return await self._render(self._pages, game_id, seen, make, now)
 
     async def final_data(self, game_id: int) -> bytes | None:
         """A finished game's replay data from its log (every card), encoded
@@ -195,7 +234,7 @@ class LiveSource:
         try:
             shown = self._shown_log(game_id)
         except TooLarge:
-            return None  # the table asks for its page, which says why
+            return None  # the table asks for its data, and is told why
         if shown is None:
             return None
         log, version = shown
@@ -204,8 +243,10 @@ class LiveSource:
             return data
         try:
             return await self._render(self._finals, game_id, version, partial(_log_data, log))
+        except Busy:
+            raise
         except RefereeError:
-            return None  # a log that does not read: the table asks for its page
+            return None  # a log that does not read: the table shows the board's view
 
     def log_known(self, game_id: int) -> bool:
         """Whether a finished game's page can be its log: a tournament's logs are
