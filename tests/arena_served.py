@@ -71,7 +71,7 @@ class Served:
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()  # the first line is the address
         assert "http://127.0.0.1:" in line, line + (self.proc.stderr.read() if self.proc.poll() is not None else "")
-        self.base = line.split(" at ", 1)[1].strip().removesuffix("/api/leaderboard")
+        self.base = line.split(" at ", 1)[1].split()[0].rstrip("/")
 
     def kill(self) -> None:
         try:

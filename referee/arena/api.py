@@ -26,7 +26,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from referee.arena.admin_api import host_routes
 from referee.arena.config import Arena
+from referee.arena.final_api import final_routes
+from referee.arena.final_run import FinalHost
 from referee.arena.game_files import read_stderr, shown_log
 from referee.arena.intake import Upload, accept, check_user_limits
 from referee.arena.public_api import BadQuery, NotFound, PublicApi
@@ -85,7 +88,8 @@ class ArenaApi:
         who = self.user(request)
         assert who is not None
         check_user_limits(self.store, self.arena, who.name, time.time())  # before a byte of the body is read
-        upload, bot = await _read_form(request, Upload(self.arena.folder, self.arena.archives))
+        upload, fields = await read_form(request, Upload(self.arena.folder, self.arena.archives))
+        bot = fields.get("name")
         received = await trio.to_thread.run_sync(upload.finish)
         sub, new = await trio.to_thread.run_sync(
             partial(accept, self.store, self.arena, who.name, bot or who.name, received)
@@ -108,6 +112,24 @@ class ArenaApi:
             _build_log, self.arena.folder / "builds" / f"{sub.sha256}.log"
         )
         return JSONResponse(shown)
+
+    async def get_archive(self, request: Request) -> Response:
+        """A submission's archive as it was sent: its owner's source, for its owner and admins."""
+        who = self.user(request)
+        assert who is not None
+        try:
+            sub = self.store.read(lambda c: get_submission(c, int(request.path_params["id"])))
+        except KeyError:
+            raise ApiError(404, f"no submission {request.path_params['id']}") from None
+        if not (who.admin or who.name == sub.owner):
+            raise ApiError(403, f"submission {sub.id} is another user's: only its owner reads its source")
+        data = await trio.to_thread.run_sync((self.arena.folder / "archives" / sub.sha256).read_bytes)
+        suffix = {"zip": ".zip", "tar": ".tar", "tar.gz": ".tar.gz"}.get(sub.kind, "")
+        return Response(
+            data,
+            media_type="application/octet-stream",
+            headers={"Content-Disposition": f'attachment; filename="{sub.bot}.v{sub.version}{suffix}"'},
+        )
 
     async def list_submissions(self, request: Request) -> JSONResponse:
         who = self.user(request)
@@ -179,9 +201,11 @@ def _public(sub: Submission, *, owner_view: bool) -> dict[str, Any]:
     return d
 
 
-async def _read_form(request: Request, upload: Upload) -> tuple[Upload, str | None]:
+async def read_form(
+    request: Request, upload: Upload, small_fields: tuple[str, ...] = ("name",)
+) -> tuple[Upload, dict[str, str]]:
     """The multipart body read as it arrives: the field `archive` into `upload`,
-    an optional `name`; anything else, or too much, is refused at once."""
+    the short text `small_fields` if sent; anything else, or too much, is refused at once."""
     ctype, params = parse_options_header(request.headers.get("content-type", ""))
     boundary = params.get(b"boundary")
     if ctype != b"multipart/form-data" or not boundary:
@@ -193,7 +217,7 @@ async def _read_form(request: Request, upload: Upload) -> tuple[Upload, str | No
         upload.discard()
         mib = upload.limits.max_upload_bytes / (1 << 20)
         raise ApiError(413, f"the upload is larger than the arena takes ({mib:g} MiB)")
-    form = _Form(upload)
+    form = _Form(upload, small_fields)
     parser = MultipartParser(boundary, form.callbacks())
     seen = 0
     try:
@@ -209,19 +233,20 @@ async def _read_form(request: Request, upload: Upload) -> tuple[Upload, str | No
     if not form.got_archive:
         upload.discard()
         raise ApiError(400, "no field `archive` in the form: send the bot's .zip, .tar or .tar.gz as `archive`")
-    return upload, form.name
+    return upload, form.small
 
 
 class _Form:
     """Callbacks of the multipart parser: which field a part is, where its bytes go."""
 
-    def __init__(self, upload: Upload) -> None:
+    def __init__(self, upload: Upload, small_fields: tuple[str, ...]) -> None:
         self.upload = upload
-        self.name: str | None = None
+        self.small_fields = small_fields
+        self.small: dict[str, str] = {}  # the short text fields, by name
         self.got_archive = False
         self._header = b""
         self._field: str | None = None
-        self._name_bytes = bytearray()
+        self._text = bytearray()
 
     def callbacks(self) -> MultipartCallbacks:
         return {
@@ -241,25 +266,28 @@ class _Form:
             self._field = params.get(b"name", b"").decode("utf-8", "replace")
 
     def _on_headers_finished(self) -> None:
-        if self._field not in ("archive", "name"):
+        if self._field != "archive" and self._field not in self.small_fields:
             raise SubmissionRefused(f"unknown form field {self._field!r}: send `archive` and, if you like, `name`")
         if self._field == "archive" and self.got_archive:
             raise SubmissionRefused("two fields `archive`: send one archive per submission")
+        if self._field in self.small:
+            raise SubmissionRefused(f"two fields `{self._field}`: send each once")
 
     def _on_part_data(self, data: bytes, start: int, end: int) -> None:
         if self._field == "archive":
             self.got_archive = True
             self.upload.write(data[start:end])
         else:
-            self._name_bytes += data[start:end]
-            if len(self._name_bytes) > MAX_NAME_FIELD:
-                raise SubmissionRefused("the field `name` is too long for a bot name")
+            self._text += data[start:end]
+            if len(self._text) > MAX_NAME_FIELD:
+                raise SubmissionRefused(f"the field `{self._field}` is too long")
 
     def _on_part_end(self) -> None:
         if self._field == "archive":
             self.got_archive = True
-        elif self._field == "name":
-            self.name = self._name_bytes.decode("utf-8", "replace").strip() or None
+        elif self._field is not None:
+            self.small[self._field] = self._text.decode("utf-8", "replace").strip()
+            self._text = bytearray()
         self._field = None
 
 
@@ -288,25 +316,43 @@ def _guarded(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Req
     return run
 
 
-def make_app(arena: Arena, store: ArenaStore, on_submission: Callable[[], None] = lambda: None) -> Starlette:
-    """The API of one arena; `on_submission` hears of each new submission (the pipeline wakes)."""
-    api = ArenaApi(arena, store, on_submission)
+def api_routes(arena: Arena, store: ArenaStore, on_change: Callable[[], None] = lambda: None) -> list[Route]:
+    """The API's routes; `on_change` hears of each new submission and of each host's or
+    owner's change to who plays (the pipeline and the matchmaker look again)."""
+    api = ArenaApi(arena, store, on_change)
     public = PublicApi(arena, store)
     routes = [
         Route("/api/submissions", _guarded(api.post_submission), methods=["POST"]),
         Route("/api/submissions", _guarded(api.list_submissions), methods=["GET"]),
         Route("/api/submissions/{id:int}", _guarded(api.get_submission), methods=["GET"]),
+        Route("/api/submissions/{id:int}/archive", _guarded(api.get_archive), methods=["GET"]),
         Route("/api/leaderboard", _guarded(public.leaderboard), methods=["GET"]),
         Route("/api/bots/{name}", _guarded(public.bot), methods=["GET"]),
         Route("/api/games", _guarded(public.games), methods=["GET"]),
         Route("/api/games/{id:int}/log", _guarded(api.game_log), methods=["GET"]),
         Route("/api/games/{id:int}/stderr/{seat:int}", _guarded(api.game_stderr), methods=["GET"]),
+        *host_routes(arena, store, api.user, _guarded, on_change),
     ]
+    return routes + final_routes(arena, store, api.user, _guarded)
 
-    async def http_error(request: Request, exc: Exception) -> JSONResponse:
-        if isinstance(exc, HTTPException):
-            what = "no such route" if exc.status_code == 404 else str(exc.detail)
-            return _error(exc.status_code, f"{what}: {request.method} {request.url.path} (docs/arena.md lists the API)")
-        return _error(500, "the arena failed on this request; its host has the details")
 
-    return Starlette(routes=routes, exception_handlers={HTTPException: http_error, Exception: http_error})
+async def api_error(request: Request, exc: Exception) -> JSONResponse:
+    """A route that does not exist, a wrong method, or an unexpected error: one line of JSON."""
+    if isinstance(exc, HTTPException):
+        what = "no such route" if exc.status_code == 404 else str(exc.detail)
+        return _error(exc.status_code, f"{what}: {request.method} {request.url.path} (docs/arena.md lists the API)")
+    return _error(500, "the arena failed on this request; its host has the details")
+
+
+def make_app(
+    arena: Arena,
+    store: ArenaStore,
+    on_change: Callable[[], None] = lambda: None,
+    final_host: FinalHost | None = None,
+) -> Starlette:
+    """The API alone, as an app of its own (its tests; the site mounts the same routes).
+    `final_host`: where `POST /api/admin/final` plays the final (a running server)."""
+    routes = api_routes(arena, store, on_change)
+    app = Starlette(routes=routes, exception_handlers={HTTPException: api_error, Exception: api_error})
+    app.state.final_host = final_host
+    return app

@@ -10,7 +10,7 @@ import sqlite3
 from typing import Any
 
 from referee.arena.online import DEFAULT_MU, DEFAULT_SIGMA
-from referee.arena.submissions import Submission, submissions_of_bot
+from referee.arena.submissions import IN_PLAY, Submission, disqualification, disqualifications, submissions_of_bot
 from referee.arena.units import GameRow
 
 ORDER = "online rating, conservative: mu - 3 sigma (Plackett-Luce, openskill); mle_elo: refitted each minute"
@@ -34,11 +34,12 @@ def _rating(mu: float | None, sigma: float | None) -> dict[str, float]:
 
 
 def leaderboard(conn: sqlite3.Connection) -> dict[str, Any]:
-    """Every active version, best first by the conservative online rating."""
+    """Every active version, best first by the conservative online rating; the
+    disqualified bots apart, with the host's reason."""
     rows = conn.execute(
         "SELECT s.id, s.bot, b.owner, s.version, s.language, s.active_since, r.mu, r.sigma, m.elo, m.err95, m.fitted"
         " FROM submissions s JOIN bots b ON b.name = s.bot LEFT JOIN ratings r ON r.submission = s.id"
-        " LEFT JOIN mle_elo m ON m.submission = s.id WHERE s.status = 'active'"
+        f" LEFT JOIN mle_elo m ON m.submission = s.id WHERE {IN_PLAY}"
     ).fetchall()
     counts = _counts(conn)
     entries = []
@@ -62,7 +63,8 @@ def leaderboard(conn: sqlite3.Connection) -> dict[str, Any]:
     entries.sort(key=lambda e: (-e["rating"]["ordinal"], e["bot"]))
     for rank, e in enumerate(entries, start=1):
         e["rank"] = rank
-    return {"order": ORDER, "bots": entries}
+    out = [{"bot": d.bot, **d.as_dict(host_view=False)} for d in disqualifications(conn)]
+    return {"order": ORDER, "bots": entries, "disqualified": out}
 
 
 def names(conn: sqlite3.Connection, submissions: list[int]) -> dict[int, str]:
@@ -106,4 +108,11 @@ def bot_page(conn: sqlite3.Connection, bot: str) -> dict[str, Any] | None:
             d["rating"] = _rating(*ratings[v.id])
         shown.append(d)
     active = next((v.version for v in versions if v.status == "active"), None)
-    return {"bot": bot, "owner": versions[0].owner, "active_version": active, "versions": shown}
+    out = disqualification(conn, bot)
+    return {
+        "bot": bot,
+        "owner": versions[0].owner,
+        "active_version": active,
+        "disqualified": None if out is None else out.as_dict(host_view=False),
+        "versions": shown,
+    }

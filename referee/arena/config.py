@@ -11,6 +11,7 @@ programs): the `[sandbox]` table sets limits, never turns it off.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -18,6 +19,7 @@ import msgspec
 
 from protocol.messages import TimeControl
 from referee.arena.archives import ArchiveLimits
+from referee.arena.controls import in_utc
 from referee.arena.matchmaking import MatchmakingPolicy
 from referee.errors import ConfigError
 from referee.games.base import GameDef
@@ -76,6 +78,7 @@ class ArenaFile(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
     time_control: str | TimeControlEntry = "decision=1s,startup=10s"
     failure_policy: Literal["forfeit", "substitute"] | FailurePolicy = "forfeit"
     concurrency: int = 0
+    submissions_close: datetime | None = None
     sandbox: dict[str, Any] = {}
     uploads: UploadsEntry = UploadsEntry()
     builds: BuildsEntry = BuildsEntry()
@@ -132,6 +135,7 @@ class Arena:
     builds: BuildLimits
     users: UserLimits
     matchmaking: MatchmakingPolicy
+    submissions_close: datetime | None = None  # UTC; the host may close or reopen through the API (controls.py)
 
 
 def load_arena(folder: Path) -> Arena:
@@ -145,7 +149,7 @@ def load_arena(folder: Path) -> Arena:
         ) from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read the arena config: {exc.strerror or exc}") from None
-    return parse_arena(text, folder, path)
+    return parse_arena(text, folder.resolve(), path)  # bots' commands and folders must not depend on the cwd
 
 
 def parse_arena(text: str, folder: Path, source: Path | None = None) -> Arena:
@@ -171,6 +175,10 @@ def _resolve(cfg: ArenaFile, folder: Path) -> Arena:
         sandbox = limits_from_table(cfg.sandbox, TOURNAMENT_SANDBOX)
     except ConfigError as exc:
         raise ConfigError(str(exc).replace("sandbox ", "sandbox.", 1)) from None
+    try:
+        close = None if cfg.submissions_close is None else in_utc(cfg.submissions_close)
+    except ValueError as exc:
+        raise ConfigError(f"submissions_close: {exc}") from None
     up, b = cfg.uploads, cfg.builds
     for table, entry in (("uploads", up), ("builds", b)):
         for key in entry.__struct_fields__:
@@ -199,6 +207,7 @@ def _resolve(cfg: ArenaFile, folder: Path) -> Arena:
         ),
         users=UserLimits(submissions_per_hour=up.submissions_per_hour, kept_bytes=up.kept_mib_per_user * MIB),
         matchmaking=MatchmakingPolicy(**msgspec.structs.asdict(cfg.matchmaking)),
+        submissions_close=close,
     )
 
 
@@ -218,6 +227,8 @@ table_size = {table_size}                 # seats at a table: a unit is one deal
 concurrency = 0                # games at once on this machine (0: cores - 1, at least 1)
 time_control = "decision=1s,startup=10s"   # as for `match`; the gate's `check` uses it too
 failure_policy = "forfeit"     # forfeit (the game) or substitute (a default move and a strike)
+# submissions_close = 2026-12-24T18:00:00Z   # no new versions from then on (UTC); unset: open until the host
+                               # closes them (POST /api/admin/close, which also overrides this time)
 
 [rules]
 # preset = "gamerules"         # `chicago-referee rules` lists presets and options

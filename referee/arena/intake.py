@@ -22,12 +22,14 @@ from pathlib import Path
 
 from referee.arena.archives import ArchiveLimits, unpack
 from referee.arena.config import Arena
+from referee.arena.controls import check_open
 from referee.arena.store import ArenaStore, now_text, sync_folder
 from referee.arena.submissions import (
     Submission,
     add_submission,
     bot_owner,
     check_bot_name,
+    check_not_disqualified,
     check_owner,
     claim_bot,
     find_same,
@@ -89,7 +91,9 @@ class Upload:
 
 
 def check_user_limits(store: ArenaStore, arena: Arena, owner: str, now: float, adding: int = 0) -> None:
-    """Refuse, saying when to try again, a user over their hourly submissions or kept bytes."""
+    """Refuse any submission once submissions have closed (saying since when), and,
+    saying when to try again, a user over their hourly submissions or kept bytes."""
+    store.read(lambda c: check_open(c, arena.submissions_close, now))
     limits = arena.users
     count, oldest = store.read(lambda c: recent_count(c, owner, now - HOUR))
     if count >= limits.submissions_per_hour:
@@ -114,6 +118,7 @@ def accept(store: ArenaStore, arena: Arena, owner: str, bot: str, received: Rece
     try:
         check_bot_name(bot)
         check_owner(bot, owner, store.read(lambda c: bot_owner(c, bot)))
+        store.read(lambda c: check_not_disqualified(c, bot))
         same = store.read(lambda c: find_same(c, bot, received.sha256))
         if same is not None:
             return same, False

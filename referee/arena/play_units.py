@@ -27,6 +27,7 @@ from referee.arena.units import (
     log_name,
     record_game,
     recorded_rotations,
+    save_history,
     save_ratings,
     unit_totals,
 )
@@ -82,9 +83,11 @@ class UnitPlayer:
                     games.start_soon(self._play_game, unit, rotation, bots)
         with self.store.transaction() as conn:
             totals = unit_totals(conn, unit)
-            finish_unit(conn, unit, totals, now_text())
+            done_order = finish_unit(conn, unit, totals, now_text())
             update(self.ratings, unit_result(unit.members, totals))
-            save_ratings(conn, {m: self.ratings[str(m)] for m in unit.members})
+            after = {m: self.ratings[str(m)] for m in unit.members}
+            save_ratings(conn, after)
+            save_history(conn, done_order, after)
 
     def job(self, unit: Unit, rotation: int, bots: dict[int, BuiltBot]) -> tuple[GameJob, tuple[int, ...]]:
         """The game of one rotation: seats by the tournament's duplicate seating."""

@@ -5,11 +5,14 @@ hold things only a bot's owner may read, are served by `api`."""
 
 from __future__ import annotations
 
+import time
+
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from referee.arena.board import bot_page, game_dict, leaderboard, names
 from referee.arena.config import Arena
+from referee.arena.controls import read_controls
 from referee.arena.store import ArenaStore
 from referee.arena.submissions import submissions_of_bot
 from referee.arena.units import games_page
@@ -44,6 +47,7 @@ class PublicApi:
         board["arena"] = self.arena.name
         board["game"] = self.arena.game.name
         board["table_size"] = self.arena.table_size
+        board.update(self.store.read(lambda c: read_controls(c, self.arena.submissions_close)).as_dict(time.time()))
         return JSONResponse(board)
 
     async def bot(self, request: Request) -> Response:

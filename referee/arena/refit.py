@@ -3,8 +3,9 @@
 The online rating follows play at once but depends on the order of the
 units; the maximum-likelihood Elo (referee/stats/mle.py, checked against
 Ordo) does not, and has honest error bars. The server refits it over the
-closed units among active versions at most once a minute, on a thread, and
-keeps the last fit in the `mle_elo` table, which the leaderboard shows.
+closed units among the versions in play (active, of a bot not disqualified)
+at most once a minute, on a thread, and keeps the last fit in the `mle_elo`
+table, which the leaderboard shows.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import sqlite3
 from dataclasses import dataclass
 
 from referee.arena.online import UnitResult, elo_comparisons
+from referee.arena.submissions import IN_PLAY
 from referee.arena.units import done_units
 from referee.stats.mle import fit_ratings
 from referee.stats.ratings import RatingError
@@ -30,8 +32,8 @@ class Fit:
 
 
 def fit_active(conn: sqlite3.Connection) -> Fit:
-    """The MLE Elo of the active versions from the closed units among them (a read)."""
-    active = {r[0] for r in conn.execute("SELECT id FROM submissions WHERE status = 'active'")}
+    """The MLE Elo of the versions in play from the closed units among them (a read)."""
+    active = {r[0] for r in conn.execute(f"SELECT s.id FROM submissions s WHERE {IN_PLAY}")}
     units = [
         UnitResult(tuple(str(m) for m in members), tuple(float(t) for t in totals))
         for _id, members, totals in done_units(conn)

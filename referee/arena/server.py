@@ -6,7 +6,12 @@ a unit) and the units themselves on the tournament executors. Starting
 again resumes: a build or check that was running runs again, a unit that
 was running is played again from its seed (its recorded games kept), and
 the online ratings are replayed from the recorded units, so they equal
-those before the stop.
+those before the stop. An admin may start the final tournament here
+(`final_run.FinalHost`, in the same nursery); while it plays, the
+matchmaker starts no unit. The host's switches are in the database
+(`controls`): while matchmaking is paused no unit starts either (running
+ones, and those a restart finds running, finish), and the API wakes the
+matchmaker when a switch or the field changes.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import trio
 from hypercorn.config import Config
@@ -31,18 +37,30 @@ from referee.arena.board import names
 from referee.arena.build_sandbox import free_bytes
 from referee.arena.builds import build, recorded_build, run_spec
 from referee.arena.config import Arena
+from referee.arena.controls import matchmaking_paused, read_controls
+from referee.arena.final_run import FinalHost
 from referee.arena.matchmaking import Entrant, Ledger, MatchmakingPolicy, next_unit
-from referee.arena.online import Rating, replay
+from referee.arena.online import Rating, update
 from referee.arena.pipeline import Pipeline
 from referee.arena.play_units import BuiltBot, UnitPlayer, new_seed, unit_result
 from referee.arena.refit import REFIT_EVERY_S, fit_active, save_fit
 from referee.arena.store import ArenaStore, now_text
-from referee.arena.submissions import Submission, active_submissions, get_submission, requeue_unfinished
-from referee.arena.units import Unit, done_units, running_units, save_ratings, start_unit, unit_starts
+from referee.arena.submissions import Submission, get_submission, requeue_unfinished, versions_in_play
+from referee.arena.units import (
+    Unit,
+    done_units,
+    running_units,
+    save_history,
+    save_ratings,
+    start_unit,
+    unit_starts,
+)
 from referee.errors import ConfigError, ResultsError
 from referee.tournament.config import default_concurrency
 from referee.tournament.executors import Placement, open_executor
 
+# What the server answers HTTP with: the API alone, or the web site around it (`referee.web`, above this wing).
+SiteFactory = Callable[[Arena, ArenaStore, Callable[[], None], FinalHost], Any]
 DISK_FLOOR_BYTES = 64 << 20  # the server stops before its disk is this full
 DISK_POLL_S = 2.0
 IDLE_POLL_S = 1.0  # how often an idle matchmaker looks again (new versions also wake it at once)
@@ -59,6 +77,8 @@ class Status:
     units_running: int = 0
     games_played: int = 0
     leader: str = ""
+    paused: bool = False  # matchmaking, by the host
+    submissions_closed: bool = False
 
 
 def _epoch(iso: str) -> float:
@@ -68,8 +88,16 @@ def _epoch(iso: str) -> float:
 class ArenaServer:
     """One arena, served."""
 
-    def __init__(self, arena: Arena, store: ArenaStore, placement: Placement, policy: MatchmakingPolicy) -> None:
+    def __init__(
+        self,
+        arena: Arena,
+        store: ArenaStore,
+        placement: Placement,
+        policy: MatchmakingPolicy,
+        site: SiteFactory = make_app,
+    ) -> None:
         self.arena = arena
+        self.site = site
         self.store = store
         self.placement = placement
         self.policy = policy
@@ -79,11 +107,31 @@ class ArenaServer:
         self.playing: set[int] = set()
         self.units_running = 0
         self.changed = trio.Event()
+        self.unit_ended = trio.Event()
         self.pipeline = Pipeline(arena, store, on_active=lambda _sub: self._wake())
         self.player: UnitPlayer | None = None
+        self.final = FinalHost(
+            arena,
+            store,
+            placement,
+            slots=lambda: self.unit_capacity() * arena.table_size,
+            units_done=self._units_done,
+            on_end=self._wake,
+        )
 
     def _wake(self) -> None:
         self.changed.set()
+
+    async def _units_done(self) -> None:
+        """Return once no unit is running (the final waits for the units under way)."""
+        while self.units_running:
+            self.unit_ended = trio.Event()
+            await self.unit_ended.wait()
+
+    def _changed(self) -> None:
+        """A submission arrived, or the host or an owner changed who plays: the pipeline and the matchmaker look."""
+        self.pipeline.poke()
+        self._wake()
 
     # ------------------------------------------------------------ start-up
 
@@ -91,8 +139,11 @@ class ArenaServer:
         """Put back what a stop cut short; returns the units to play again."""
         with self.store.transaction() as conn:
             requeue_unfinished(conn, now_text())
-            done = done_units(conn)
-            self.ratings = replay(unit_result(members, totals) for _id, members, totals in done)
+            self.ratings = {}
+            conn.execute("DELETE FROM rating_history")  # rebuilt below, so it always agrees with the units
+            for done_order, (_id, members, totals) in enumerate(done_units(conn), start=1):
+                update(self.ratings, unit_result(members, totals))
+                save_history(conn, done_order, {m: self.ratings[str(m)] for m in members})
             save_ratings(conn, {int(k): r for k, r in self.ratings.items()})
             for members, started in unit_starts(conn):
                 self.ledger.record([str(m) for m in members], started)
@@ -115,7 +166,9 @@ class ArenaServer:
         async with open_executor(self.placement, self.unit_capacity() * self.arena.table_size, run_id) as executor:
             self.player = UnitPlayer(self.arena, self.store, executor, self.ratings)
             async with trio.open_nursery() as nursery:
-                await _start_http(nursery, make_app(self.arena, self.store, self.pipeline.poke), host, port, on_url)
+                self.final.nursery = nursery
+                app = self.site(self.arena, self.store, self._changed, self.final)  # the final plays here
+                await _start_http(nursery, app, host, port, on_url)
                 nursery.start_soon(watch_disk, self.arena.folder)
                 nursery.start_soon(self.pipeline.run)
                 nursery.start_soon(self._refit)
@@ -124,23 +177,27 @@ class ArenaServer:
                 await self._matchmake(nursery)
 
     async def _refit(self) -> None:
-        """The MLE Elo over the closed units when there are new ones: at most
+        """The MLE Elo over the closed units when there are new ones, or when the
+        versions in play change (a new version, a disqualification): at most
         once a minute, and as soon as a first fit is possible."""
-        fitted_units, fitted_at, rated = -1, -REFIT_EVERY_S, False
+        fitted: tuple[int, tuple[int, ...]] | None = None
+        fitted_at, rated = -REFIT_EVERY_S, False
         while True:
             closed = self.store.read(lambda c: c.execute("SELECT count(*) FROM units WHERE status = 'done'").fetchone())
+            state = (closed[0], tuple(s.id for s in self.store.read(versions_in_play)))
             due = not rated or time.monotonic() - fitted_at >= REFIT_EVERY_S
-            if closed[0] != fitted_units and due:
+            if state != fitted and due:
                 fit = await trio.to_thread.run_sync(self.store.read, fit_active)
                 with self.store.transaction() as conn:
                     save_fit(conn, fit, now_text())
-                fitted_units, fitted_at, rated = closed[0], time.monotonic(), bool(fit.elo)
+                fitted, fitted_at, rated = state, time.monotonic(), bool(fit.elo)
             await trio.sleep(REFIT_POLL_S)
 
     async def _matchmake(self, nursery: trio.Nursery) -> None:
         while True:
             started = False
-            if self.units_running < self.unit_capacity():
+            paused = self.final.pauses_matchmaking() or self.store.read(matchmaking_paused)
+            if self.units_running < self.unit_capacity() and not paused:
                 seats = next_unit(
                     self._entrants(), self.arena.table_size, self.policy, self.rng, time.time(), self.ledger
                 )
@@ -158,7 +215,7 @@ class ArenaServer:
                 self.changed = trio.Event()
 
     def _entrants(self) -> list[Entrant]:
-        active: list[Submission] = self.store.read(active_submissions)
+        active: list[Submission] = self.store.read(versions_in_play)
         out = []
         for sub in active:
             r = self.ratings.get(str(sub.id), Rating())
@@ -179,6 +236,7 @@ class ArenaServer:
         finally:
             self.playing.difference_update(unit.members)
             self.units_running -= 1
+            self.unit_ended.set()
             self._wake()
 
     async def _built(self, members: tuple[int, ...]) -> dict[int, BuiltBot]:
@@ -211,11 +269,12 @@ class ArenaServer:
             )
         )
         leader = ""
-        active = {str(s.id) for s in self.store.read(active_submissions)}
+        active = {str(s.id) for s in self.store.read(versions_in_play)}
         rated = [(k, r) for k, r in self.ratings.items() if k in active]
         if rated:
             best = int(max(rated, key=lambda kv: kv[1].ordinal)[0])
             leader = self.store.read(lambda c: names(c, [best])).get(best, "")
+        controls = self.store.read(lambda c: read_controls(c, self.arena.submissions_close))
         return Status(
             queued=counts.get("queued", 0),
             building=counts.get("building", 0),
@@ -223,6 +282,8 @@ class ArenaServer:
             units_running=self.units_running,
             games_played=self.player.games_played if self.player else 0,
             leader=leader,
+            paused=controls.paused,
+            submissions_closed=controls.closed(time.time()),
         )
 
 

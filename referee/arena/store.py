@@ -6,6 +6,12 @@ The database is opened with `synchronous=FULL`: a row committed is on disk,
 so what the arena has answered for survives a `kill -9` and a power cut.
 Readers (`arena user list`, the API) never wait for the writer. Every SQLite
 error leaves as one `ResultsError` line naming the file and saying what to do.
+
+The database has a schema version. Opening one of an older version brings
+it up to this one (`_UPGRADES`: each step adds what the next version has,
+idempotently, in one transaction); a newer one is refused, so an older
+referee never plays a field whose rules it does not know (version 2: the
+host's pause, close time and disqualifications).
 """
 
 from __future__ import annotations
@@ -21,13 +27,14 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from referee import __version__
-from referee.arena.submissions import SUBMISSIONS_SCHEMA
+from referee.arena.controls import CONTROLS_SCHEMA
+from referee.arena.submissions import DISQUALIFICATIONS_SCHEMA, SUBMISSIONS_SCHEMA
 from referee.arena.units import UNITS_SCHEMA
 from referee.arena.users import USERS_SCHEMA
 from referee.errors import ResultsError
 
 DB_NAME = "arena.db"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 FOLDERS = ("archives", "builds", "logs")  # by sha256 / by digest / by game
 
 _SCHEMA = (
@@ -40,7 +47,14 @@ CREATE TABLE IF NOT EXISTS meta (
     + USERS_SCHEMA
     + SUBMISSIONS_SCHEMA
     + UNITS_SCHEMA
+    + DISQUALIFICATIONS_SCHEMA
+    + CONTROLS_SCHEMA
 )
+
+# From a version to the next: what it lacks (only new tables so far, made if missing).
+_UPGRADES = {
+    1: DISQUALIFICATIONS_SCHEMA + CONTROLS_SCHEMA,  # 2: the host's controls
+}
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -122,7 +136,9 @@ class ArenaStore:
                 conn.executescript(_SCHEMA)
                 conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
                 conn.execute("INSERT OR IGNORE INTO meta VALUES ('created_by', ?)", (f"chicago-referee {__version__}",))
+            _upgrade(conn)
             _check_schema(path, conn)
+            conn.executescript(_SCHEMA)  # tables added since the database was made (all IF NOT EXISTS)
         except sqlite3.DatabaseError as exc:
             if conn is not None:
                 conn.close()
@@ -159,10 +175,44 @@ class ArenaStore:
         with self.lock:
             return query(self.conn)
 
+    @translated
+    def read_snapshot(self, query: Callable[[sqlite3.Connection], Any]) -> Any:
+        """`query(conn)` on a read-only connection of its own, in one read
+        transaction (one consistent state): for a long read on a thread (an
+        export), which then holds no lock the server's loop would wait for."""
+        conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, timeout=30.0)
+        try:
+            conn.execute("BEGIN")
+            return query(conn)
+        finally:
+            conn.close()
+
+
+def _schema_version(conn: sqlite3.Connection) -> str | None:
+    row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    return None if row is None else str(row[0])
+
+
+def _upgrade(conn: sqlite3.Connection) -> None:
+    """Bring a database of an older version up to this one, a step at a time."""
+    version = _schema_version(conn)
+    while version is not None and version.isdigit() and int(version) in _UPGRADES:
+        step = int(version)
+        try:
+            conn.executescript(
+                "BEGIN IMMEDIATE;"
+                + _UPGRADES[step]
+                + f"UPDATE meta SET value = '{step + 1}' WHERE key = 'schema_version' AND value = '{step}'; COMMIT;"
+            )
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        version = _schema_version(conn)
+
 
 def _check_schema(path: Path, conn: sqlite3.Connection) -> None:
-    row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-    version = row[0] if row else None
+    version = _schema_version(conn)
     if version != str(SCHEMA_VERSION):
         raise ResultsError(
             f"{path}: arena database version {version}, this referee reads version {SCHEMA_VERSION}; "

@@ -5,7 +5,10 @@ bot belongs to the user who first submitted it. Each accepted archive is a
 new version of its bot, `queued` until it is built and checked; the same
 archive twice is one submission (by sha256). A version that passes its
 check becomes the bot's `active` one and retires the one before it; a
-retired version keeps its games and its rating history.
+retired version keeps its games and its rating history; its owner may make
+it active again (`reactivate`). The host may disqualify a bot: its active
+version then plays no new unit and leaves the leaderboard and the MLE refit
+(`versions_in_play`), and the bot takes no new versions until reinstated.
 """
 
 from __future__ import annotations
@@ -49,6 +52,17 @@ CREATE TABLE IF NOT EXISTS submissions (
 );
 CREATE INDEX IF NOT EXISTS submissions_by_status ON submissions (status);
 """
+
+DISQUALIFICATIONS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS disqualifications (   -- a bot the host took out of play, while it is out
+    bot TEXT PRIMARY KEY REFERENCES bots(name),
+    reason TEXT NOT NULL,                -- one line, shown on the bot's page
+    set_by TEXT NOT NULL,                -- the admin who disqualified it
+    since TEXT NOT NULL
+);
+"""
+# The versions that play and are rated: active, of a bot not disqualified (submissions aliased `s`).
+IN_PLAY = "s.status = 'active' AND s.bot NOT IN (SELECT bot FROM disqualifications)"
 
 
 @dataclass(frozen=True)
@@ -216,23 +230,43 @@ def requeue_unfinished(conn: sqlite3.Connection, now: str) -> int:
     return cur.rowcount
 
 
-def activate(conn: sqlite3.Connection, submission: int, language: str, check_log: str, now: str) -> list[int]:
-    """The version passed its gate: it is its bot's active one, and the one
-    before retires (its games and rating history stay). Returns the retired ids."""
-    sub = get_submission(conn, submission)
+def _make_active(conn: sqlite3.Connection, sub: Submission, now: str) -> list[int]:
+    """`sub` is its bot's active version; the one before retires. Returns the retired ids."""
     retired = [
         r[0]
         for r in conn.execute(
-            "SELECT id FROM submissions WHERE bot = ? AND status = 'active' AND id != ?", (sub.bot, submission)
+            "SELECT id FROM submissions WHERE bot = ? AND status = 'active' AND id != ?", (sub.bot, sub.id)
         )
     ]
     conn.executemany("UPDATE submissions SET status = 'retired', updated = ? WHERE id = ?", [(now, r) for r in retired])
     conn.execute(
-        "UPDATE submissions SET status = 'active', reason = NULL, language = ?, check_log = ?, active_since = ?,"
-        " updated = ? WHERE id = ?",
-        (language, check_log, now, now, submission),
+        "UPDATE submissions SET status = 'active', reason = NULL, active_since = ?, updated = ? WHERE id = ?",
+        (now, now, sub.id),
     )
     return retired
+
+
+def activate(conn: sqlite3.Connection, submission: int, language: str, check_log: str, now: str) -> list[int]:
+    """The version passed its gate: it is its bot's active one, and the one
+    before retires (its games and rating history stay). Returns the retired ids."""
+    retired = _make_active(conn, get_submission(conn, submission), now)
+    conn.execute("UPDATE submissions SET language = ?, check_log = ? WHERE id = ?", (language, check_log, submission))
+    return retired
+
+
+def reactivate(conn: sqlite3.Connection, submission: int, now: str) -> list[int]:
+    """An older version that passed its gate (`retired`) is its bot's active one
+    again, with its rating, and the active one retires. Returns the retired ids."""
+    sub = get_submission(conn, submission)
+    if sub.status == "active":
+        raise SubmissionRefused(f"{sub.bot} version {sub.version} is active already", status=409)
+    if sub.status != "retired":
+        raise SubmissionRefused(
+            f"{sub.bot} version {sub.version} is {sub.status}: only a version that passed its check (retired) "
+            "can be made active again",
+            status=409,
+        )
+    return _make_active(conn, sub, now)
 
 
 def fail(conn: sqlite3.Connection, submission: int, reason: str, now: str, check_log: str | None = None) -> None:
@@ -246,6 +280,58 @@ def fail(conn: sqlite3.Connection, submission: int, reason: str, now: str, check
 def active_submissions(conn: sqlite3.Connection) -> list[Submission]:
     rows = conn.execute(f"SELECT {_COLUMNS} WHERE s.status = 'active' ORDER BY s.id").fetchall()
     return [_row(r) for r in rows]
+
+
+def versions_in_play(conn: sqlite3.Connection) -> list[Submission]:
+    """The active versions of bots not disqualified: those matchmaking seats and the ratings rank."""
+    rows = conn.execute(f"SELECT {_COLUMNS} WHERE {IN_PLAY} ORDER BY s.id").fetchall()
+    return [_row(r) for r in rows]
+
+
+@dataclass(frozen=True)
+class Disqualification:
+    bot: str
+    reason: str
+    set_by: str
+    since: str
+
+    def as_dict(self, *, host_view: bool) -> dict[str, str]:
+        shown = {"reason": self.reason, "since": self.since}
+        return {**shown, "set_by": self.set_by} if host_view else shown
+
+
+def disqualification(conn: sqlite3.Connection, bot: str) -> Disqualification | None:
+    row = conn.execute("SELECT bot, reason, set_by, since FROM disqualifications WHERE bot = ?", (bot,)).fetchone()
+    return None if row is None else Disqualification(*row)
+
+
+def disqualifications(conn: sqlite3.Connection) -> list[Disqualification]:
+    rows = conn.execute("SELECT bot, reason, set_by, since FROM disqualifications ORDER BY bot").fetchall()
+    return [Disqualification(*r) for r in rows]
+
+
+def check_not_disqualified(conn: sqlite3.Connection, bot: str) -> None:
+    """Refuse (403) a new version of, or a version change to, a disqualified bot."""
+    out = disqualification(conn, bot)
+    if out is not None:
+        raise SubmissionRefused(f"the bot {bot!r} is disqualified ({out.reason}): it takes no new versions", status=403)
+
+
+def disqualify(conn: sqlite3.Connection, bot: str, reason: str, by: str, now: str) -> tuple[Disqualification, bool]:
+    """Take `bot` out of play (inside a transaction). Returns its disqualification
+    and whether it is new (False: it was out already, and stays as it was)."""
+    current = disqualification(conn, bot)
+    if current is not None:
+        return current, False
+    conn.execute(
+        "INSERT INTO disqualifications (bot, reason, set_by, since) VALUES (?, ?, ?, ?)", (bot, reason, by, now)
+    )
+    return Disqualification(bot, reason, by, now), True
+
+
+def reinstate(conn: sqlite3.Connection, bot: str) -> bool:
+    """Put `bot` back in play with its active version and its rating; False if it was not out."""
+    return conn.execute("DELETE FROM disqualifications WHERE bot = ?", (bot,)).rowcount > 0
 
 
 def private_fields(conn: sqlite3.Connection, submission: int) -> dict[str, str | None]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+from collections.abc import Collection
 from dataclasses import dataclass
 
 # (name, command that prints its version); the first line mentioning a version is kept.
@@ -47,13 +48,17 @@ def _version_line(argv: tuple[str, ...]) -> str | None:
     return next((ln.strip() for ln in lines if _VERSION.search(ln)), None)
 
 
-def probe_toolchains() -> list[Toolchain]:
-    """Each known toolchain: where it is and the version it reports (None when absent or broken)."""
+def probe_toolchains(names: Collection[str] | None = None, path: str | None = None) -> list[Toolchain]:
+    """Each known toolchain (or those of `names`): where it is and the version
+    it reports (None when absent or broken). `path` searches another PATH than
+    this process's: the sandbox's, where a build finds its tools."""
     found = []
     for name, argv in PROBES:
-        path = shutil.which(argv[0])
-        version = _version_line((path, *argv[1:])) if path else None
-        found.append(Toolchain(name=name, path=path, version=version))
+        if names is not None and name not in names:
+            continue
+        program = shutil.which(argv[0], path=path)
+        version = _version_line((program, *argv[1:])) if program else None
+        found.append(Toolchain(name=name, path=program, version=version))
     return found
 
 

@@ -65,6 +65,13 @@ CREATE TABLE IF NOT EXISTS mle_elo (      -- the last background fit of the MLE 
     units INTEGER NOT NULL,              -- closed units the fit used
     fitted TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS rating_history (  -- each member's online rating after each unit, for the charts
+    submission INTEGER NOT NULL REFERENCES submissions(id),
+    done_order INTEGER NOT NULL,
+    mu REAL NOT NULL,
+    sigma REAL NOT NULL,
+    PRIMARY KEY (submission, done_order)
+);
 CREATE TABLE IF NOT EXISTS ratings (         -- the online rating after the last unit; replayable from units
     submission INTEGER PRIMARY KEY REFERENCES submissions(id),
     mu REAL NOT NULL,
@@ -168,7 +175,8 @@ def unit_totals(conn: sqlite3.Connection, unit: Unit) -> list[int]:
     return [totals[m] for m in unit.members]
 
 
-def finish_unit(conn: sqlite3.Connection, unit: Unit, totals: list[int], now: str) -> None:
+def finish_unit(conn: sqlite3.Connection, unit: Unit, totals: list[int], now: str) -> int:
+    """Close a unit; returns its place in the order units were closed (and rated)."""
     conn.execute(
         "UPDATE units SET status = 'done', finished = ?, totals = ?,"
         " done_order = (SELECT coalesce(max(done_order), 0) + 1 FROM units) WHERE id = ?",
@@ -179,6 +187,23 @@ def finish_unit(conn: sqlite3.Connection, unit: Unit, totals: list[int], now: st
         " ON CONFLICT (submission) DO UPDATE SET units = units + 1",
         [(m,) for m in unit.members],
     )
+    return int(conn.execute("SELECT done_order FROM units WHERE id = ?", (unit.id,)).fetchone()[0])
+
+
+def save_history(conn: sqlite3.Connection, done_order: int, ratings: dict[int, Rating]) -> None:
+    """The members' ratings after the unit closed `done_order`-th."""
+    conn.executemany(
+        "INSERT OR REPLACE INTO rating_history (submission, done_order, mu, sigma) VALUES (?, ?, ?, ?)",
+        [(sub, done_order, r.mu, r.sigma) for sub, r in ratings.items()],
+    )
+
+
+def rating_history(conn: sqlite3.Connection, submission: int) -> list[tuple[int, float, float]]:
+    """(done_order, mu, sigma) after each of a version's units, oldest first."""
+    rows = conn.execute(
+        "SELECT done_order, mu, sigma FROM rating_history WHERE submission = ? ORDER BY done_order", (submission,)
+    )
+    return [(int(r[0]), float(r[1]), float(r[2])) for r in rows]
 
 
 def done_units(conn: sqlite3.Connection) -> list[tuple[int, tuple[int, ...], list[int]]]:
@@ -229,6 +254,16 @@ def games_page(conn: sqlite3.Connection, submissions: list[int] | None, after: i
         )
         rows = conn.execute(query, (after, *submissions, limit)).fetchall()
     return [_game(r) for r in rows]
+
+
+def newest_games(conn: sqlite3.Connection, submissions: list[int], limit: int) -> list[GameRow]:
+    """The last `limit` games of finished units that these versions played, newest first."""
+    marks = ",".join("?" * len(submissions))
+    query = (
+        f"SELECT {_GAME_COLUMNS} FROM games WHERE {_PUBLIC} AND id IN "
+        f"(SELECT game FROM game_seats WHERE submission IN ({marks})) ORDER BY id DESC LIMIT ?"
+    )
+    return [_game(r) for r in conn.execute(query, (*submissions, limit)).fetchall()]
 
 
 def save_ratings(conn: sqlite3.Connection, ratings: dict[int, Rating]) -> None:

@@ -188,7 +188,7 @@ function table() {
     }).catch(function () { connected(false); });
   }
   // The frame is a blob: document, where relative URLs mean nothing: its style and script come by full URL.
-  var assets = new URL('../assets/', location.href).href;
+  var assets = new URL('../assets', location.href).href;
   fetch('../assets/replay-shell.html').then(function (r) { return r.text(); }).then(function (t) {
     shell = t.split(ASSETS_MARK).join(assets); later();
   });

@@ -5,7 +5,7 @@ imports only `common` and the wings below the CLI."""
 
 from __future__ import annotations
 
-from referee.cli import arena, doctor, match, one_bot, play, replay, serve, tournament  # noqa: F401  (importing a command module registers its commands)
+from referee.cli import arena, arena_final, doctor, match, one_bot, play, replay, serve, tournament  # noqa: F401  (importing a command module registers its commands)
 from referee.cli.common import app
 
 __all__ = ["app"]

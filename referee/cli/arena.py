@@ -2,19 +2,24 @@
 
 `arena init` makes an arena's folder, `arena user` manages who may submit.
 A token is printed once, when it is issued; the arena keeps only its hash.
+`arena kit` writes a competitor a starter bot to begin from.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import shlex
 import sys
 import time
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import trio
 import typer
 
+from referee.arena.kits import KIT_LANGUAGES  # names only: the kit's files load when `arena kit` runs
 from referee.cli.common import EXIT_FAILED, GameOpt, app, err, expected_errors, out
 from referee.errors import ConfigError
 from referee.games import get_game
@@ -181,13 +186,27 @@ def serve(
             "every worker must see this arena's folder at the same path (docs/arena.md).",
         ),
     ] = None,
+    public_name: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--public-name",
+            metavar="NAME",
+            help="A host name people reach the arena by (repeat for more); other Host headers are refused.",
+        ),
+    ] = None,
+    secure_cookies: Annotated[
+        bool,
+        typer.Option("--secure-cookies", help="Mark session cookies Secure: the arena sits behind TLS (a proxy)."),
+    ] = False,
 ) -> None:
-    """Run the arena until Ctrl-C: the API, builds, checks, games and ratings. Resumes where it stopped."""
+    """Run the arena until Ctrl-C: its pages and API, builds, checks, games and ratings. Resumes where it stopped."""
     from referee.arena.config import load_arena
     from referee.arena.server import ArenaServer
     from referee.arena.store import ArenaStore
     from referee.seats.isolation import require_isolation
     from referee.tournament.executors import Placement
+    from referee.web.arena_site import make_site
+    from referee.web.security import allowed_hosts
 
     arena = load_arena(folder)
     require_isolation(arena.sandbox)  # fail closed: strangers' bots never run unsandboxed
@@ -197,16 +216,20 @@ def serve(
             highlight=False,
         )
     store = ArenaStore.open(folder)
-    server = ArenaServer(arena, store, Placement(workers=workers, cluster=cluster), arena.matchmaking)
+    reader = ArenaStore.open(folder)  # the pages' own connection: their reads never wait on the games' writes
+    hosts = allowed_hosts(host, public_name or ())
+    site = partial(make_site, reader=reader, hosts=hosts, secure_cookies=secure_cookies)
+    server = ArenaServer(arena, store, Placement(workers=workers, cluster=cluster), arena.matchmaking, site)
     try:
         trio.run(_serve, server, host, port)
     finally:
+        reader.close()
         store.close()
 
 
 async def _serve(server: ArenaServer, host: str, port: int) -> None:
     def said_url(url: str) -> None:
-        out.print(f"arena {server.arena.name} at {url}/api/leaderboard", highlight=False, markup=False)
+        out.print(f"arena {server.arena.name} at {url}/ (its API under {url}/api/)", highlight=False, markup=False)
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(_progress, server)
@@ -215,7 +238,7 @@ async def _serve(server: ArenaServer, host: str, port: int) -> None:
 
 async def _progress(server: ArenaServer) -> None:
     """One line that says what the arena is doing: in place on a terminal; in a
-    log, when the queue or the leader changes, and once a minute."""
+    log, when the queue, the leader or a host's switch changes, and once a minute."""
     last, printed = "", 0.0
     while True:
         s = server.status()
@@ -223,8 +246,10 @@ async def _progress(server: ArenaServer) -> None:
             f"waiting {s.queued}, building {s.building}, checking {s.checking}; "
             f"units running {s.units_running}, games played {s.games_played}"
             + (f"; leading {s.leader}" if s.leader else "")
+            + ("; matchmaking paused" if s.paused else "")
+            + ("; submissions closed" if s.submissions_closed else "")
         )
-        state = (s.queued, s.building, s.checking, s.leader)
+        state = (s.queued, s.building, s.checking, s.leader, s.paused, s.submissions_closed)
         if err.is_terminal:
             err.file.write("\r\x1b[K" + line)
             err.file.flush()
@@ -302,5 +327,46 @@ def status(url: UrlArg, as_json: JsonOpt = False) -> None:
             highlight=False,
             markup=False,
         )
+    for d in board.get("disqualified", []):
+        out.print(f"     {d['bot']:<24} disqualified since {d['since']}: {d['reason']}", highlight=False, markup=False)
     if not board["bots"]:
         err.print("no bot is active yet", highlight=False)
+    if board.get("matchmaking") == "paused":
+        err.print("matchmaking is paused by the host: no new units start", highlight=False)
+    if board.get("submissions_close"):
+        verb = "closed" if board.get("submissions") == "closed" else "close"
+        err.print(f"submissions {verb} at {board['submissions_close']}", highlight=False, markup=False)
+
+
+@arena_app.command("kit")
+@expected_errors
+def kit(
+    language: Annotated[
+        str, typer.Argument(metavar="LANG", help=f"The kit's language: {', '.join(KIT_LANGUAGES)}.", show_default=False)
+    ],
+    folder: Annotated[Path, typer.Argument(metavar="FOLDER", help="A new or empty folder to write it to.")],
+) -> None:
+    """Write a starter kit: a small, complete bot in LANG that the arena builds, checks and plays as it is."""
+    from referee.arena.kits import get_kit, kit_recipe, local_steps, missing_toolchains, write_kit
+    from referee.arena.toolchains import probe_toolchains
+
+    starter = get_kit(language)
+    written = write_kit(starter, folder)
+    names = ", ".join(str(path.relative_to(folder)) for path in written)
+    err.print(
+        f"wrote the {starter.title} starter kit to {folder}: {names}", highlight=False, markup=False, soft_wrap=True
+    )
+    missing = missing_toolchains(starter, probe_toolchains(starter.toolchains))
+    if missing:
+        err.print(
+            f"note: this machine has no {' or '.join(missing)}: install it to build and check the kit here "
+            f"(Debian: {starter.install})",
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
+        )
+    err.print("build and check it here, then submit it:", highlight=False)
+    for step in local_steps(kit_recipe(folder), folder):
+        out.print(f"  {step}", highlight=False, markup=False, soft_wrap=True)
+    submit = f"chicago-referee arena submit URL {shlex.quote(os.fspath(folder))} --token-file FILE"
+    out.print(f"  {submit}", highlight=False, markup=False, soft_wrap=True)

@@ -30,7 +30,7 @@ from referee.errors import RefereeError
 from referee.live.board import LiveBoard, LiveGame
 from referee.live.follow import DbStandings
 from referee.live.tables import PAGE_ASSETS, game_data, shell
-from referee.replay.html import build_replay_data, render_html
+from referee.replay.html import build_replay_data, linked_page_html
 
 PAGE_REUSE_S = 1.0
 MAX_LOG_BYTES = 64 << 20  # a longer log is not rendered here: `replay LOG --html` makes its page
@@ -118,11 +118,11 @@ def _log_version(log: Path | None) -> tuple[int, int] | None:
 
 
 def _log_page(log: Path) -> bytes:
-    return gzip.compress(render_html(build_replay_data(log), PAGE_ASSETS).encode(), 5)
+    return gzip.compress(linked_page_html(build_replay_data(log), PAGE_ASSETS).encode(), 5)
 
 
 def _live_page(g: LiveGame, released: list[dict[str, Any]], reveal_delay: float | None) -> bytes:
-    return gzip.compress(render_html(game_data(g, released, reveal_delay), PAGE_ASSETS).encode(), 5)
+    return gzip.compress(linked_page_html(game_data(g, released, reveal_delay), PAGE_ASSETS).encode(), 5)
 
 
 def _log_data(log: Path) -> bytes:

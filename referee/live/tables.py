@@ -35,7 +35,7 @@ inside <script> as the replay page's is: no `</`, no `<!--`)."""
 ASSETS_MARK = "@@ASSETS@@"
 """Where the browser puts the URL of the server's assets folder in the shell:
 the frame is a `blob:` document, in which a relative URL means nothing."""
-PAGE_ASSETS = "../../assets/"
+PAGE_ASSETS = "../../assets"
 """The assets folder as seen from a page at `game/ID/page`."""
 Key = tuple[int, int, int]
 RESULT_KEY: Key = (1 << 30, 2, 0)

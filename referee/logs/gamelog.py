@@ -105,16 +105,20 @@ def _decode_line(raw: bytes, type_: Any) -> Any:
         raise _BadLine(f"the line cannot be decoded ({type(exc).__name__})") from None
 
 
-def read_log(path: Path, *, cut_ok: bool = False) -> tuple[LogHeader, list[tuple[int, Record]]]:
+def read_log(
+    path: Path, *, cut_ok: bool = False, data: bytes | None = None
+) -> tuple[LogHeader, list[tuple[int, Record]]]:
     """Header and (line number, record) pairs; CorruptLog names file and line.
 
+    `data`: the log's bytes, when they are at hand (`path` then only names it).
     With `cut_ok`, a log cut off mid-line (the referee was killed while
     writing it) loses its unfinished last line instead of being refused, so
     viewers can show what there is; such a log has no result record."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise CorruptLog(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if data is None:
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise CorruptLog(f"{path}: cannot read: {exc.strerror or exc}") from None
     lines = data.split(b"\n")
     if not lines or not lines[0].strip():
         raise CorruptLog(f"{path}:1: empty file, not a chicago-referee game log")

@@ -68,9 +68,10 @@ def pack_cards(value: Any) -> Any:
     return value
 
 
-def build_replay_data(log_path: Path) -> dict[str, Any]:
-    """The compact JSON-able replay of one log (raises CorruptLog for bad files)."""
-    header, records = read_log(log_path, cut_ok=True)  # a cut-off game is shown as far as it goes
+def build_replay_data(log_path: Path, data: bytes | None = None) -> dict[str, Any]:
+    """The compact JSON-able replay of one log (raises CorruptLog for bad files);
+    `data`: the log's bytes when they are not the file's own (a copy with parts left out)."""
+    header, records = read_log(log_path, cut_ok=True, data=data)  # a cut-off game is shown as far as it goes
     return replay_data(header, records, str(log_path))
 
 
@@ -161,27 +162,36 @@ def _asset(name: str) -> str:
     return (_ASSETS / name).read_text(encoding="utf-8")
 
 
-def render_html(data: dict[str, Any], assets: str | None = None) -> str:
-    """The replay page of `data`: self-contained, or (with `assets`, the URL of
-    the folder of `replay.css` and `replay.js`) loading them from a server."""
-    title = f"{data['title']} · game {data['game_id']} · " + " vs ".join(visible(n) for n in data["players"])
-    return page_html(title, _script_json(data), assets)
+def _title(data: dict[str, Any]) -> str:
+    return f"{data['title']} · game {data['game_id']} · " + " vs ".join(visible(n) for n in data["players"])
 
 
-def page_html(title: str, data_text: str, assets: str | None = None) -> str:
+def render_html(data: dict[str, Any]) -> str:
+    """The self-contained replay page of `data` (its style and script inline)."""
+    return page_html(_title(data), _script_json(data))
+
+
+def linked_page_html(data: dict[str, Any], assets: str, top: str = "") -> str:
+    """The page with its style and script as files under the URL `assets`, for a
+    server whose Content-Security-Policy allows no inline script or style;
+    `top` is markup of the server's own put first in the body."""
+    return page_html(_title(data), _script_json(data), assets, top)
+
+
+def page_html(title: str, data_text: str, assets: str | None = None, top: str = "") -> str:
     """The page around a data text already safe inside <script> (a live table
-    fills a page made with a marker in its place in the browser). Served
-    pages link their style and script (`assets`): a server's pages allow no
-    inline script or style (Content-Security-Policy); a file has them inline."""
+    fills a page made with a marker in its place in the browser): its style
+    and script inline, or as files under the URL `assets`."""
     if assets is None:
         style, script = f"<style>{_asset('replay.css')}</style>", f"<script>{_asset('replay.js')}</script>"
     else:
         where = _html_escape(assets)
-        style = f'<link rel="stylesheet" href="{where}replay.css">'
-        script = f'<script src="{where}replay.js"></script>'
+        style = f'<link rel="stylesheet" href="{where}/replay.css">'
+        script = f'<script src="{where}/replay.js"></script>'
     parts = {"TITLE": _html_escape(title), "STYLE": style, "SCRIPT": script, "DATA": data_text}
+    template = _asset("replay.html").replace("<body>", "<body>" + top, 1)
     # One pass, so a placeholder-like text inside a part (a bot's name) stays as it is.
-    return re.sub(r"__(TITLE|STYLE|SCRIPT|DATA)__", lambda m: parts[m.group(1)], _asset("replay.html"))
+    return re.sub(r"__(TITLE|STYLE|SCRIPT|DATA)__", lambda m: parts[m.group(1)], template)
 
 
 def write_html(log_path: Path, out_path: Path) -> None:

@@ -35,6 +35,7 @@ HEADERS: tuple[tuple[bytes, bytes], ...] = (
 )
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]", "::1")
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+LOGGED = "_referee_error_id"  # set on an exception once it is logged
 
 _log = logging.getLogger("referee.web")
 
@@ -85,6 +86,8 @@ class WebGuard:
         try:
             await self.app(scope, receive, sending)
         except Exception as exc:
+            if getattr(exc, LOGGED, None) is not None and started:
+                return  # the app answered it already with its id (`unexpected_error`), and it is logged
             error_id = log_error(exc, scope)
             if started:  # the answer had begun (a stream): it ends here, cut short; the line above says why
                 with contextlib.suppress(Exception):  # the client may be gone already
@@ -102,6 +105,13 @@ def _with_headers(send: Send) -> Send:
         await send(message)
 
     return sending
+
+
+async def unexpected_error(request: Request, exc: Exception) -> Response:
+    """Starlette's handler for any exception: logged once with an id, answered with the id."""
+    error_id = log_error(exc, request.scope)
+    setattr(exc, LOGGED, error_id)
+    return error_response(request.scope, error_id)
 
 
 def log_error(exc: BaseException, scope: Scope) -> str:
@@ -139,10 +149,15 @@ def _header(scope: Scope, name: bytes) -> bytes:
 
 
 def same_origin(request: Request) -> bool:
-    """A state-changing request comes from a page of this server: its `Origin`
-    (or, without one, its `Referer`) names this server's own scheme and host."""
-    origin = request.headers.get("origin") or request.headers.get("referer")
-    if not origin:
-        return request.headers.get("sec-fetch-site") in (None, "same-origin")
-    own = f"{request.url.scheme}://{request.headers.get('host', '')}"
-    return origin == own or origin.startswith(own + "/")
+    """A state-changing request comes from a page of this server. A browser says
+    so in `Sec-Fetch-Site`; where it does not, its `Origin` must name this
+    server's own scheme and host. (Under `Referrer-Policy: no-referrer` a form's
+    `Origin` is `null`, so the fetch metadata is what a browser gives.) A client
+    that is no browser sends neither; the CSRF token still binds it to a session."""
+    site = request.headers.get("sec-fetch-site")
+    if site is not None:
+        return site in ("same-origin", "none")  # `none`: the person typed it, no page sent it
+    origin = request.headers.get("origin")
+    if origin is None or origin == "null":
+        return origin is None
+    return origin == f"{request.url.scheme}://{request.headers.get('host', '')}"

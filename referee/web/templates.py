@@ -12,13 +12,14 @@ users and applies to every template without anyone remembering to call it.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import jinja2
 from starlette.responses import HTMLResponse
 
-from referee.visible import visible
+from referee.visible import visible, visible_lines
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "assets" / "templates"
 
@@ -30,6 +31,20 @@ _env = jinja2.Environment(
     lstrip_blocks=True,
 )
 _env.filters["visible"] = visible
+_env.filters["visible_lines"] = visible_lines
+
+
+def _when(iso: str | None) -> str:
+    """An ISO time as people read it: `2026-12-06 09:31:28 UTC`."""
+    if not iso:
+        return ""
+    try:
+        return datetime.fromisoformat(iso).astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    except ValueError:
+        return iso
+
+
+_env.filters["when"] = _when
 
 
 def render(name: str, /, **context: Any) -> str:

@@ -230,6 +230,21 @@ async def test_a_failure_reason_is_shown_to_its_owner_and_admins_only(arena: Are
     assert anonymous["status"] == "failed" and missing.status_code == 404
 
 
+async def test_a_submissions_source_is_its_owners_and_the_admins_alone(arena: Arena) -> None:
+    archive = zipped({"main.py": BOT})
+    sub = (await submit(arena, arena.alice, archive)).json()
+    async with arena.client() as c:
+        got = {
+            who: await c.get(f"/api/submissions/{sub['id']}/archive", headers=auth(token) if token else None)
+            for who, token in [("alice", arena.alice), ("host", arena.host), ("bob", arena.bob), ("nobody", None)]
+        }
+        missing = await c.get("/api/submissions/999/archive", headers=auth(arena.alice))
+    assert got["alice"].content == got["host"].content == archive  # the bytes as they were sent
+    assert 'filename="alice.v1.zip"' in got["alice"].headers["content-disposition"]
+    assert got["bob"].status_code == 403 and "only its owner" in got["bob"].json()["error"]
+    assert got["nobody"].status_code == 401 and missing.status_code == 404
+
+
 async def test_mine_lists_only_my_submissions(arena: Arena) -> None:
     await submit(arena, arena.alice, zipped({"main.py": BOT}))
     await submit(arena, arena.bob, zipped({"main.py": BOT}))

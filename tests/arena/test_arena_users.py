@@ -61,8 +61,19 @@ def test_init_writes_a_config_with_every_key_that_loads_as_written(tmp_path: Pat
     structs = ((ArenaFile, ""), (UploadsEntry, "[uploads]"), (BuildsEntry, "[builds]"), (MatchmakingEntry, "[mm]"))
     for struct, table in structs:
         for key in struct.__struct_fields__:
-            assert f"\n{key} =" in text or f"[{key}]" in text, f"{table} {key} is not in the template"
+            shown = f"\n{key} =" in text or f"[{key}]" in text
+            optional = getattr(struct(), key) is None and f"\n# {key} =" in text  # no default: shown commented
+            assert shown or optional, f"{table} {key} is not in the template"
     assert (folder / DB_NAME).is_file() and all((folder / f).is_dir() for f in ("archives", "builds", "logs"))
+
+
+def test_an_arena_named_by_a_relative_folder_is_held_by_its_absolute_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bots' commands and folders are made from it: relative, they would name nothing inside a sandbox."""
+    made(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert load_arena(Path("comp")).folder == (tmp_path / "comp").resolve()
 
 
 def test_init_refuses_an_existing_arena_and_a_table_the_game_has_not(tmp_path: Path) -> None:

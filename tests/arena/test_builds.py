@@ -26,6 +26,7 @@ from referee.arena import builds as builds_module
 from referee.arena.archives import ArchiveLimits, pack_folder
 from referee.arena.builds import BuildResult, build, recorded_build, run_spec
 from referee.arena.config import BuildLimits
+from referee.arena.kits import KITS, kit_files
 from referee.games import get_game
 from referee.play.check import check_bot
 from referee.seats.cgroups import GROUP_PREFIX
@@ -273,6 +274,20 @@ def test_a_rust_bot_fails_clearly_when_cargo_is_not_a_system_package(arena: Aren
     cargo = '[package]\nname = "bot"\nversion = "0.1.0"\nedition = "2021"\n'
     result = arena.build(arena.bot(**{"Cargo.toml": cargo, "src__main.rs": "fn main() {}\n"}))
     assert result.reason == "build failed (exit 127): cargo not found in the sandbox"
+
+
+@needs_tool("cargo")
+async def test_a_rust_bot_of_the_standard_library_builds_with_cargo_offline_and_passes_the_check(arena: Arena) -> None:
+    # The Rust starter kit's crate without its bot.toml: found by its Cargo.toml, built by cargo, not rustc alone.
+    crate = {name.replace("/", "__"): content.decode() for name, content in kit_files(KITS["rust"])}
+    del crate["bot.toml"]
+    result = await trio.to_thread.run_sync(arena.build, arena.bot(**crate))
+    assert result.ok, result.reason
+    assert result.recipe is not None and result.recipe.source == "detected Cargo.toml"
+    assert result.recipe.run == ("target/release/rust-starter",)
+    assert result.log_path is not None and "cargo build --release --offline" in result.log_path.read_text()
+    assert built_files(result)["target/release/rust-starter"] == 0o755
+    await passes_check(result, "rust-starter")
 
 
 def test_a_build_has_no_network(arena: Arena) -> None:

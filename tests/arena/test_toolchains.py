@@ -34,6 +34,18 @@ def test_found_broken_and_missing_toolchains_are_told_apart(tmp_path: Path, monk
     assert "go" in line.split("not found: ")[1] and "rustc" in line
 
 
+def test_some_toolchains_are_probed_on_another_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    fake(elsewhere, "rustc", "echo 'rustc 1.63.0'")
+    fake(tmp_path, "node", "echo v20.1.0")  # on this process's PATH only
+    monkeypatch.setenv("PATH", str(tmp_path))
+    chains = probe_toolchains(["node", "rustc"], path=str(elsewhere))  # as the sandbox's PATH sees them
+    assert [(t.name, t.found) for t in chains] == [("node", False), ("rustc", True)]
+    assert chains[1].path == str(elsewhere / "rustc") and chains[1].version == "rustc 1.63.0"
+    assert [t.name for t in probe_toolchains(["node"])] == ["node"] and probe_toolchains(["node"])[0].found
+
+
 def test_doctor_lists_the_toolchains_in_both_forms() -> None:
     runner = CliRunner()
     res = runner.invoke(app, ["doctor", "--json"])

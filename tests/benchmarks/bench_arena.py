@@ -23,6 +23,13 @@ from the API, and the server's resident memory from /proc. It prints:
   Elo;
 - games/s in the timed window, units played, the distinct pairs that met out
   of N (N - 1) / 2, and the games with a failure (a timeout, a crash);
+- how busy the machine was in the window (/proc/stat: every process, the
+  sandboxed bots included), and the CPU per game that makes;
+- games/s in the window as a share of the CPU-bound limit: cores / the CPU
+  seconds a game of this field costs (bots, sandbox and referee), measured
+  the same way once the arena is stopped, by a `tournament` of
+  REFERENCE_BOTS bots of the field (evenly spaced in strength) played in
+  process, sandboxed, on the same rules and clock (bench_scale.py's method);
 - the resident memory (VmRSS) of the server process, of its worker processes,
   and of everything else below it (the bots and their bubblewrap), sampled
   every 5 s in the window: the peak of each sum and the value at the end;
@@ -38,6 +45,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -65,6 +73,8 @@ TABLE_SIZE = 2
 SAMPLE_EVERY_S = 5.0
 PROGRESS = "waiting "  # how the server's progress line starts (`arena serve`)
 GATE_TIMEOUT_S = 1800.0  # every bot built and checked within this, or the run stops
+REFERENCE_BOTS = 8  # the in-process tournament that measures a game's CPU: its bots
+REFERENCE_DEAL_SETS = 4  # per pair: 8 bots, 28 pairs, 2 rotations -> 224 games
 
 CONFIG = f"""\
 name = "bench"
@@ -109,6 +119,22 @@ def policy(view, legal):
 
 run_bot(policy, name="{name}", version="1", on_game_start=on_game_start)
 '''
+
+
+REFERENCE = """\
+name = "reference"
+game = "chicago"
+seed = 7
+format = "round-robin"
+table_size = {table_size}
+deal_sets = {deal_sets}
+concurrency = 0
+time_control = "decision=1s,startup=10s"
+sandbox = true
+
+[rules]
+options = {{ target_score = 20 }}
+"""
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -158,7 +184,7 @@ class Server:
         if " at http://" not in line:
             self.kill()
             raise SystemExit(f"arena serve did not start: {line!r}\n{stderr.read_text()[-2000:]}")
-        self.base = line.split(" at ", 1)[1].strip().removesuffix("/api/leaderboard")
+        self.base = line.split(" at ", 1)[1].split()[0].rstrip("/")
         threading.Thread(target=self.proc.stdout.read, daemon=True).start()
 
     def alive(self) -> bool:
@@ -304,6 +330,34 @@ def follow(server: Server, ids: dict[str, int], tokens: dict[str, str]) -> dict[
     return final
 
 
+def cpu_per_game(tmp: Path, names: list[str]) -> tuple[float, int]:
+    """CPU seconds per game (the machine's busy time) of a sandboxed
+    in-process `tournament` between `names`, and its games."""
+    folder = tmp / "reference"
+    folder.mkdir()
+    lines = [REFERENCE.format(table_size=TABLE_SIZE, deal_sets=REFERENCE_DEAL_SETS)]
+    for name in names:
+        lines.append(f'[[bots]]\nname = "{name}"\ncommand = "python3 main.py"\ndir = "{tmp / "bots" / name}"\n')
+    config = folder / "reference.toml"
+    config.write_text("\n".join(lines))
+    before = busy_cpu_s()
+    done = cli("tournament", str(config), "--db", str(folder / "reference.db"))
+    cpu = busy_cpu_s() - before
+    if done.returncode != 0:
+        raise SystemExit(f"the reference tournament failed: {done.stderr[-2000:]}")
+    with sqlite3.connect(folder / "reference.db") as conn:
+        games = int(conn.execute("SELECT count(*) FROM games").fetchone()[0])
+    return cpu / games, games
+
+
+def busy_cpu_s() -> float:
+    """CPU seconds the whole machine has been busy (/proc/stat): a sandboxed bot is
+    no child the referee reaps, so only the machine's count holds every bot's CPU."""
+    fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(x) for x in fields[:8])
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
 def spread(counts: list[int]) -> str:
     if not counts:
         return "none"
@@ -357,7 +411,7 @@ def main() -> None:
             tokens[name] = json.loads(added.stdout)["token"]
         server = Server(folder, workers, tmp / "serve.err")
         try:
-            run(server, tmp, strengths, tokens, window)
+            rate = run(server, tmp, strengths, tokens, window)
         finally:
             server.kill()
             said = [line for line in server.stderr.read_text().splitlines() if not line.startswith(PROGRESS)]
@@ -365,9 +419,21 @@ def main() -> None:
                 print(f"server stderr: {line}")
             if len(said) > 10:
                 print(f"server stderr: ... {len(said) - 10} more lines")
+        names = sorted(strengths)
+        k = min(REFERENCE_BOTS, len(names))
+        picked = [names[round(i * (len(names) - 1) / (k - 1))] for i in range(k)]
+        per_game, played = cpu_per_game(tmp, picked)
+        cores = os.cpu_count() or 1
+        limit = cores / per_game
+        print(
+            f"CPU-bound limit: {cores} cores / {per_game * 1000:.0f} ms CPU per game (a sandboxed in-process "
+            f"tournament of {played} games between {k} of the field) = {limit:.2f} games/s; "
+            f"the arena's window: {rate:.2f} games/s = {rate / limit:.2f} of the limit"
+        )
 
 
-def run(server: Server, tmp: Path, strengths: dict[str, float], tokens: dict[str, str], window: float) -> None:
+def run(server: Server, tmp: Path, strengths: dict[str, float], tokens: dict[str, str], window: float) -> float:
+    """Submit, gate and play the field for `window` s; print what was seen; return the window's games/s."""
     n = len(strengths)
     t0 = time.monotonic()
     ids = submit_all(server.base, tmp, tokens)
@@ -384,6 +450,7 @@ def run(server: Server, tmp: Path, strengths: dict[str, float], tokens: dict[str
     end = start + window
     print(f"all {n} submitted and through the gate in {time.monotonic() - t0:.0f} s ({len(active)} active)", flush=True)
 
+    busy_at_start = busy_cpu_s()
     peaks = [0, 0, 0, 0]  # KiB: the server, its workers, the two together, everything else below it
     last = [0, 0, 0, 0]
     workers = 0
@@ -394,11 +461,20 @@ def run(server: Server, tmp: Path, strengths: dict[str, float], tokens: dict[str
         last = [own, pool, own + pool, others]
         peaks = [max(a, b) for a, b in zip(peaks, last, strict=True)]
         time.sleep(max(0.0, min(SAMPLE_EVERY_S, end - time.time())))
+    busy = busy_cpu_s() - busy_at_start
     board = get(server.base, "/api/leaderboard")
     games = [g for g in all_games(server.base) if epoch(g["finished"]) <= end]
-    per_bot = {name: [g for g in all_games(server.base, name) if epoch(g["finished"]) <= end] for name in active}
+    seen = {g["id"] for g in games}  # a unit that closes meanwhile shows games the list above did not
+    per_bot = {name: [g for g in all_games(server.base, name) if g["id"] in seen] for name in active}
     report(strengths, active, since, gate, start, end, board, games, per_bot)
     print_memory(peaks, last, workers)
+    cores = os.cpu_count() or 1
+    played = sum(epoch(g["finished"]) > start for g in games)
+    print(
+        f"the machine in the window: busy {busy / (cores * window):.0%} of {cores} cores, "
+        f"{busy / max(1, played) * 1000:.0f} ms CPU per game"
+    )
+    return played / (end - start)
 
 
 def report(

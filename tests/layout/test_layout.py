@@ -36,7 +36,22 @@ ALLOWED: dict[str, set[str]] = {
     "replay": {"protocol", "core", "games", "stats", "logs", "play", "replay", "bot_names"},
     "tournament": {"protocol", "core", "games", "stats", "seats", "logs", "play", "replay", "tournament", "bot_names"},
     "human": {"protocol", "core", "games", "seats", "logs", "play", "replay", "human", "bot_names"},
-    "web": {"protocol", "core", "games", "stats", "seats", "logs", "play", "web", "bot_names"},
+    # The web wing: the shared stack (guard, sessions, templates), the browser seat, and the arena's pages
+    # over the arena and its replays.
+    "web": {
+        "protocol",
+        "core",
+        "games",
+        "stats",
+        "seats",
+        "logs",
+        "play",
+        "replay",
+        "tournament",
+        "arena",
+        "web",
+        "bot_names",
+    },
     "live": {
         "protocol",
         "core",
@@ -51,7 +66,7 @@ ALLOWED: dict[str, set[str]] = {
         "live",
         "bot_names",
     },
-    # The arena composes the wings below it; its web pages (for people) build on its API.
+    # The arena composes the wings below it; its pages for people are the web wing's, above it.
     "arena": {
         "protocol",
         "core",

@@ -30,6 +30,7 @@ from needs import needs_sandbox
 from paths import ROOT
 from timing import scaled
 
+from referee.arena.kits import KITS, kit_files
 from referee.bots import BUILTIN_BOTS
 
 SOURCES = ("pyproject.toml", "README.md", "referee", "protocol")
@@ -116,6 +117,17 @@ def test_the_wheel_holds_the_built_in_bots_and_no_checkout_folders(installed: di
         assert bot.module.replace(".", "/") + ".py" in names, bot.module
     assert {"referee/py.typed", "protocol/py.typed"} <= set(names)  # typed packages, for a bot writer's mypy
     assert not [n for n in names if n.startswith(("sample_bots/", "tests/", "docs/"))]
+
+
+def test_the_wheel_holds_every_starter_kit_and_arena_kit_writes_one(installed: dict[str, Path]) -> None:
+    names = set(zipfile.ZipFile(installed["wheel"]).namelist())
+    for kit in KITS.values():
+        for name, _content in kit_files(kit):
+            assert f"referee/arena/kits/{kit.language}/{name}" in names, (kit.language, name)
+    done = _run([str(installed["cli"]), "arena", "kit", "rust", "rusty"], cwd=installed["cwd"])
+    assert done.returncode == 0, done.stderr
+    written = installed["cwd"] / "rusty"
+    assert (written / "src" / "main.rs").read_bytes() == dict(kit_files(KITS["rust"]))["src/main.rs"]
 
 
 def test_referee_and_protocol_come_from_the_wheel(installed: dict[str, Path]) -> None:

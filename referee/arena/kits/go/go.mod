@@ -1,0 +1,3 @@
+module starter/bot
+
+go 1.18
