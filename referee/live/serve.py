@@ -96,6 +96,7 @@ async def open_dashboard(
         finally:
             served.stop.set()
             nursery.cancel_scope.cancel()
+            source.close()
 
 
 @dataclass

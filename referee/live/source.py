@@ -2,22 +2,28 @@
 (standings and progress), the live table's frame, a game's replay page and a
 finished game's replay data, each cached until what it shows changes.
 
-A page is rendered in a worker thread, one at a time, never on the loop
-that plays the games: a 500-deal game's log takes a second of CPU, and a
-spectator who asked for many would otherwise make the bots time out. The
-thread still shares the interpreter with the loop, so renders take at most
-`RENDER_SHARE` of the time, and at most `MAX_WAITING` requests wait for one
-(the next is told to come back). The caches are bounded LRUs, in entries and
-in bytes. A game's own log (every
-card) is shown only once the game is over and so is every game of its deal
-set (`LiveBoard.settled`): its siblings play the same cards.
+A page is rendered in a process of its own at a low priority, one at a
+time, never on the loop that plays the games: a 500-deal game's log takes a
+second of CPU, and a spectator who asked for many would otherwise make the
+bots time out (on the loop), or take half the games' pace (on a thread,
+which holds the interpreter's lock the loop needs). At most `MAX_WAITING`
+requests wait for a render; the next is told to come back. The caches are
+bounded LRUs, in entries and in bytes. A game's own log (every card) is
+shown only once the game is over and so is every game of its deal set
+(`LiveBoard.settled`): its siblings play the same cards.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import gzip
+import multiprocessing
+import os
+import signal
 from collections import OrderedDict
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -36,8 +42,8 @@ PAGE_REUSE_S = 1.0
 MAX_LOG_BYTES = 64 << 20  # a longer log is not rendered here: `replay LOG --html` makes its page
 CACHE_ENTRIES = 64
 CACHE_BYTES = 64 << 20
-RENDER_SHARE = 0.2  # of the wall time, at most, spent rendering pages
 MAX_WAITING = 16
+NICE = 10  # the renderer's priority: the kernel gives the games and the bots the cores first
 
 
 class TooLarge(RefereeError):
@@ -48,20 +54,31 @@ class Busy(RefereeError):
     """Too many pages waiting to be rendered: the viewer is asked to come back."""
 
 
-class Renderer:
-    """Pages made in a worker thread: one at a time, within `share` of the
-    time (after a render that took d seconds the next waits d/share - d), and
-    at most `max_waiting` requests queued for it."""
+def _start_renderer(parent: int) -> None:
+    """In the renderer's process: a low priority, and an end with the dashboard's
+    process however that ends (a SIGKILL runs no cleanup; the kernel's death
+    signal still comes)."""
+    os.nice(NICE)
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG (Linux)
+    if os.getppid() != parent:  # it died before the line above
+        os._exit(0)
 
-    def __init__(self, share: float = RENDER_SHARE, max_waiting: int = MAX_WAITING) -> None:
-        self.share, self.max_waiting = share, max_waiting
+
+class Renderer:
+    """Pages made in one low-priority process of their own, one at a time,
+    with at most `max_waiting` requests queued for it."""
+
+    def __init__(self, max_waiting: int = MAX_WAITING) -> None:
+        self.max_waiting = max_waiting
         self.waiting = 0
-        self._free_at = 0.0
         self._lock = trio.Lock()
+        self._pool: ProcessPoolExecutor | None = None
 
     async def make(self, cached: Callable[[], bytes | None], make: Callable[[], bytes]) -> tuple[bytes, bool]:
-        """`cached()` if another request made it meanwhile, else `make()` in the
-        thread; and whether it was made now. `Busy` if too many wait."""
+        """`cached()` if another request made it meanwhile, else `make()` (a
+        module's function and its arguments: it is sent to the process); and
+        whether it was made now. `Busy` if too many wait."""
         if self.waiting >= self.max_waiting:
             raise Busy("the dashboard is busy rendering pages: try again in a moment")
         self.waiting += 1
@@ -70,14 +87,21 @@ class Renderer:
                 found = cached()
                 if found is not None:
                     return found, False
-                await trio.sleep_until(self._free_at)
-                began = trio.current_time()
-                body = await trio.to_thread.run_sync(make)
-                took = trio.current_time() - began
-                self._free_at = trio.current_time() + took * (1 / self.share - 1)
+                if self._pool is None:  # spawned, never forked: a fork of a running Trio process is not safe
+                    context = multiprocessing.get_context("spawn")
+                    self._pool = ProcessPoolExecutor(
+                        max_workers=1, mp_context=context, initializer=_start_renderer, initargs=(os.getpid(),)
+                    )
+                future = self._pool.submit(make)
+                body: bytes = await trio.to_thread.run_sync(future.result, abandon_on_cancel=True)
                 return body, True
         finally:
             self.waiting -= 1
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
 
 
 class Lru:
@@ -223,7 +247,7 @@ class LiveSource:
             cached[0] == seen or (cached[0][0] == "live" and g.result is None and now - cached[1] < PAGE_REUSE_S)
         ):
             return cached[2]
-        frozen = replace(g, public=list(g.public), private=list(g.private))  # the worker reads a copy
+        frozen = replace(g, public=list(g.public), private=list(g.private), rows=[], start_bytes=b"")  # sent to it
         make = partial(_live_page, frozen, released, self.board.reveal_delay)
         return await self._render(self._pages, game_id, seen, make, now)
 
@@ -247,6 +271,10 @@ class LiveSource:
             raise
         except RefereeError:
             return None  # a log that does not read: the table shows the board's view
+
+    def close(self) -> None:
+        """Stop the renderer's process (a page being made is abandoned)."""
+        self._renderer.close()
 
     def log_known(self, game_id: int) -> bool:
         """Whether a finished game's page can be its log: a tournament's logs are

@@ -4,21 +4,28 @@ with one line, and a stream closed makes room again), and a client that
 stops reading does not hold up the shutdown (a match ends, and its
 dashboard with it, although a laptop with the page open went to sleep).
 The control case shows the stall is real: without the kernel's timeout on
-the listening socket, shutdown waits until the client goes away."""
+the listening socket, shutdown waits until the client goes away. And the
+process that renders replay pages ends with the dashboard, even one killed
+with SIGKILL."""
 
 from __future__ import annotations
 
 import json
+import os
+import signal
 import socket
 from pathlib import Path
 
 import pytest
 import trio
-from timing import scaled
-from webclient import fetch
+from livehelpers import cli, play_streamed_match, sample_bot, wait_for_url
+from needs import needs_proc
+from timing import scaled, wait_until
+from webclient import enter, fetch, get
 
 import referee.web.server as web_server
 from referee.live.serve import open_dashboard, stream_source
+from referee.seats.bot_command import resolve_command
 from referee.web.server import MAX_STREAMS, STALLED_CLIENT_S
 
 
@@ -129,3 +136,28 @@ async def test_shutdown_does_not_wait_for_a_client_that_stopped_reading(
         assert took < STALLED_CLIENT_S + scaled(5), took
     else:
         assert took >= hold_s - 0.5, took  # it waited for the client: the stall was real
+
+
+def _children(pid: int) -> list[int]:
+    return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
+@needs_proc
+def test_the_page_renderer_dies_with_a_killed_dashboard(tmp_path: Path) -> None:
+    play_streamed_match(tmp_path, [resolve_command("greedy"), sample_bot("random_bot")], games=2, seed=4)
+    served = cli("serve", str(tmp_path / "match.live.ndjson"), "--no-open")
+    try:
+        root = enter(wait_for_url(served))
+        status, page = get(root + "game/1/page")
+        assert status == 200 and b"replay-data" in page  # rendered by the renderer's process
+        renderers = [
+            p for p in _children(served.pid) if b"spawn_main" in Path(f"/proc/{p}/cmdline").read_bytes()
+        ]
+        assert len(renderers) == 1 and os.getpriority(os.PRIO_PROCESS, renderers[0]) >= 10  # low priority
+        served.send_signal(signal.SIGKILL)  # no cleanup runs
+        served.wait(scaled(10))
+        assert wait_until(lambda: not Path(f"/proc/{renderers[0]}").exists(), 10), "the renderer outlived it"
+    finally:
+        if served.poll() is None:
+            served.kill()
+            served.wait(scaled(10))
