@@ -150,9 +150,7 @@ def test_the_page_renderer_dies_with_a_killed_dashboard(tmp_path: Path) -> None:
         root = enter(wait_for_url(served))
         status, page = get(root + "game/1/page")
         assert status == 200 and b"replay-data" in page  # rendered by the renderer's process
-        renderers = [
-            p for p in _children(served.pid) if b"spawn_main" in Path(f"/proc/{p}/cmdline").read_bytes()
-        ]
+        renderers = [p for p in _children(served.pid) if b"spawn_main" in Path(f"/proc/{p}/cmdline").read_bytes()]
         assert len(renderers) == 1 and os.getpriority(os.PRIO_PROCESS, renderers[0]) >= 10  # low priority
         served.send_signal(signal.SIGKILL)  # no cleanup runs
         served.wait(scaled(10))
