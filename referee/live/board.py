@@ -6,7 +6,8 @@ progress with their public records and current scores, the last finished
 games, when games finished (for throughput), and the last lines for
 server-sent events. Everything is bounded: a running game holds its own
 records until it ends, at most `KEEP_FINISHED` finished games are kept, and
-the line buffer is a ring.
+the line buffer is a ring; of the other games of the run that finished, only
+their ids and deal sets (a few dozen bytes each).
 
 A hidden card reaches a spectator only through what `referee.live.tables`
 makes of a game, and only once `released` (or `due`) says so: its private

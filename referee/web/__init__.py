@@ -8,6 +8,7 @@ by default) are shared by every page set; `gate` is the door of a command's
 pages (the printed URL good once, then the session cookie) and `server`
 serves a page set behind it, with capped event streams. `app` is the browser
 seat's routes, `session` its `Player`, `table` plays a table with it; the
-dashboard's routes are `referee.live.app`. Static files come from
-`referee/assets`. May import `protocol/`, `games`, `stats`, `seats`, `logs`
-and `play`; only `cli` and `live` import it."""
+dashboard's routes are `referee.live.app`; the arena's pages are the
+`arena_*` modules and `page_renderer`. Static files come from
+`referee/assets`. May import `protocol/`, `games`, `stats`, `seats`, `logs`,
+`play`, `replay`, `tournament` and `arena`; only `cli` and `live` import it."""
