@@ -2,7 +2,12 @@
 (function () {
 'use strict';
 var $ = function (id) { return document.getElementById(id); };
-function esc(t) { return String(t === null || t === undefined ? '' : t).replace(/[&<>"]/g, function (c) { return {'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;'}[c]; }); }
+// Names are text from bots: markup escaped, the characters that steer or hide (controls, bidi
+// overrides, zero-width) shown as escapes, and each name isolated (<bdi>) from the scores beside it.
+var HIDDEN = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/g;
+function shown(t) { return String(t).replace(HIDDEN, function (c) { return '\\u' + ('0000' + c.charCodeAt(0).toString(16)).slice(-4); }); }
+function esc(t) { return shown(t === null || t === undefined ? '' : t).replace(/[&<>"]/g, function (c) { return {'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;'}[c]; }); }
+function bdi(t) { return '<bdi>' + esc(t) + '</bdi>'; }
 function num(x, d) { return x === null || x === undefined ? '\u2013' : (+x).toFixed(d); }
 function pct(x) { return x === null || x === undefined ? '\u2013' : (100 * x).toFixed(1) + '%'; }
 function dur(s) {
@@ -21,15 +26,16 @@ function standingsRows(d) {
     var wld = s.table_size === 2 ? 'W-L-D' : 'pair W-L-D';
     head = ['#', 'bot', 'Elo', '\u00b195%', 'games', 'points', 'score %', wld, '1st %', 'avg place', 'failures'];
     s.standings.forEach(function (b) {
-      rows.push({bot: b.bot, cells: [b.rank, b.bot, num(b.elo, 0) + (b.flag ? ' <span class="flag">' + esc(b.flag) + '</span>' : ''),
-        num(b.err95, 0), b.games, b.points, pct(b.score), b.pair_wins + '-' + b.pair_losses + '-' + b.pair_draws,
-        pct(b.games ? b.wins / b.games : null), num(b.avg_place, 2), esc(fails(b.failures))]});
+      rows.push({bot: b.bot, cells: [esc(b.rank), b.bot, esc(num(b.elo, 0)) + (b.flag ? ' <span class="flag">' + esc(b.flag) + '</span>' : ''),
+        esc(num(b.err95, 0)), esc(b.games), esc(b.points), esc(pct(b.score)), esc(b.pair_wins + '-' + b.pair_losses + '-' + b.pair_draws),
+        esc(pct(b.games ? b.wins / b.games : null)), esc(num(b.avg_place, 2)), esc(fails(b.failures))]});
     });
     $('standings-note').textContent = s.ratings_note || '';
   } else {
     head = ['#', 'bot', 'games', 'wins', 'win %', 'points', 'failures'];
     (d.tally || []).forEach(function (b, i) {
-      rows.push({bot: b.bot, cells: [i + 1, b.bot, b.games, b.wins, pct(b.games ? b.wins / b.games : null), b.points, esc(fails(b.failures))]});
+      rows.push({bot: b.bot, cells: [i + 1, b.bot, esc(b.games), esc(b.wins), esc(pct(b.games ? b.wins / b.games : null)), esc(b.points),
+        esc(fails(b.failures))]});
     });
     $('standings-note').textContent = 'Counted from the games finished while the stream was written.';
   }
@@ -37,8 +43,8 @@ function standingsRows(d) {
 }
 function renderDashboard(d) {
   var p = d.progress, run = d.run || {};
-  document.title = (d.title || 'chicago-referee') + ': live';
-  $('title').textContent = d.title || 'chicago-referee live';
+  document.title = shown(d.title || 'chicago-referee') + ': live';
+  $('title').textContent = shown(d.title || 'chicago-referee live');
   $('runinfo').textContent = [run.source, run.game, run.status ? 'run ' + run.status : (run.source ? 'running' : 'no live stream yet'),
     d.reveal_delay !== null && d.reveal_delay !== undefined ? 'all cards after ' + d.reveal_delay + ' s' : 'public view'].filter(Boolean).join(' \u00b7 ');
   $('finished').textContent = p.finished; $('scheduled').textContent = p.scheduled;
@@ -52,26 +58,26 @@ function renderDashboard(d) {
   $('standings').tBodies[0].innerHTML = st.rows.map(function (r) {
     var changed = LAST && prev[r.bot] !== r.cells.join('|');
     return '<tr data-bot="' + esc(r.bot) + '"' + (changed ? ' class="fresh"' : '') + '>' + r.cells.map(function (c, i) {
-      return '<td' + (i === 1 ? ' class="l"' : '') + '>' + (i === 1 ? esc(c) : c) + '</td>';
+      return '<td' + (i === 1 ? ' class="l"' : '') + '>' + (i === 1 ? bdi(c) : c) + '</td>';
     }).join('') + '</tr>';
   }).join('');
   $('running').tBodies[0].innerHTML = d.running.map(function (g) {
-    return '<tr data-game="' + g.game_id + '"><td>' + g.game_id + '</td><td class="l">' + g.seats.map(esc).join(' vs ') +
-      '</td><td>' + g.scores.join(' : ') + '</td><td>' + g.decisions + '</td><td><a class="watch" href="game/' + g.game_id + '">watch</a></td></tr>';
+    return '<tr data-game="' + esc(g.game_id) + '"><td>' + esc(g.game_id) + '</td><td class="l">' + g.seats.map(bdi).join(' vs ') +
+      '</td><td>' + esc(g.scores.join(' : ')) + '</td><td>' + esc(g.decisions) + '</td><td><a class="watch" href="game/' + esc(g.game_id) + '">watch</a></td></tr>';
   }).join('');
   $('running-empty').hidden = d.running.length > 0;
   $('recent').tBodies[0].innerHTML = d.recent.map(function (g) {
-    var res = g.winner !== null && g.winner !== undefined ? esc(g.seats[g.winner]) + ' won' : 'no winner';
+    var res = g.winner !== null && g.winner !== undefined ? bdi(g.seats[g.winner]) + ' won' : 'no winner';
     if (g.reason) res += ' (' + esc(String(g.reason).replace(/_/g, ' ')) + ')';
-    return '<tr data-game="' + g.game_id + '"><td>' + g.game_id + '</td><td class="l">' + g.seats.map(esc).join(' vs ') +
-      '</td><td>' + (g.scores || []).join(' : ') + '</td><td class="l">' + res + '</td><td><a class="replay" href="game/' + g.game_id + '">replay</a></td></tr>';
+    return '<tr data-game="' + esc(g.game_id) + '"><td>' + esc(g.game_id) + '</td><td class="l">' + g.seats.map(bdi).join(' vs ') +
+      '</td><td>' + esc((g.scores || []).join(' : ')) + '</td><td class="l">' + res + '</td><td><a class="replay" href="game/' + esc(g.game_id) + '">replay</a></td></tr>';
   }).join('');
   var s = d.standings;
   if (s && s.los) {
     var names = s.standings.map(function (b) { return b.bot; }).filter(function (n) { return s.los[n]; });
-    $('los').innerHTML = '<tr><th></th>' + names.map(function (n) { return '<th>' + esc(n) + '</th>'; }).join('') + '</tr>' +
+    $('los').innerHTML = '<tr><th></th>' + names.map(function (n) { return '<th>' + bdi(n) + '</th>'; }).join('') + '</tr>' +
       names.map(function (a) {
-        return '<tr><th class="l">' + esc(a) + '</th>' + names.map(function (b) {
+        return '<tr><th class="l">' + bdi(a) + '</th>' + names.map(function (b) {
           var x = a === b ? null : s.los[a][b];
           return '<td class="' + (x >= 0.95 ? 'los-hi' : x !== null && x <= 0.05 ? 'los-lo' : '') + '">' + (a === b ? '' : pct(x)) + '</td>';
         }).join('') + '</tr>';
@@ -80,11 +86,11 @@ function renderDashboard(d) {
   }
   if (s && s.crosstable) {
     var all = s.standings.map(function (b) { return b.bot; });
-    $('crosstable').innerHTML = '<tr><th></th>' + all.map(function (n) { return '<th>' + esc(n) + '</th>'; }).join('') + '</tr>' +
+    $('crosstable').innerHTML = '<tr><th></th>' + all.map(function (n) { return '<th>' + bdi(n) + '</th>'; }).join('') + '</tr>' +
       all.map(function (a) {
-        return '<tr><th class="l">' + esc(a) + '</th>' + all.map(function (b) {
+        return '<tr><th class="l">' + bdi(a) + '</th>' + all.map(function (b) {
           var w = (s.crosstable[a] || {})[b];
-          return '<td>' + (a === b ? '' : w ? w.w + '-' + w.l + '-' + w.d : '-') + '</td>';
+          return '<td>' + (a === b ? '' : w ? esc(w.w + '-' + w.l + '-' + w.d) : '-') + '</td>';
         }).join('') + '</tr>';
       }).join('');
     $('cross-panel').hidden = false;
@@ -102,7 +108,7 @@ function dashboard() {
 // rows come as server-sent events, only the new ones each time; the table is
 // the frame with the data put in, rebuilt at most once a second. A finished
 // game shows its own log's page (every card).
-var MARK = '@@LIVE-DATA@@';
+var MARK = '@@LIVE-DATA@@', ASSETS_MARK = '@@ASSETS@@';
 function compact(rows) {  // rows [a, b, c, type, to, fields] -> the replay page's types and items
   rows.sort(function (x, y) { return x[0] - y[0] || x[1] - y[1] || x[2] - y[2]; });
   var fields = {}, order = [], items = [];
@@ -161,20 +167,31 @@ function table() {
     });
   }
   function later() { dirty = true; if (!timer) build(); }
-  function finalPage(m, note) {  // a finished or older game: its log's data (every card), else its page
+  function finalPage(m, note) {  // a finished or older game: its log's data (every card) once its deal set is over, else the board's
     finished = true;
     if (!follow) es.close();
     if (timer) { clearTimeout(timer); timer = null; }
     if (follow && Date.now() < hold) return;  // still showing the last one: this game is skipped
     hold = Date.now() + HOLD_MS;
     var id = m.game_id === undefined ? gid : m.game_id;
-    (function wait() {
-      if (loading || (m.data && !shell)) setTimeout(wait, 100);
-      else if (m.data) fill(m.data, function () { $('mode').textContent = note; });
-      else frame(base.replace(/[^\/]+$/, id) + '/page#999999', function () { $('mode').textContent = note; });
-    })();
+    var got = m.data ? Promise.resolve(m.data) : fetch(base.replace(/[^\/]+$/, id) + '/data').then(function (r) {
+      return r.json().then(function (j) { return r.ok ? j : {error: j.error || 'not available'}; });  // 404, or 503: busy
+    });
+    got.then(function (data) {
+      (function wait() {
+        if (loading || !shell) { setTimeout(wait, 100); return; }
+        if (data.error) { $('mode').textContent = data.error; return; }
+        fill(data, function () {
+          $('mode').textContent = data.live ? 'finished: the public view, until every game of its deal set is over' : note;
+        });
+      })();
+    }).catch(function () { connected(false); });
   }
-  fetch('../assets/replay-shell.html').then(function (r) { return r.text(); }).then(function (t) { shell = t; later(); });
+  // The frame is a blob: document, where relative URLs mean nothing: its style and script come by full URL.
+  var assets = new URL('../assets', location.href).href;
+  fetch('../assets/replay-shell.html').then(function (r) { return r.text(); }).then(function (t) {
+    shell = t.split(ASSETS_MARK).join(assets); later();
+  });
   es = new EventSource(base + '/moves');
   es.addEventListener('start', function (e) {  // a game begins (or again, after a reconnect)
     connected(true);

@@ -7,12 +7,18 @@ var SUIT = {s: '\u2660', h: '\u2665', d: '\u2666', c: '\u2663'};
 var SUITNAME = {s: 'spades', h: 'hearts', d: 'diamonds', c: 'clubs'};
 var RED = {h: 1, d: 1};
 var RANKS = '23456789TJQKA', SUIT_ORDER = {s: 0, h: 1, d: 2, c: 3};
-var COLORS = ['#4fc3f7', '#ef5350', '#66bb6a', '#ffca28'];
 var BASE = location.pathname.replace(/[^\/]*$/, '');
 var $ = function (id) { return document.getElementById(id); };
 var S = null, picked = {}, pickedFor = null, sending = false;
+var CSRF = document.querySelector('meta[name="csrf-token"]').getAttribute('content');
 
-function esc(t) { return String(t).replace(/[&<>"]/g, function (c) { return {'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;'}[c]; }); }
+// Text from bots is shown, never obeyed: markup escaped, the characters that steer or hide
+// (controls, bidi overrides, zero-width) shown as escapes, and names isolated (<bdi>).
+var HIDDEN = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/g;
+function shown(t) { return String(t).replace(HIDDEN, function (c) { return '\\u' + ('0000' + c.charCodeAt(0).toString(16)).slice(-4); }); }
+function esc(t) { return shown(t).replace(/[&<>"]/g, function (c) { return {'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;'}[c]; }); }
+function bdi(t) { return '<bdi>' + esc(t) + '</bdi>'; }
+function dot(s) { return '<span class="dot pc' + (+s % 4) + '"></span>'; }
 function rankText(r) { return r === 'T' ? '10' : r; }
 function sortCards(cards) {
   return cards.slice().sort(function (a, b) {
@@ -49,7 +55,9 @@ function kindOf(a) { return a.action.type; }
 function post(route, body) {
   if (sending) return;
   sending = true;
-  fetch(BASE + route, {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify(body)})
+  // The page's own origin in `Origin` (its no-referrer policy would send "null") and the session's CSRF token.
+  fetch(BASE + route, {method: 'POST', referrerPolicy: 'same-origin', headers: {'content-type': 'application/json', 'x-csrf-token': CSRF},
+    body: JSON.stringify(body)})
     .then(function (r) { return r.json().then(function (j) { return {ok: r.ok, j: j}; }); })
     .then(function (res) { if (!res.ok) $('notice').textContent = res.j.error || 'refused'; })
     .catch(function () { $('notice').textContent = 'the referee did not answer'; })
@@ -62,7 +70,7 @@ function render() {
   document.body.setAttribute('data-version', S.version);
   document.body.setAttribute('data-request', S.request_id == null ? '' : S.request_id);
   document.body.setAttribute('data-phase', S.over ? 'over' : v ? v.phase : '');
-  $('title').textContent = S.title;
+  $('title').textContent = shown(S.title);
   $('meta').textContent = S.game_id ? 'game ' + S.game_id + ' \u00b7 you are seat ' + S.seat : '';
   if (pickedFor !== S.request_id) { picked = {}; pickedFor = S.request_id; }
   var table = $('table');
@@ -88,8 +96,8 @@ function render() {
     } else {
       hand = backsHTML(handCount(v, s)) || '<span class="empty">no cards</span>';
     }
-    el.innerHTML = '<div class="plate"><span class="dot" style="background:' + COLORS[s] + '"></span>' +
-      '<span class="pname"><span class="sn">P' + s + '</span>' + esc(s === S.seat ? S.names[s] + ' (you)' : S.names[s]) +
+    el.innerHTML = '<div class="plate">' + dot(s) +
+      '<span class="pname"><span class="sn">P' + s + '</span>' + bdi(S.names[s]) + (s === S.seat ? ' (you)' : '') +
       '</span><span class="badges">' + badges + '</span><span class="tricks">' + (v.tricks_won && v.tricks_won[s] ? v.tricks_won[s] + ' tr' : '') +
       '</span><span class="pscore" data-seat="' + s + '">' + v.scores[s] + '</span></div><div class="hand" data-seat="' + s + '">' + hand + '</div>';
     table.appendChild(el);
@@ -97,7 +105,7 @@ function render() {
   // the trick in the middle
   var trick = '';
   if (v) v.trick.forEach(function (pc) {
-    trick += '<div class="slot t-' + position(pc.seat) + '"><span class="who">' + esc(name(pc.seat)) + '</span>' + faceHTML(pc.card, 'mini') + '</div>';
+    trick += '<div class="slot t-' + position(pc.seat) + '"><span class="who">' + bdi(name(pc.seat)) + '</span>' + faceHTML(pc.card, 'mini') + '</div>';
   });
   $('trick').innerHTML = trick;
   var info = '';
@@ -114,7 +122,7 @@ function render() {
   $('extra').innerHTML = extra;
   // status line and choices
   var status;
-  if (S.over) status = '<b>' + esc(S.over.text) + '</b> final scores: ' + S.over.scores.map(function (x, j) { return esc(name(j)) + ' ' + x; }).join(', ');
+  if (S.over) status = '<b>' + esc(S.over.text) + '</b> final scores: ' + S.over.scores.map(function (x, j) { return bdi(name(j)) + ' ' + x; }).join(', ');
   else if (S.request_id && exchanging) status = Object.keys(picked).length
     ? 'Your turn: click more cards to discard, or press Exchange.'
     : 'Your turn: click the cards to discard (the button below then exchanges them), or press Keep all five.';
@@ -141,7 +149,7 @@ function render() {
   $('actions').innerHTML = acts;
   // side panels
   var sb = '';
-  for (s = 0; s < n && v; s++) sb += '<tr><td><span class="dot" style="background:' + COLORS[s] + '"></span></td><td>' + esc(name(s)) +
+  for (s = 0; s < n && v; s++) sb += '<tr><td>' + dot(s) + '</td><td>' + bdi(name(s)) +
     '</td><td class="sc" data-role="score" data-seat="' + s + '">' + v.scores[s] + '</td></tr>';
   $('scoreboard').innerHTML = sb;
   $('clock').textContent = S.clock ? 'your clock: ' + (S.clock.decision_ms / 1000).toFixed(1) + ' s for this decision' +
@@ -150,7 +158,7 @@ function render() {
     $('final-panel').hidden = false;
     $('final').setAttribute('data-scores', JSON.stringify(S.over.scores));
     $('final').innerHTML = '<div class="big">' + esc(S.over.text) + '</div><table>' + S.over.scores.map(function (x, j) {
-      return '<tr><td>' + esc(name(j)) + '</td><td>place ' + S.over.placements[j] + '</td><td class="sc">' + x + '</td></tr>';
+      return '<tr><td>' + bdi(name(j)) + '</td><td>place ' + S.over.placements[j] + '</td><td class="sc">' + x + '</td></tr>';
     }).join('') + '</table>';
   } else $('final-panel').hidden = true;
   var story = $('story');

@@ -94,6 +94,7 @@ function setHand(st, item, seat, cards) {
 }
 function apply(st, it) {
   var s = it.seat, v;
+  if (s !== undefined && s !== null && !seatNo(s)) return;  // no seat of this game (a crafted log): the table stays
   switch (it.type) {
   case 'first_dealer_cut':
     st.cut = it; st.dealer = it.dealer; break;
@@ -103,14 +104,14 @@ function apply(st, it) {
     var keep = {scores: st.scores, failed: st.failed, delta: st.delta, pending: st.pending};
     var f = fresh(); for (var k in f) st[k] = f[k];
     for (k in keep) st[k] = keep[k];
-    st.deal = it.deal; st.dealer = it.dealer; st.active = it.active; st.tiebreak = !!it.tiebreak;
+    st.deal = it.deal; st.dealer = it.dealer; st.active = Array.isArray(it.active) ? it.active : null; st.tiebreak = !!it.tiebreak;
     st.stock = typeof it.stock_size === 'number' ? it.stock_size : null;
     st.phase = HINTS.first_phase === 'exchange' ? (st.stock !== null ? 'exchange' : '') : (HINTS.first_phase || '');
     break;
   case 'hand_dealt': case 'ghost_hand_taken':
-    setHand(st, it, s, it.cards || []); break;
+    setHand(st, it, s, list(it.cards)); break;
   case '@start':  // a game started from a position: the table as it was (the seats' hands follow)
-    st.deal = it.deal; st.dealer = it.dealer; st.active = it.active; st.tiebreak = !!it.tiebreak;
+    st.deal = it.deal; st.dealer = it.dealer; st.active = Array.isArray(it.active) ? it.active : null; st.tiebreak = !!it.tiebreak;
     st.scores = (it.scores || zeros()).slice(); st.phase = it.phase || '';
     st.stock = typeof it.stock === 'number' ? it.stock : null; st.round = it.round || 0;
     st.trick = (it.trick || []).slice(); st.trickNo = it.trick_no || 0;
@@ -118,10 +119,10 @@ function apply(st, it) {
     st.declarer = it.declarer === undefined ? null : it.declarer; st.contract = it.contract; st.trump = it.trump;
     st.bids = (it.bids || []).slice(); st.swapped = it.swapped === undefined ? null : it.swapped; st.open = it.open || null;
     st.shown = [];
-    (it.shown || []).forEach(function (x) { st.shown[x.seat] = {cards: x.cards || [], reason: x.reason}; });
+    list(it.shown).forEach(function (x) { if (seatNo(prop(x, 'seat'))) st.shown[x.seat] = {cards: list(x.cards), reason: x.reason}; });
     break;
   case '@hand':  // seen by its seat only; others know just the cards it has shown
-    var held = (it.cards || []).slice();
+    var held = list(it.cards).slice();
     st.hands[s] = held;
     for (v = 0; v < N; v++) {
       st.known[v][s] = sees(it, v) ? held.slice() :
@@ -129,14 +130,14 @@ function apply(st, it) {
     }
     break;
   case 'drew':
-    var cards = it.cards || [];
+    var cards = list(it.cards);
     st.hands[s] = st.hands[s].concat(cards);
     st.newCards[s] = st.newCards[s].concat(cards);
     for (v = 0; v < N; v++) if (sees(it, v)) st.known[v][s] = st.known[v][s].concat(cards);
     break;
   case '@action':
     var act = it.action || {};
-    if (act.type === 'exchange') st.pending[s] = (act.discard || []).slice();
+    if (act.type === 'exchange') st.pending[s] = list(act.discard).slice();
     break;
   case 'exchanged':
     var disc = st.pending[s].length === it.count ? st.pending[s] : [];
@@ -164,9 +165,9 @@ function apply(st, it) {
     }
     st.open = null; break;
   case 'hand_revealed':
-    st.shown[s] = {cards: it.cards || [], reason: it.reason};
+    st.shown[s] = {cards: list(it.cards), reason: it.reason};
     for (v = 0; v < N; v++) if (sees(it, v)) {
-      (it.cards || []).forEach(function (c) {
+      list(it.cards).forEach(function (c) {
         if (st.hands[s].indexOf(c) >= 0 && st.known[v][s].indexOf(c) < 0) st.known[v][s].push(c);
       });
     }
@@ -252,17 +253,23 @@ function checkpointOf(k) {
 var HIDDEN = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/g;
 function hex(c, n) { return ('0000' + c.charCodeAt(0).toString(16)).slice(-n); }
 function shown(t) { return String(t).replace(HIDDEN, function (c) { return c.charCodeAt(0) < 256 ? '\\x' + hex(c, 2) : '\\u' + hex(c, 4); }); }
+// Every field of a log is text: whatever it holds (a crafted log may hold markup where a number
+// belongs), it reaches the page escaped (`esc`), and names are isolated (`<bdi>`).
 function esc(t) { return shown(t).replace(/[&<>"]/g, function (c) { return {'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;'}[c]; }); }
+function bdi(t) { return '<bdi>' + esc(t) + '</bdi>'; }
+function prop(o, k) { return o !== null && typeof o === 'object' && Object.prototype.hasOwnProperty.call(o, k) ? o[k] : undefined; }
+function list(v) { return Array.isArray(v) ? v : []; }
+function seatNo(s) { return typeof s === 'number' && s >= 0 && s < N && s % 1 === 0; }
 function rankText(r) { return r === 'T' ? '10' : r; }
-function cardText(c) { return rankText(c.charAt(0)) + (SUIT[c.charAt(1)] || c.charAt(1)); }
-function C(c) { return '<span class="cs' + (RED[c.charAt(1)] ? ' red' : '') + '">' + cardText(c) + '</span>'; }
-function CS(list) { return (list || []).map(C).join(' '); }
+function cardText(c) { c = String(c); return rankText(c.charAt(0)) + (prop(SUIT, c.charAt(1)) || c.charAt(1)); }
+function C(c) { return '<span class="cs' + (prop(RED, String(c).charAt(1)) ? ' red' : '') + '">' + esc(cardText(c)) + '</span>'; }
+function CS(cards) { return list(cards).map(C).join(' '); }
 function P(s) {
-  if (typeof s !== 'number' || s < 0 || s >= N) return esc(String(s));
-  return '<span class="pn" style="color:' + COLORS[s] + '">P' + s + '</span>';
+  if (!seatNo(s)) return esc(s);
+  return '<span class="pn col' + s + '">P' + s + '</span>';
 }
-function PS(list) { return (list || []).map(P).join(', '); }
-function suitText(x) { return '<span class="cs' + (RED[x] ? ' red' : '') + '">' + (SUIT[x] || esc(x)) + '</span>'; }
+function PS(seats) { return list(seats).map(P).join(', '); }
+function suitText(x) { return '<span class="cs' + (prop(RED, x) ? ' red' : '') + '">' + esc(prop(SUIT, x) || x) + '</span>'; }
 function bidText(b) { return b === 'moon' ? 'the moon (all 6)' : String(b); }
 function signed(n) { return (n > 0 ? '+' : n < 0 ? '\u2212' : '\u00b1') + Math.abs(n); }
 var REASONS = {break_up: 'breaking up a scoring hand', scoring_hand: 'scoring hand', final_showdown: 'final showdown',
@@ -270,12 +277,13 @@ var REASONS = {break_up: 'breaking up a scoring hand', scoring_hand: 'scoring ha
   target: 'target reached', tricks: 'tricks', contract_made: 'contract made', set: 'set', moon: 'moon',
   moon_failed: 'moon failed', renege: 'renege', forfeit: 'forfeit', tiebreak: 'tie-break', hand_limit: 'hand limit',
   deal_limit: 'deal limit', royal_flush: 'royal flush'};
-function reasonText(r) { return REASONS[r] || String(r || '').replace(/_/g, ' '); }
+function reasonText(r) { return prop(REASONS, r) || String(r || '').replace(/_/g, ' '); }
+function why(r) { return esc(reasonText(r)); }
 function genericText(it) {
   var parts = [];
   for (var k in it) if (k !== 'type' && k !== 'to' && it[k] !== null && it[k] !== undefined) {
     var val = it[k];
-    parts.push(k + '=' + esc(typeof val === 'object' ? JSON.stringify(val) : String(val)));
+    parts.push(esc(k) + '=' + esc(typeof val === 'object' ? JSON.stringify(val) : String(val)));
   }
   return '<span class="ctx">' + esc(it.type) + '</span> ' + parts.join(' ');
 }
@@ -299,32 +307,32 @@ function describe(k, st, view) {
     t = '<span class="ctx">private</span> ' + esc(m.type) + (typeof s === 'number' ? ' for ' + P(s) : '');
   } else switch (m.type) {
   case 'first_dealer_cut':
-    var rounds = m.rounds || [];
+    var rounds = list(m.rounds);
     t = rounds.length ? 'cut for the deal: ' + rounds.map(function (r) {
-      return r.map(function (pc) { return P(pc.seat) + ' ' + C(pc.card); }).join(', ');
+      return list(r).map(function (pc) { return P(prop(pc, 'seat')) + ' ' + C(prop(pc, 'card')); }).join(', ');
     }).join(' \u2192 ') + ' \u2014 ' + P(m.dealer) + ' deals first' : P(m.dealer) + ' deals first';
     break;
   case 'deal_started':
-    t = '<b>Deal ' + m.deal + '</b>: ' + P(m.dealer) + ' deals' + (m.tiebreak ? ' \u2014 tie-break between ' + PS(m.active) : '');
+    t = '<b>Deal ' + esc(m.deal) + '</b>: ' + P(m.dealer) + ' deals' + (m.tiebreak ? ' \u2014 tie-break between ' + PS(m.active) : '');
     var mine = Object.keys(got).filter(function (x) { return view >= 0 && +x === view; });
     if (mine.length) t += '; you get ' + CS(got[view]);
     break;
   case 'hand_dealt': case 'ghost_hand_taken':
     t = P(s) + (m.type === 'hand_dealt' ? ' is dealt ' : ' holds the ghost hand ') + CS(m.cards); break;
   case '@start':
-    t = '<b>Deal ' + m.deal + '</b>: ' + P(m.dealer) + ' deals — the game starts here, from a position (' +
-      esc(m.phase) + '); scores ' + (m.scores || []).map(function (x, j) { return P(j) + ' ' + x; }).join(' · ');
+    t = '<b>Deal ' + esc(m.deal) + '</b>: ' + P(m.dealer) + ' deals — the game starts here, from a position (' +
+      esc(m.phase) + '); scores ' + list(m.scores).map(function (x, j) { return P(j) + ' ' + esc(x); }).join(' · ');
     if (view >= 0) t += '; you hold ' + CS(sortCards(st.hands[view]));
     break;
   case 'exchanged':
-    t = '<span class="ctx">exchange ' + m.round + '</span> ' + P(s) + (m.count ? ' discards ' + m.count : ' stands pat');
-    if (m.count && (view < 0 || view === s) && st.lastDisc[s].length) t += ' (' + CS(st.lastDisc[s]) + ')';
+    t = '<span class="ctx">exchange ' + esc(m.round) + '</span> ' + P(s) + (m.count ? ' discards ' + esc(m.count) : ' stands pat');
+    if (m.count && (view < 0 || view === s) && seatNo(s) && st.lastDisc[s].length) t += ' (' + CS(st.lastDisc[s]) + ')';
     if (got[s]) t += ', draws ' + CS(got[s]);
     break;
   case 'drew':
     t = P(s) + ' draws ' + CS(m.cards); break;
   case 'stock_reshuffled':
-    t = 'the discards are shuffled into a new stock of ' + m.stock_size; break;
+    t = 'the discards are shuffled into a new stock of ' + esc(m.stock_size); break;
   case 'open_card':
     t = P(s) + '\u2019s open card: ' + C(m.card) + ' \u2014 take it or draw face down?'; break;
   case 'open_card_decision':
@@ -332,11 +340,11 @@ function describe(k, st, view) {
     t = m.take ? P(s) + ' takes ' + oc : P(s) + ' declines ' + oc + ' and draws face down' + (got[s] ? ': ' + CS(got[s]) : '');
     break;
   case 'hand_revealed':
-    t = P(s) + ' shows ' + CS(m.cards) + ' (' + reasonText(m.reason) + ')'; break;
+    t = P(s) + ' shows ' + CS(m.cards) + ' (' + why(m.reason) + ')'; break;
   case 'showdown':
-    var what = m.round === 0 ? 'final showdown' : 'showdown ' + m.round;
+    var what = m.round === 0 ? 'final showdown' : 'showdown ' + esc(m.round);
     if (m.winners && m.winners.length) {
-      t = what + ': ' + PS(m.winners) + ' score' + (m.winners.length > 1 ? '' : 's') + ' ' + m.points +
+      t = what + ': ' + PS(m.winners) + ' score' + (m.winners.length > 1 ? '' : 's') + ' ' + esc(m.points) +
         (m.description ? ' (' + esc(m.description) + ')' : m.category ? ' (' + esc(m.category) + ')' : '');
     } else if (m.tied && m.tied.length) {
       t = what + ': exact tie between ' + PS(m.tied) + (m.description ? ' (' + esc(m.description) + ')' : '') + ', nobody scores';
@@ -346,49 +354,49 @@ function describe(k, st, view) {
   case 'chicago_decision':
     t = m.call ? P(s) + ' calls <b>Chicago!</b>' : P(s) + ' does not call Chicago'; break;
   case 'card_played':
-    t = P(s) + ' plays ' + C(m.card) + ' <span class="ctx" style="margin-left:.5em">trick ' + m.trick + '</span>'; break;
+    t = P(s) + ' plays ' + C(m.card) + ' <span class="ctx gap">trick ' + esc(m.trick) + '</span>'; break;
   case 'trick_won':
-    t = P(s) + ' wins trick ' + m.trick + ' with ' + C(m.card); break;
+    t = P(s) + ' wins trick ' + esc(m.trick) + ' with ' + C(m.card); break;
   case 'score':
     t = ''; break;
   case 'deal_ended':
-    t = 'deal ' + m.deal + ' over \u2014 ' + (m.scores || []).map(function (x, j) { return P(j) + ' ' + x; }).join(' \u00b7 ');
+    t = 'deal ' + esc(m.deal) + ' over \u2014 ' + list(m.scores).map(function (x, j) { return P(j) + ' ' + esc(x); }).join(' \u00b7 ');
     break;
   case 'game_ended': case '@result':
     var w = m.winner;
-    t = '<b>Game over</b>: ' + (typeof w === 'number' ? P(w) + ' (' + esc(NAMES[w]) + ') wins' : 'no single winner') +
-      ' \u2014 ' + (m.scores || []).join(' : ') + ' (' + reasonText(m.reason) + ')';
+    t = '<b>Game over</b>: ' + (seatNo(w) ? P(w) + ' (' + bdi(NAMES[w]) + ') wins' : 'no single winner') +
+      ' \u2014 ' + esc(list(m.scores).join(' : ')) + ' (' + why(m.reason) + ')';
     if (m.forfeited && m.forfeited.length) t += '; forfeited: ' + PS(m.forfeited);
-    if (res && (res.reason !== m.reason || (res.scores || []).join() !== (m.scores || []).join() || res.winner !== m.winner)) {
+    if (res && (res.reason !== m.reason || list(res.scores).join() !== list(m.scores).join() || res.winner !== m.winner)) {
       t += ' <span class="ctx">referee’s result:</span> ' + (typeof res.winner === 'number' ? P(res.winner) + ' wins' : 'no single winner') +
-        ' — ' + (res.scores || []).join(' : ') + ' (' + reasonText(res.reason) + ')' +
+        ' — ' + esc(list(res.scores).join(' : ')) + ' (' + why(res.reason) + ')' +
         (res.forfeited && res.forfeited.length ? '; forfeited: ' + PS(res.forfeited) : '');
     }
     break;
   case '@failure':
-    t = '<span class="ctx">failure</span> ' + P(s) + ' ' + esc(reasonText(m.reason)) + (m.message ? ': ' + esc(m.message) : ''); break;
+    t = '<span class="ctx">failure</span> ' + P(s) + ' ' + why(m.reason) + (m.message ? ': ' + esc(m.message) : ''); break;
   case 'bid_made':
-    t = m.bid === null || m.bid === undefined ? P(s) + ' passes' : P(s) + ' bids ' + bidText(m.bid); break;
+    t = m.bid === null || m.bid === undefined ? P(s) + ' passes' : P(s) + ' bids ' + esc(bidText(m.bid)); break;
   case 'ghost_swapped':
     t = P(s) + ' swaps for the ghost hand (the old hand is dead)' + (got[s] ? ': ' + CS(got[s]) : ''); break;
   case 'all_passed':
     t = 'everyone passed \u2014 no score; the deal passes to ' + P(m.next_dealer); break;
   case 'trump_named':
-    t = P(s) + ' names ' + suitText(m.suit) + ' ' + (SUITNAME[m.suit] || '') + ' trump, contract ' + bidText(m.contract); break;
+    t = P(s) + ' names ' + suitText(m.suit) + ' ' + (prop(SUITNAME, m.suit) || '') + ' trump, contract ' + esc(bidText(m.contract)); break;
   case 'renege':
-    t = P(s) + ' reneged in trick ' + m.trick + ' with ' + C(m.card) + ' (' + suitText(m.led_suit) + ' led): ' + signed(-m.penalty);
+    t = P(s) + ' reneged in trick ' + esc(m.trick) + ' with ' + C(m.card) + ' (' + suitText(m.led_suit) + ' led): ' + esc(signed(-m.penalty));
     break;
   case 'hand_scored':
-    t = 'hand scored: ' + P(m.declarer) + ' bid ' + bidText(m.contract) + ' in ' + suitText(m.trump) + ', took ' +
-      (m.tricks_won ? m.tricks_won[m.declarer] : '?') + ' \u2014 <b>' + (m.made ? 'made' : 'set') + '</b>; ' +
-      (m.points || []).map(function (x, j) { return P(j) + ' ' + signed(x); }).join(', ');
+    t = 'hand scored: ' + P(m.declarer) + ' bid ' + esc(bidText(m.contract)) + ' in ' + suitText(m.trump) + ', took ' +
+      esc(prop(m.tricks_won, m.declarer) === undefined ? '?' : prop(m.tricks_won, m.declarer)) + ' \u2014 <b>' + (m.made ? 'made' : 'set') + '</b>; ' +
+      list(m.points).map(function (x, j) { return P(j) + ' ' + esc(signed(x)); }).join(', ');
     scores = [];
     break;
   default:
     t = genericText(m);
   }
   if (scores.length) {
-    var sc = scores.map(function (x) { return P(x.seat) + ' ' + signed(x.points) + ' (' + reasonText(x.reason) + ') \u2192 ' + x.total; });
+    var sc = scores.map(function (x) { return P(x.seat) + ' ' + esc(signed(x.points)) + ' (' + why(x.reason) + ') \u2192 ' + esc(x.total); });
     t += (t ? ' \u00b7 ' : '') + sc.join(', ');
   }
   if (DEFAULTED[step.main]) extra.push('the referee\u2019s default action for ' + P(m.seat));
@@ -414,12 +422,13 @@ function sortCards(cards) {
   });
 }
 function faceHTML(c, seat, cls) {
-  var r = c.charAt(0), su = c.charAt(1);
-  return '<div class="card face' + (RED[su] ? ' red' : '') + (cls ? ' ' + cls : '') + '" data-card="' + esc(c) +
-    '" data-seat="' + seat + '" title="' + esc(cardText(c)) + '"><span class="r">' + rankText(r) + '</span><span class="s">' +
-    (SUIT[su] || su) + '</span><span class="p">' + (SUIT[su] || su) + '</span></div>';
+  c = String(c);
+  var r = c.charAt(0), su = c.charAt(1), suit = esc(prop(SUIT, su) || su);
+  return '<div class="card face' + (prop(RED, su) ? ' red' : '') + (cls ? ' ' + cls : '') + '" data-card="' + esc(c) +
+    '" data-seat="' + esc(seat) + '" title="' + esc(cardText(c)) + '"><span class="r">' + esc(rankText(r)) + '</span><span class="s">' +
+    suit + '</span><span class="p">' + suit + '</span></div>';
 }
-function backHTML(seat, cls) { return '<div class="card back' + (cls ? ' ' + cls : '') + '" data-seat="' + seat + '"></div>'; }
+function backHTML(seat, cls) { return '<div class="card back' + (cls ? ' ' + cls : '') + '" data-seat="' + esc(seat) + '"></div>'; }
 
 // ------------------------------------------------------------ page state
 var cur = 0, view = -1, timer = null, hashTimer = null;
@@ -432,8 +441,8 @@ function build() {
     cut.textContent = 'This log is cut off: the game did not finish (was the referee stopped?). The replay shows what there is.';
     $('top').appendChild(cut);
   }
-  $('meta').textContent = NAMES.map(function (n, i) { return 'P' + i + ' ' + shown(n); }).join(' \u00b7 ') +
-    ' \u00b7 seed ' + D.seed + (D.rules && D.rules.target_score ? ' \u00b7 target ' + D.rules.target_score : '');
+  $('meta').innerHTML = NAMES.map(function (n, i) { return 'P' + i + ' ' + bdi(n); }).join(' \u00b7 ') +
+    esc(' \u00b7 seed ' + D.seed + (D.rules && D.rules.target_score ? ' \u00b7 target ' + D.rules.target_score : ''));
   $('rules').textContent = shown(JSON.stringify({game: D.game, referee: D.referee, seed: D.seed, match_seed: D.match_seed,
     deal_set: D.deal_set, players: NAMES, rules: D.rules}, null, 1));
   var table = $('table');
@@ -442,8 +451,8 @@ function build() {
     var el = document.createElement('div');
     el.className = 'seat';
     el.setAttribute('data-seat', s);
-    el.innerHTML = '<div class="plate"><span class="dot" style="background:' + COLORS[s] + '"></span>' +
-      '<span class="pname"><span class="sn">P' + s + '</span>' + esc(NAMES[s] || '?') + '</span><span class="badges"></span>' +
+    el.innerHTML = '<div class="plate"><span class="dot bg' + s % 4 + '"></span>' +
+      '<span class="pname"><span class="sn">P' + s + '</span>' + bdi(NAMES[s] || '?') + '</span><span class="badges"></span>' +
       '<span class="tricks"></span><span class="pscore" data-seat="' + s + '">0</span><span class="delta"></span></div>' +
       '<div class="hand" data-seat="' + s + '"></div>';
     table.appendChild(el);
@@ -453,19 +462,19 @@ function build() {
   for (s = 0; s < N; s++) html += '<button id="view-' + s + '" data-view="' + s + '" title="' + esc(NAMES[s]) + '">Seat ' + s + '</button>';
   vs.innerHTML = html;
   var sb = '';
-  for (s = 0; s < N; s++) sb += '<tr data-seat="' + s + '"><td><span class="dot" style="background:' + COLORS[s] + '"></span></td><td>P' + s +
-    '</td><td>' + esc(NAMES[s]) + '</td><td class="sc" data-role="score" data-seat="' + s + '">0</td></tr>';
+  for (s = 0; s < N; s++) sb += '<tr data-seat="' + s + '"><td><span class="dot bg' + s % 4 + '"></span></td><td>P' + s +
+    '</td><td>' + bdi(NAMES[s]) + '</td><td class="sc" data-role="score" data-seat="' + s + '">0</td></tr>';
   $('scoreboard').innerHTML = sb;
   var dl = '';
   DEALS.forEach(function (d, i) {
-    dl += '<li data-deal="' + (i + 1) + '"><button data-deal="' + (i + 1) + '" data-step="' + d.step + '"><span>Deal ' + d.deal +
-      (d.tiebreak ? ' (tie-break)' : '') + ' \u00b7 P' + d.dealer + ' deals</span><span class="dsc">' + (d.scores || []).join(' : ') + '</span></button></li>';
+    dl += '<li data-deal="' + (i + 1) + '"><button data-deal="' + (i + 1) + '" data-step="' + d.step + '"><span>Deal ' + esc(d.deal) +
+      (d.tiebreak ? ' (tie-break)' : '') + ' \u00b7 P' + esc(d.dealer) + ' deals</span><span class="dsc">' + esc(list(d.scores).join(' : ')) + '</span></button></li>';
   });
   $('deals').innerHTML = dl;
   $('scrub').max = STEPS.length - 1;
   buildChart();
   $('legend').innerHTML = NAMES.map(function (n, i) {
-    return '<span><span class="dot" style="background:' + COLORS[i] + '"></span> P' + i + ' ' + esc(n) + '</span>';
+    return '<span><span class="dot bg' + i % 4 + '"></span> P' + i + ' ' + bdi(n) + '</span>';
   }).join('');
 }
 
@@ -476,7 +485,12 @@ function buildChart() {
   DEALS.forEach(function (d) { pts.push(d.scores || pts[pts.length - 1]); });
   var fin = FINAL && FINAL.scores;
   if (fin && pts.length > 1 && pts[pts.length - 1].join() !== fin.join()) pts[pts.length - 1] = fin.slice();
-  var lo = 0, hi = 1, target = D.rules && D.rules.target_score;
+  var lo = 0, hi = 1, target = D.rules && typeof D.rules.target_score === 'number' ? D.rules.target_score : null;
+  pts = pts.map(function (p) {  // N numbers each, whatever a log held
+    var q = list(p), out = [];
+    for (var s = 0; s < N; s++) out.push(isFinite(q[s]) ? +q[s] : 0);
+    return out;
+  });
   pts.forEach(function (p) { p.forEach(function (x) { lo = Math.min(lo, x); hi = Math.max(hi, x); }); });
   if (target && target <= hi * 1.5) hi = Math.max(hi, target);
   var nx = Math.max(1, pts.length - 1), W = CH.w - CH.l - CH.r, H = CH.h - CH.t - CH.b;
@@ -569,7 +583,7 @@ function render() {
     if (!hand.length && st.shown[s]) {  // shown after the tricks: the final showdown
       h = st.shown[s].cards.map(function (c) { return faceHTML(c, s, 'shown-card'); }).join('');
     }
-    if (st.shown[s]) badges += '<span class="badge shown">shown: ' + esc(reasonText(st.shown[s].reason)) + '</span>';
+    if (st.shown[s]) badges += '<span class="badge shown">shown: ' + why(st.shown[s].reason) + '</span>';
     el.querySelector('.badges').innerHTML = badges;
     var hel = el.querySelector('.hand');
     hel.innerHTML = h || '<span class="empty">' + (st.deal ? 'no cards' : '') + '</span>';
@@ -588,24 +602,24 @@ function render() {
     st.trick.forEach(function (pc) {
       var win = st.trickWin && st.trickWin.card === pc.card;
       th += '<div class="slot t-' + posOf(pc.seat) + '">' + faceHTML(pc.card, pc.seat, win ? 'win' : '') +
-        '<span class="who">P' + pc.seat + '</span></div>';
+        '<span class="who">P' + esc(pc.seat) + '</span></div>';
     });
-  } else if (!st.deal && st.cut && st.cut.rounds && st.cut.rounds.length) {
-    st.cut.rounds[st.cut.rounds.length - 1].forEach(function (pc) {
+  } else if (!st.deal && st.cut && list(st.cut.rounds).length) {
+    list(st.cut.rounds[st.cut.rounds.length - 1]).forEach(function (pc) {
       th += '<div class="slot t-' + posOf(pc.seat) + '">' + faceHTML(pc.card, pc.seat, pc.seat === st.cut.dealer ? 'win' : '') +
-        '<span class="who">P' + pc.seat + ' cuts</span></div>';
+        '<span class="who">P' + esc(pc.seat) + ' cuts</span></div>';
     });
   }
   $('trick').innerHTML = th;
   var ex = '';
-  if (st.open) ex += '<span class="pill">open card for P' + st.open.seat + ' ' + faceHTML(st.open.card, st.open.seat, 'mini') + '</span>';
-  if (st.trump) ex += '<span class="pill">trump <span class="big ' + (RED[st.trump] ? 'red' : '') + '">' + SUIT[st.trump] +
-    '</span> P' + st.declarer + ' bid ' + esc(bidText(st.contract)) + '</span>';
+  if (st.open) ex += '<span class="pill">open card for P' + esc(st.open.seat) + ' ' + faceHTML(st.open.card, st.open.seat, 'mini') + '</span>';
+  if (st.trump) ex += '<span class="pill">trump <span class="big ' + (prop(RED, st.trump) ? 'red' : '') + '">' + esc(prop(SUIT, st.trump) || st.trump) +
+    '</span> P' + esc(st.declarer) + ' bid ' + esc(bidText(st.contract)) + '</span>';
   if (HINTS.hidden_hand && st.deal) {  // a game with a hand nobody sees (Ghost Hand Euchre's ghost)
     ex += '<span class="pill">' + (st.swapped === null ? 'ghost hand' : 'dead hand') + ' ' + backHTML(-1, 'mini') + '</span>';
     if (!st.trump && st.bids.length) {
       var hb = null; st.bids.forEach(function (b) { if (b.bid !== null && b.bid !== undefined) hb = b; });
-      if (hb) ex += '<span class="pill">high bid ' + esc(bidText(hb.bid)) + ' by P' + hb.seat + '</span>';
+      if (hb) ex += '<span class="pill">high bid ' + esc(bidText(hb.bid)) + ' by P' + esc(hb.seat) + '</span>';
     }
   }
   $('extra').innerHTML = ex;

@@ -6,18 +6,23 @@ progress with their public records and current scores, the last finished
 games, when games finished (for throughput), and the last lines for
 server-sent events. Everything is bounded: a running game holds its own
 records until it ends, at most `KEEP_FINISHED` finished games are kept, and
-the line buffer is a ring.
+the line buffer is a ring; of the other games of the run that finished, only
+their ids and deal sets (a few dozen bytes each).
 
 A hidden card reaches a spectator only through what `referee.live.tables`
 makes of a game, and only once `released` (or `due`) says so: its private
 record is `reveal_delay` seconds old, and every one before it, or its game
-is over.
+is `settled`: over, and so is every game of its deal set (the siblings play
+the same cards; until they are over, a finished game shows what it showed
+when it ended). A match's deal set is its games under every seat rotation,
+one per bot; a tournament's dashboard asks its database instead
+(`settled_rule`).
 """
 
 from __future__ import annotations
 
 import time
-from collections import OrderedDict, deque
+from collections import Counter, OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -118,6 +123,10 @@ class LiveBoard:
         self.version = 0
         self.changed = trio.Event()
         self.skipped = 0  # lines that did not decode
+        # What finished in this run, for `settled`: game id -> its deal set, and how many finished per deal set.
+        self.finished_ids: dict[int, int | None] = {}
+        self.set_done: Counter[int] = Counter()
+        self.settled_rule: Callable[[int], bool] | None = None  # replaces the stream's count when given
 
     # ------------------------------------------------------------ feeding
 
@@ -155,6 +164,9 @@ class LiveBoard:
             self.running.clear()  # a run killed without a goodbye left its games here
             self.finished_this_run = 0
             self.finish_times.clear()
+            if not rec.get("finished"):  # a new match or a fresh tournament: no game of it has finished
+                self.finished_ids.clear()
+                self.set_done.clear()
         elif kind == "run_ended":
             self.info["ended"] = rec.get("t")
             self.info["status"] = rec.get("status")
@@ -202,6 +214,11 @@ class LiveBoard:
                 self.finished.popitem(last=False)
             self.finished_this_run += 1
             self.finish_times.append(g.ended)
+            if g.game_id not in self.finished_ids:
+                deal_set = g.deal_set if isinstance(g.deal_set, int) else None
+                self.finished_ids[g.game_id] = deal_set
+                if deal_set is not None:
+                    self.set_done[deal_set] += 1
             self._count(g)
         elif kind == "game_abandoned":
             del self.running[g.game_id]
@@ -243,15 +260,38 @@ class LiveBoard:
     def game(self, game_id: int) -> LiveGame | None:
         return self.running.get(game_id) or self.finished.get(game_id)
 
-    def released(self, g: LiveGame, now: float | None = None) -> list[dict[str, Any]]:
-        """The private records of `g` a spectator may see now: all once the game
-        is over, else those at least `reveal_delay` seconds old (a record
-        waits for every one before it); none without a delay."""
+    def settled_id(self, game_id: int) -> bool:
+        """Whether game `game_id` is over, and so is every game of its deal set."""
+        if self.settled_rule is not None:
+            return self.settled_rule(game_id)
+        if game_id not in self.finished_ids:
+            return False
+        deal_set = self.finished_ids[game_id]
+        match = self.info.get("source") == "match"
+        if deal_set is None or (match and "ended" in self.info):  # no siblings, or none left to play
+            return True
+        bots = self.info.get("bots")
+        return match and isinstance(bots, list) and self.set_done[deal_set] >= len(bots)
+
+    def settled(self, g: LiveGame) -> bool:
+        return g.result is not None and self.settled_id(g.game_id)
+
+    def shown_private(self, g: LiveGame, now: float | None = None, start: int = 0) -> int:
+        """How many of `g`'s private records a spectator may see now: all once
+        it is `settled`; else those at least `reveal_delay` seconds old (a
+        record waits for every one before it), as of its end once it is over;
+        none without a delay. (`start`: that many are known to be shown already.)"""
         if self.reveal_delay is None:
-            return []
-        if g.result is not None:
-            return list(g.private)
-        return g.private[: self.due(g, 0, now)]
+            return 0
+        if g.result is None:
+            return self.due(g, start, now)
+        if self.settled(g):
+            return len(g.private)
+        return self.due(g, start, g.ended if g.ended is not None else now)
+
+    def released(self, g: LiveGame, now: float | None = None) -> list[dict[str, Any]]:
+        """The private records of `g` a spectator may see now (`shown_private`)."""
+        return g.private[: self.shown_private(g, now)]
 
     def due(self, g: LiveGame, start: int, now: float | None = None) -> int:
         """How many of `g`'s private records, counting from the first, are due

@@ -4,7 +4,8 @@
 lines (a last line without its newline is still being written, so it waits).
 `DbStandings` reads a tournament's results database read-only (SQLite's
 `mode=ro`: the dashboard can never change a result) and keeps the standings
-as the HTML report computes them, recomputed when a game was added.
+as the HTML report computes them, recomputed when a game was added, and
+which deal sets are over (their games' logs may then show every card).
 `follow` polls both and feeds the board until cancelled: the files from
 where it last stopped, the database at most once a second and less often
 when reading it takes long.
@@ -15,6 +16,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -95,6 +97,9 @@ class DbStandings:
     standings: Standings | None = None
     as_dict: dict[str, Any] | None = None
     logs: dict[int, str] = field(default_factory=dict)  # game id -> its log file, as the database has it
+    deal_sets: dict[int, int] = field(default_factory=dict)  # game id -> its deal set, for every game recorded
+    set_done: Counter[int] = field(default_factory=Counter)  # deal set -> games of it recorded
+    set_size: int = 0  # games in a deal set (every table plays it under every rotation); 0: unknown
     count: int = -1
     error: str | None = None
     cost_s: float = 0.0  # CPU time the last full read took
@@ -116,6 +121,11 @@ class DbStandings:
             began = time.thread_time()
             st = from_store(store)
             self.logs = {g.game_id: g.log_path for g in st.games if g.log_path}  # made whole when asked
+            self.deal_sets = {g.game_id: g.deal_set for g in st.games}
+            self.set_done = Counter(self.deal_sets.values())
+            info = store.tournament()
+            sets = info.definition.get("deal_sets") if info is not None else None
+            self.set_size = st.scheduled // sets if isinstance(sets, int) and sets > 0 else 0
             self.standings, self.as_dict, self.count, self.error = st, to_dict(st), count, None
             self.cost_s = time.thread_time() - began
             return True
@@ -124,6 +134,16 @@ class DbStandings:
             return False
         finally:
             store.close()
+
+    def settled(self, game_id: int) -> bool:
+        """Whether the database has game `game_id` and every game of its deal set."""
+        deal_set = self.deal_sets.get(game_id)
+        if deal_set is None:
+            return False
+        st = self.standings
+        if st is not None and st.finished >= st.scheduled:
+            return True
+        return self.set_size > 0 and self.set_done[deal_set] >= self.set_size
 
     def log_of(self, game_id: int) -> Path | None:
         where = self.logs.get(game_id)

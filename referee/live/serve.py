@@ -2,8 +2,8 @@
 
 `open_dashboard` serves a `LiveSource` on the referee's Trio loop with the
 web seat's start-up (`referee.web.server.start_server`: 127.0.0.1 unless told
-otherwise, a free port with 0, a token in every URL) and follows the stream
-files until it is closed. `tournament_source` and `match_source` say what a
+otherwise, a free port with 0, the printed URL good once, then a session
+cookie) and follows the stream files until it is closed. `tournament_source` and `match_source` say what a
 tournament's or a match's dashboard shows; `tournament_writer` and
 `match_writer` open the streams the two write.
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import trio
 
-from referee.live.app import DashboardApp
+from referee.live.app import Dashboard
 from referee.live.board import LiveBoard
 from referee.live.follow import DbStandings, follow
 from referee.live.source import LiveSource
@@ -84,7 +84,7 @@ async def open_dashboard(
     async with trio.open_nursery() as nursery:
         served = await start_server(
             nursery,
-            lambda token: DashboardApp(token, source),
+            Dashboard(source).routes,
             host=host,
             port=port,
             open_browser=open_browser,
@@ -96,6 +96,7 @@ async def open_dashboard(
         finally:
             served.stop.set()
             nursery.cancel_scope.cancel()
+            source.close()
 
 
 @dataclass

@@ -1,12 +1,31 @@
 """What a live dashboard shows, made once for every viewer: the summary
 (standings and progress), the live table's frame, a game's replay page and a
-finished game's replay data, each cached until what it shows changes."""
+finished game's replay data, each cached until what it shows changes.
+
+A page is rendered in a process of its own at a low priority, one at a
+time, never on the loop that plays the games: a 500-deal game's log takes a
+second of CPU, and a spectator who asked for many would otherwise make the
+bots time out (on the loop), or take half the games' pace (on a thread,
+which holds the interpreter's lock the loop needs). At most `MAX_WAITING`
+requests wait for a render; the next is told to come back. The caches are
+bounded LRUs, in entries and in bytes. A game's own log (every card) is
+shown only once the game is over and so is every game of its deal set
+(`LiveBoard.settled`): its siblings play the same cards.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import gzip
+import multiprocessing
+import os
+import signal
+from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -14,12 +33,124 @@ import msgspec
 import trio
 
 from referee.errors import RefereeError
-from referee.live.board import LiveBoard
+from referee.live.board import LiveBoard, LiveGame
 from referee.live.follow import DbStandings
-from referee.live.tables import shell, table_data
-from referee.replay.html import build_replay_data, render_html
+from referee.live.tables import PAGE_ASSETS, game_data, shell
+from referee.replay.html import build_replay_data, linked_page_html
 
 PAGE_REUSE_S = 1.0
+MAX_LOG_BYTES = 64 << 20  # a longer log is not rendered here: `replay LOG --html` makes its page
+CACHE_ENTRIES = 64
+CACHE_BYTES = 64 << 20
+MAX_WAITING = 16
+NICE = 10  # the renderer's priority: the kernel gives the games and the bots the cores first
+
+
+class TooLarge(RefereeError):
+    """A log too long to render for a spectator; the message says what to do instead."""
+
+
+class Busy(RefereeError):
+    """Too many pages waiting to be rendered: the viewer is asked to come back."""
+
+
+def _start_renderer(parent: int) -> None:
+    """In the renderer's process: a low priority, and an end with the dashboard's
+    process however that ends (a SIGKILL runs no cleanup; the kernel's death
+    signal still comes)."""
+    os.nice(NICE)
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG (Linux)
+    if os.getppid() != parent:  # it died before the line above
+        os._exit(0)
+
+
+class Renderer:
+    """Pages made in one low-priority process of their own, one at a time,
+    with at most `max_waiting` requests queued for it."""
+
+    def __init__(self, max_waiting: int = MAX_WAITING) -> None:
+        self.max_waiting = max_waiting
+        self.waiting = 0
+        self._lock = trio.Lock()
+        self._pool: ProcessPoolExecutor | None = None
+
+    async def make(self, cached: Callable[[], bytes | None], make: Callable[[], bytes]) -> tuple[bytes, bool]:
+        """`cached()` if another request made it meanwhile, else `make()` (a
+        module's function and its arguments: it is sent to the process); and
+        whether it was made now. `Busy` if too many wait."""
+        if self.waiting >= self.max_waiting:
+            raise Busy("the dashboard is busy rendering pages: try again in a moment")
+        self.waiting += 1
+        try:
+            async with self._lock:
+                found = cached()
+                if found is not None:
+                    return found, False
+                if self._pool is None:  # spawned, never forked: a fork of a running Trio process is not safe
+                    context = multiprocessing.get_context("spawn")
+                    self._pool = ProcessPoolExecutor(
+                        max_workers=1, mp_context=context, initializer=_start_renderer, initargs=(os.getpid(),)
+                    )
+                future = self._pool.submit(make)
+                body: bytes = await trio.to_thread.run_sync(future.result, abandon_on_cancel=True)
+                return body, True
+        finally:
+            self.waiting -= 1
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+
+class Lru:
+    """Bytes by key, each with the version it was made of and when, bounded in
+    entries and in bytes; the least recently used go first."""
+
+    def __init__(self, entries: int = CACHE_ENTRIES, size: int = CACHE_BYTES) -> None:
+        self.entries, self.size, self.held = entries, size, 0
+        self._items: OrderedDict[Any, tuple[Any, float, bytes]] = OrderedDict()
+
+    def peek(self, key: Any) -> tuple[Any, float, bytes] | None:
+        """(version, made, body) of `key`, now the most recently used."""
+        item = self._items.get(key)
+        if item is not None:
+            self._items.move_to_end(key)
+        return item
+
+    def get(self, key: Any, version: Any) -> bytes | None:
+        item = self.peek(key)
+        return item[2] if item is not None and item[0] == version else None
+
+    def put(self, key: Any, version: Any, body: bytes, made: float = 0.0) -> bytes:
+        old = self._items.pop(key, None)
+        self.held += len(body) - (len(old[2]) if old else 0)
+        self._items[key] = (version, made, body)
+        while self._items and (len(self._items) > self.entries or self.held > self.size):
+            self.held -= len(self._items.popitem(last=False)[1][2])
+        return body
+
+
+def _log_version(log: Path | None) -> tuple[int, int] | None:
+    """(size, mtime) of a log file, or None if there is none (or its name cannot be one)."""
+    try:
+        st = log.stat() if log is not None else None
+    except OSError:  # no such file, a name too long, ...
+        return None
+    return (st.st_size, st.st_mtime_ns) if st is not None and st.st_size >= 0 else None
+
+
+def _log_page(log: Path) -> bytes:
+    return gzip.compress(linked_page_html(build_replay_data(log), PAGE_ASSETS).encode(), 5)
+
+
+def _live_page(g: LiveGame, released: list[dict[str, Any]], reveal_delay: float | None) -> bytes:
+    return gzip.compress(linked_page_html(game_data(g, released, reveal_delay), PAGE_ASSETS).encode(), 5)
+
+
+def _log_data(log: Path) -> bytes:
+    return msgspec.json.encode(build_replay_data(log))
 
 
 @dataclass
@@ -33,8 +164,13 @@ class LiveSource:
     log_of: Callable[[int], Path | None] = lambda _gid: None
     _summary: tuple[int, bytes] = (-1, b"")
     _shell: bytes = b""
-    _pages: dict[int, tuple[float, Any, bytes]] = field(default_factory=dict)  # game id -> (made, key, page)
-    _finals: dict[int, tuple[Any, bytes]] = field(default_factory=dict)  # game id -> (key, data)
+    _pages: Lru = field(default_factory=Lru)
+    _finals: Lru = field(default_factory=Lru)
+    _renderer: Renderer = field(default_factory=Renderer)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.db, DbStandings):  # a tournament: its database says what finished, not the stream
+            self.board.settled_rule = self.db.settled
 
     def summary_bytes(self) -> bytes:
         """The summary JSON, encoded once per change (every viewer shares it)."""
@@ -61,63 +197,86 @@ class LiveSource:
             self._shell = gzip.compress(shell().encode(), 6)
         return self._shell
 
-    def page(self, game_id: int) -> bytes | None:
-        """A game's replay page, gzipped: its log once it is finished, else the board's view.
+    def _shown_log(self, game_id: int) -> tuple[Path, tuple[int, int]] | None:
+        """The game's log and its version, if a spectator may see it: every card."""
+        if not self.board.settled_id(game_id):
+            return None
+        log = self.log_of(game_id)
+        version = _log_version(log)
+        if log is None or version is None:
+            return None
+        if version[0] > MAX_LOG_BYTES:
+            raise TooLarge(
+                f"game {game_id}'s log is {version[0] >> 20} MiB, too long to show here: "
+                "`chicago-referee replay LOG --html` makes its page"
+            )
+        return log, version
+
+    async def _render(self, cache: Lru, key: Any, version: Any, make: Callable[[], bytes], made: float = 0.0) -> bytes:
+        """`make()` by the renderer, unless another viewer had it made meanwhile."""
+        body, new = await self._renderer.make(lambda: cache.get(key, version), make)
+        return cache.put(key, version, body, made) if new else body
+
+    async def page(self, game_id: int) -> bytes | None:
+        """A game's replay page, gzipped: its log once it may show every card,
+        else the board's view; None if neither exists.
 
         Rendered once for every viewer of a game: a finished game's page while
         its log is unchanged, a running game's at most every `PAGE_REUSE_S`
         (for a page opened as it is; a live table takes the moves from its stream)."""
-        now = trio.current_time()
-        g = self.board.game(game_id)
-        log = self.log_of(game_id)
-        cached = self._pages.get(game_id)
-        if (g is None or g.result is not None) and log is not None and log.is_file():
-            st = log.stat()
-            key: Any = ("log", st.st_size, st.st_mtime_ns)
-            if cached is not None and cached[1] == key:
-                return cached[2]
+        shown = self._shown_log(game_id)
+        if shown is not None:
+            log, version = shown
+            page = self._pages.get(game_id, ("log", version))
+            if page is not None:
+                return page
             try:
-                return self._keep(game_id, now, key, gzip.compress(render_html(build_replay_data(log)).encode(), 5))
+                return await self._render(self._pages, game_id, ("log", version), partial(_log_page, log))
+            except Busy:
+                raise
             except RefereeError:
                 pass  # a log that does not read: the board's view, if any
+        g = self.board.game(game_id)
         if g is None:
             return None
-        key = ("live", g.version, len(self.board.released(g)), g.result is not None)
+        released = self.board.released(g)
+        seen = ("live", g.version, len(released), g.result is not None, self.board.settled(g))
+        now = trio.current_time()
+        cached = self._pages.peek(game_id)
         if cached is not None and (
-            cached[1] == key or (cached[1][0] == "live" and not key[3] and now - cached[0] < PAGE_REUSE_S)
+            cached[0] == seen or (cached[0][0] == "live" and g.result is None and now - cached[1] < PAGE_REUSE_S)
         ):
             return cached[2]
-        data = table_data(self.board, game_id)
-        return None if data is None else self._keep(game_id, now, key, gzip.compress(render_html(data).encode(), 5))
+        frozen = replace(g, public=list(g.public), private=list(g.private), rows=[], start_bytes=b"")  # sent to it
+        make = partial(_live_page, frozen, released, self.board.reveal_delay)
+        return await self._render(self._pages, game_id, seen, make, now)
 
-    def final_data(self, game_id: int) -> bytes | None:
+    async def final_data(self, game_id: int) -> bytes | None:
         """A finished game's replay data from its log (every card), encoded
-        once for every viewer; None while its log is unknown or unreadable."""
-        log = self.log_of(game_id)
-        if log is None or not log.is_file():
-            return None
-        st = log.stat()
-        key = ("data", st.st_size, st.st_mtime_ns)
-        cached = self._finals.get(game_id)
-        if cached is not None and cached[0] == key:
-            return cached[1]
+        once for every viewer; None while it may not be shown (its deal set
+        is not over), or its log is unknown or unreadable."""
         try:
-            body = msgspec.json.encode(build_replay_data(log))
+            shown = self._shown_log(game_id)
+        except TooLarge:
+            return None  # the table asks for its data, and is told why
+        if shown is None:
+            return None
+        log, version = shown
+        data = self._finals.get(game_id, version)
+        if data is not None:
+            return data
+        try:
+            return await self._render(self._finals, game_id, version, partial(_log_data, log))
+        except Busy:
+            raise
         except RefereeError:
-            return None  # a log that does not read: the table asks for its page
-        if len(self._finals) > 64:  # bounded: the games being watched now
-            self._finals.clear()
-        self._finals[game_id] = (key, body)
-        return body
+            return None  # a log that does not read: the table shows the board's view
+
+    def close(self) -> None:
+        """Stop the renderer's process (a page being made is abandoned)."""
+        self._renderer.close()
 
     def log_known(self, game_id: int) -> bool:
         """Whether a finished game's page can be its log: a tournament's logs are
         known once the database has the game (a moment after the stream tells of it)."""
-        log = self.log_of(game_id)
-        return self.db is None or (log is not None and log.is_file())
-
-    def _keep(self, game_id: int, now: float, key: Any, page: bytes) -> bytes:
-        if len(self._pages) > 64:  # bounded: the games being watched now
-            self._pages.clear()
-        self._pages[game_id] = (now, key, page)
-        return page
+        return self.db is None or _log_version(self.log_of(game_id)) is not None

@@ -32,6 +32,11 @@ from referee.replay.html import pack_cards, page_html, replay_data, replay_row
 DATA_MARK = "@@LIVE-DATA@@"
 """Where the browser puts a live table's data in the shell (JSON made safe
 inside <script> as the replay page's is: no `</`, no `<!--`)."""
+ASSETS_MARK = "@@ASSETS@@"
+"""Where the browser puts the URL of the server's assets folder in the shell:
+the frame is a `blob:` document, in which a relative URL means nothing."""
+PAGE_ASSETS = "../../assets"
+"""The assets folder as seen from a page at `game/ID/page`."""
 Key = tuple[int, int, int]
 RESULT_KEY: Key = (1 << 30, 2, 0)
 
@@ -92,10 +97,13 @@ def live_header(g: LiveGame) -> LogHeader:
 def table_data(board: LiveBoard, game_id: int, now: float | None = None) -> dict[str, Any] | None:
     """The replay viewer's data for one game as far as a spectator may see it."""
     g = board.game(game_id)
-    if g is None:
-        return None
+    return None if g is None else game_data(g, board.released(g, now), board.reveal_delay)
+
+
+def game_data(g: LiveGame, released: list[dict[str, Any]], reveal_delay: float | None) -> dict[str, Any]:
+    """`table_data` of a game and its private records a spectator may see: it
+    reads them only, so a worker thread may make it from copies."""
     keyed = [public_keyed(rec) for rec in g.public]
-    released = board.released(g, now)
     keyed += [k for k in map(private_keyed, released) if k is not None]
     keyed.sort(key=lambda kv: kv[0])
     records = [(0, r) for _, r in keyed]
@@ -108,15 +116,16 @@ def table_data(board: LiveBoard, game_id: int, now: float | None = None) -> dict
         "over": g.result is not None,
         "hidden_shown": len(released),
         "hidden_held": len(g.private) - len(released),
-        "reveal_delay": board.reveal_delay,
+        "reveal_delay": reveal_delay,
         "version": g.version,
     }
     return data
 
 
 def shell() -> str:
-    """The replay page with `DATA_MARK` for its data (the same for every game)."""
-    return page_html("live table", DATA_MARK)
+    """The replay page with `DATA_MARK` for its data and `ASSETS_MARK` for
+    where its style and script are (the same for every game)."""
+    return page_html("live table", DATA_MARK, ASSETS_MARK)
 
 
 def table_start(board: LiveBoard, g: LiveGame) -> bytes:
@@ -141,8 +150,9 @@ def _row(key: Key, record: Record) -> bytes | None:
 
 def table_rows(board: LiveBoard, g: LiveGame, now: float | None = None) -> list[bytes]:
     """Every row of `g` a spectator may see now, in the order they became
-    visible; what arrived since the last call is encoded now, once."""
-    if g.rows_over:
+    visible; what arrived since the last call is encoded now, once. A game
+    over has all its rows but the hidden ones its deal set's end releases."""
+    if g.rows_over and (g.rows_private >= len(g.private) or not board.settled(g)):
         return g.rows
     while g.rows_public < len(g.public):
         encoded = _row(*public_keyed(g.public[g.rows_public]))
@@ -150,14 +160,14 @@ def table_rows(board: LiveBoard, g: LiveGame, now: float | None = None) -> list[
         if encoded is not None:
             g.rows.append(encoded)
     over = g.result is not None
-    due = len(g.private) if over and board.reveal_delay is not None else board.due(g, g.rows_private, now)
+    due = board.shown_private(g, now, g.rows_private)
     while g.rows_private < due:
         keyed = private_keyed(g.private[g.rows_private])
         g.rows_private += 1
         encoded = None if keyed is None else _row(*keyed)
         if encoded is not None:
             g.rows.append(encoded)
-    if over:
+    if over and not g.rows_over:
         encoded = _row(RESULT_KEY, live_result(g.result or {}))
         if encoded is not None:
             g.rows.append(encoded)

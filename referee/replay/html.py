@@ -1,7 +1,8 @@
 """A game log as ONE self-contained HTML page that replays the game.
 
 `write_html(log_path, out_path)` reads a log (see `referee.logs.gamelog`) and writes
-a page with inline CSS and JS only (no network, no external scripts or fonts):
+a page with inline CSS and JS only (no network, no external scripts or fonts;
+a served page links the same two files instead, `render_html(data, assets)`):
 the table with every seat's cards, the current trick, the scores, a status
 line for the current action, step controls with keyboard shortcuts, a
 per-seat view (a seat sees only events addressed to it or to everyone), a
@@ -166,6 +167,7 @@ def _title(data: dict[str, Any]) -> str:
 
 
 def render_html(data: dict[str, Any]) -> str:
+    """The self-contained replay page of `data` (its style and script inline)."""
     return page_html(_title(data), _script_json(data))
 
 
@@ -173,27 +175,23 @@ def linked_page_html(data: dict[str, Any], assets: str, top: str = "") -> str:
     """The page with its style and script as files under the URL `assets`, for a
     server whose Content-Security-Policy allows no inline script or style;
     `top` is markup of the server's own put first in the body."""
-    template = (
-        _asset("replay.html")
-        .replace("<style>__STYLE__</style>", f'<link rel="stylesheet" href="{assets}/replay.css">', 1)
-        .replace("<script>__SCRIPT__</script>", f'<script src="{assets}/replay.js"></script>', 1)
-        .replace("<body>", "<body>" + top, 1)
-    )
-    parts = {"TITLE": _html_escape(_title(data)), "DATA": _script_json(data)}
-    return re.sub(r"__(TITLE|DATA)__", lambda m: parts[m.group(1)], template)
+    return page_html(_title(data), _script_json(data), assets, top)
 
 
-def page_html(title: str, data_text: str) -> str:
+def page_html(title: str, data_text: str, assets: str | None = None, top: str = "") -> str:
     """The page around a data text already safe inside <script> (a live table
-    fills a page made with a marker in its place in the browser)."""
-    parts = {
-        "TITLE": _html_escape(title),
-        "STYLE": _asset("replay.css"),
-        "SCRIPT": _asset("replay.js"),
-        "DATA": data_text,
-    }
+    fills a page made with a marker in its place in the browser): its style
+    and script inline, or as files under the URL `assets`."""
+    if assets is None:
+        style, script = f"<style>{_asset('replay.css')}</style>", f"<script>{_asset('replay.js')}</script>"
+    else:
+        where = _html_escape(assets)
+        style = f'<link rel="stylesheet" href="{where}/replay.css">'
+        script = f'<script src="{where}/replay.js"></script>'
+    parts = {"TITLE": _html_escape(title), "STYLE": style, "SCRIPT": script, "DATA": data_text}
+    template = _asset("replay.html").replace("<body>", "<body>" + top, 1)
     # One pass, so a placeholder-like text inside a part (a bot's name) stays as it is.
-    return re.sub(r"__(TITLE|STYLE|SCRIPT|DATA)__", lambda m: parts[m.group(1)], _asset("replay.html"))
+    return re.sub(r"__(TITLE|STYLE|SCRIPT|DATA)__", lambda m: parts[m.group(1)], template)
 
 
 def write_html(log_path: Path, out_path: Path) -> None:

@@ -1,106 +1,75 @@
-"""The browser seat's ASGI app: one page, its event stream, its choices.
+"""The browser seat's routes: one page, its event stream, its choices.
 
-Routes, all under the seat's token (any other path is a plain 404):
-`GET /T/` the page; `GET /T/assets/NAME` its static files; `GET /T/events`
-server-sent events, each a full snapshot (the latest first, so a reload
-restores the page); `GET /T/state` the latest snapshot once; `POST /T/act` `{"id": request id, "action": {...}}`;
-`POST /T/resign`; `POST /T/again` `{"again": true|false}`. A refused choice
-answers 409 with `{"error": reason}`. Written as plain ASGI: five routes
-need no framework.
+Behind the gate (`referee.web.gate`: the printed URL is good once, then a
+session cookie), relative to the server's root: `GET /` the page (with the
+session's CSRF token in a `<meta>`); `GET /assets/NAME` its static files;
+`GET /events` server-sent events, each a full snapshot (the latest first, so
+a reload restores the page); `GET /state` the latest snapshot once;
+`POST /act` `{"id": request id, "action": {...}}`; `POST /resign`;
+`POST /again` `{"again": true|false}`. A refused choice answers 409 with
+`{"error": reason}`; a body that is not a small JSON object, 400.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import AsyncIterator
 from typing import Any
 
 import msgspec
 import trio
+from markupsafe import escape
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import BaseRoute, Route
 
-from referee.web.server import Receive, Send, answer_lifespan, event_stream, respond
+from referee.web.gate import session_of
+from referee.web.server import ASSETS, EventStreams, assets_mount
 from referee.web.session import Refused, WebPlayer
 
-ASSETS = Path(__file__).resolve().parents[1] / "assets"
-STATIC = {"play.html": "text/html", "play.js": "text/javascript", "play.css": "text/css", "replay.css": "text/css"}
 MAX_BODY = 16 * 1024
 KEEPALIVE_S = 15.0
-
-
-async def _json(send: Send, status: int, value: Any) -> None:
-    await respond(send, status, msgspec.json.encode(value))
-
-
-async def _body(receive: Receive) -> bytes | None:
-    """The request body, or None if it is too long to be a choice."""
-    data = bytearray()
-    while True:
-        msg = await receive()
-        if msg["type"] == "http.disconnect":
-            return None
-        data += msg.get("body", b"")
-        if len(data) > MAX_BODY:
-            return None
-        if not msg.get("more_body"):
-            return bytes(data)
+CSRF_MARK = "@@CSRF@@"
 
 
 class SeatApp:
-    """The ASGI app of one browser seat; `token` is its only key."""
+    """The routes of one browser seat."""
 
-    def __init__(self, token: str, player: WebPlayer) -> None:
-        self.prefix = f"/{token}/"
+    def __init__(self, player: WebPlayer, streams: EventStreams | None = None) -> None:
         self.player = player
+        self.streams = streams or EventStreams()
+        self._page = (ASSETS / "play.html").read_text(encoding="utf-8")
 
-    async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
-        if scope["type"] == "lifespan":
-            await answer_lifespan(receive, send)
-            return
-        if scope["type"] != "http":
-            return
-        path, method = scope["path"], scope["method"]
-        if not path.startswith(self.prefix):
-            await respond(send, 404, b"not found", "text/plain")
-            return
-        route = path[len(self.prefix) :]
-        if method == "GET" and route in ("", "play.html"):
-            await self._static(send, "play.html")
-        elif method == "GET" and route.startswith("assets/") and route[7:] in STATIC:
-            await self._static(send, route[7:])
-        elif method == "GET" and route == "events":
-            await event_stream(receive, send, self._events)
-        elif method == "GET" and route == "state":
-            await _json(send, 200, self.player.snapshot())
-        elif method == "POST" and route in ("act", "resign", "again"):
-            await self._post(route, receive, send)
-        else:
-            await respond(send, 404, b"not found", "text/plain")
+    @property
+    def routes(self) -> list[BaseRoute]:
+        return [
+            Route("/", self.page),
+            Route("/events", self.events),
+            Route("/state", self.state),
+            Route("/act", self.act, methods=["POST"]),
+            Route("/resign", self.resign, methods=["POST"]),
+            Route("/again", self.again, methods=["POST"]),
+            assets_mount(),
+        ]
 
-    async def _static(self, send: Send, name: str) -> None:
-        body = (ASSETS / name).read_bytes()
-        await respond(send, 200, body, STATIC[name])
+    async def page(self, request: Request) -> Response:
+        return HTMLResponse(self._page.replace(CSRF_MARK, str(escape(session_of(request).csrf))))
 
-    async def _post(self, route: str, receive: Receive, send: Send) -> None:
-        raw = await _body(receive)
-        try:
-            data = msgspec.json.decode(raw) if raw else None
-        except msgspec.DecodeError:
-            data = None
-        if raw is None or not isinstance(data, dict):
-            await _json(send, 400, {"error": "the body must be a small JSON object"})
-            return
-        try:
-            if route == "act":
-                self.player.choose(data.get("id"), data.get("action"))
-            elif route == "resign":
-                self.player.resign()
-            else:
-                self.player.answer_again(bool(data.get("again")))
-        except Refused as exc:
-            await _json(send, 409, {"error": str(exc)})
-            return
-        await _json(send, 200, {"ok": True})
+    async def state(self, request: Request) -> Response:
+        return JSONResponse(self.player.snapshot())
 
-    async def _events(self, send: Send) -> None:
+    async def events(self, request: Request) -> Response:
+        return self.streams.response(self._events())
+
+    async def act(self, request: Request) -> Response:
+        return await _choice(request, lambda data: self.player.choose(data.get("id"), data.get("action")))
+
+    async def resign(self, request: Request) -> Response:
+        return await _choice(request, lambda _data: self.player.resign())
+
+    async def again(self, request: Request) -> Response:
+        return await _choice(request, lambda data: self.player.answer_again(bool(data.get("again"))))
+
+    async def _events(self) -> AsyncIterator[bytes]:
         """Server-sent events: the current snapshot, then every new one."""
         seen = -1
         while True:
@@ -111,12 +80,34 @@ class SeatApp:
             changed = player.changed
             if player.version != seen:
                 seen = player.version
-                data = msgspec.json.encode(player.snapshot())
-                await send(
-                    {"type": "http.response.body", "body": b"event: state\ndata: " + data + b"\n\n", "more_body": True}
-                )
+                yield b"event: state\ndata: " + msgspec.json.encode(player.snapshot()) + b"\n\n"
                 continue
             with trio.move_on_after(KEEPALIVE_S):
                 await changed.wait()
                 continue
-            await send({"type": "http.response.body", "body": b": keep-alive\n\n", "more_body": True})
+            yield b": keep-alive\n\n"
+
+
+async def _small_json(request: Request) -> dict[str, Any] | None:
+    """The body as a JSON object, or None if it is not a small one."""
+    data = bytearray()
+    async for chunk in request.stream():
+        data += chunk
+        if len(data) > MAX_BODY:
+            return None
+    try:
+        value = msgspec.json.decode(bytes(data)) if data else None
+    except (msgspec.DecodeError, RecursionError, ValueError):  # RecursionError: [[[[...]]]] nested deep
+        return None
+    return value if isinstance(value, dict) else None
+
+
+async def _choice(request: Request, take: Any) -> Response:
+    data = await _small_json(request)
+    if data is None:
+        return JSONResponse({"error": "the body must be a small JSON object"}, 400)
+    try:
+        take(data)
+    except Refused as exc:
+        return JSONResponse({"error": str(exc)}, 409)
+    return JSONResponse({"ok": True})

@@ -12,6 +12,7 @@ answered with that id, never with a traceback, on a page or a terminal.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import secrets
 from collections.abc import Iterable
@@ -88,8 +89,10 @@ class WebGuard:
             if getattr(exc, LOGGED, None) is not None and started:
                 return  # the app answered it already with its id (`unexpected_error`), and it is logged
             error_id = log_error(exc, scope)
-            if started:
-                return  # the answer had begun: the connection ends here; the line logged says why
+            if started:  # the answer had begun (a stream): it ends here, cut short; the line above says why
+                with contextlib.suppress(Exception):  # the client may be gone already
+                    await send({"type": "http.response.body", "body": b"", "more_body": False})
+                return
             await error_response(scope, error_id)(scope, receive, _with_headers(send))
 
 

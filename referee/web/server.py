@@ -1,84 +1,124 @@
-"""Serve an ASGI app on the running Trio loop, reachable only with a token.
+"""Serve a command's pages on the running Trio loop: one start-up for the
+browser seat and the dashboard.
 
-One start-up for every page the referee serves (the human seat now, a
-dashboard later): bind 127.0.0.1 unless `host` says otherwise, port 0 picks a
-free port, every URL carries an unguessable token, the URL goes to a callback
-(the CLI prints it) and a browser is opened unless asked not to.
+`web_app` makes one Starlette app of a page set's routes behind the shared
+guard (`security.WebGuard`: the `Host` check, the security headers, errors as
+one line with an id) and the gate (`gate.Gate`: the token good once, then the
+session cookie); `start_server` serves it with hypercorn's Trio worker,
+127.0.0.1 unless told otherwise, port 0 for a free one, and hands the first
+URL to a callback (the CLI prints it) and to a browser unless asked not to.
+
+Event streams (`EventStreams`) are capped per server, and a client that
+stops reading is dropped by the kernel after `STALLED_CLIENT_S`
+(`TCP_USER_TIMEOUT` on the listening socket, inherited by every connection):
+hypercorn writes with its cancellation shielded, so nothing in the process
+could end such a write, and shutdown would wait for the client.
 """
 
 from __future__ import annotations
 
 import logging
-import secrets
+import socket
 import webbrowser
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from pathlib import Path
 
 import trio
-from hypercorn.config import Config
+from hypercorn.config import Config, Sockets
 from hypercorn.trio import serve
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.responses import PlainTextResponse, Response, StreamingResponse
+from starlette.routing import BaseRoute, Mount
+from starlette.staticfiles import StaticFiles
+from starlette.types import Receive, Scope, Send
 
 from referee.errors import ConfigError
+from referee.web.gate import Gate
+from referee.web.security import WebGuard, allowed_hosts
 
-ASGIApp = Callable[
-    [dict[str, Any], Callable[[], Awaitable[dict[str, Any]]], Callable[[dict[str, Any]], Awaitable[None]]],
-    Awaitable[None],
-]
+ASSETS = Path(__file__).resolve().parents[1] / "assets"
+STALLED_CLIENT_S = 5.0
+MAX_STREAMS = 64
+CACHED = "private, max-age=3600"  # a page's script and style hold no state: a browser keeps them
 
 
 @dataclass
 class Served:
-    """A running server: its base URL (with the token) and how to stop it."""
+    """A running server: its first URL (with the token) and how to stop it."""
 
     url: str
     token: str
     stop: trio.Event
 
 
-def new_token() -> str:
-    """192 random bits, URL-safe: the only key to a seat's page."""
-    return secrets.token_urlsafe(24)
+class _Config(Config):
+    """hypercorn's config, with listening sockets that drop a client which stopped reading."""
+
+    def create_sockets(self) -> Sockets:
+        sockets = super().create_sockets()
+        if hasattr(socket, "TCP_USER_TIMEOUT"):  # Linux: unacknowledged data (a zero window too) this long ends it
+            for sock in sockets.insecure_sockets:
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT, int(STALLED_CLIENT_S * 1000))
+        return sockets
 
 
 def _config(host: str, port: int) -> Config:
-    config = Config()
+    config = _Config()
     where = f"[{host}]" if ":" in host and not host.startswith("[") else host
     config.bind = [f"{where}:{port}"]
-    config.accesslog = None
-    config.errorlog = logging.getLogger("referee.web")  # quiet unless the caller configures logging
+    config.accesslog = None  # a request line is nobody's business on the terminal
+    config.errorlog = logging.getLogger("referee.web")
     config.graceful_timeout = 1.0
     return config
 
 
+class _Assets(StaticFiles):
+    """The files of `referee/assets`, which a browser may keep for an hour."""
+
+    def file_response(self, *args: object, **kwargs: object) -> Response:
+        response = super().file_response(*args, **kwargs)  # type: ignore[arg-type]
+        response.headers["cache-control"] = CACHED
+        return response
+
+
+def assets_mount() -> Mount:
+    """`/assets/NAME`: the pages' static files (StaticFiles refuses any path outside the folder)."""
+    return Mount("/assets", app=_Assets(directory=ASSETS), name="assets")
+
+
+def web_app(routes: Sequence[BaseRoute], gate: Gate, host: str) -> Starlette:
+    """A page set's routes behind the guard and the gate."""
+    return Starlette(
+        routes=list(routes),
+        middleware=[Middleware(WebGuard, hosts=allowed_hosts(host)), Middleware(gate.middleware)],
+    )
+
+
 async def start_server(
     nursery: trio.Nursery,
-    make_app: Callable[[str], ASGIApp],
+    routes: Sequence[BaseRoute],
     *,
     host: str = "127.0.0.1",
     port: int = 0,
     open_browser: bool = True,
     on_url: Callable[[str], None] | None = None,
 ) -> Served:
-    """Serve `make_app(token)` in `nursery` until `served.stop` is set."""
-    token = new_token()
+    """Serve `routes` in `nursery` until `served.stop` is set."""
+    gate = Gate()
     stop = trio.Event()
     try:
         binds: list[str] = await nursery.start(
-            partial(
-                serve,
-                make_app(token),  # type: ignore[arg-type]
-                _config(host, port),
-                shutdown_trigger=stop.wait,
-            )
+            partial(serve, web_app(routes, gate, host), _config(host, port), shutdown_trigger=stop.wait)  # type: ignore[arg-type]
         )
     except OSError as exc:
         raise ConfigError(
             f"cannot serve on {host}:{port}: {exc.strerror or exc}; choose another --host or --port"
         ) from exc
     base = next((b for b in binds if b.startswith("http://")), binds[0])
-    served = Served(url=f"{base}/{token}/", token=token, stop=stop)
+    served = Served(url=base + gate.entry_path, token=gate.token, stop=stop)
     if on_url is not None:
         on_url(served.url)
     if open_browser:
@@ -86,61 +126,37 @@ async def start_server(
     return served
 
 
-# ------------------------------------------------------------------ ASGI pieces both web apps share
-
-Receive = Callable[[], Awaitable[dict[str, Any]]]
-Send = Callable[[dict[str, Any]], Awaitable[None]]
-HEADERS = [
-    (b"cache-control", b"no-store"),
-    (b"x-content-type-options", b"nosniff"),
-    (b"referrer-policy", b"no-referrer"),
-]
-"""Sent with every answer: pages hold a game's state, never to be cached or sniffed."""
+# ------------------------------------------------------------------ event streams
 
 
-CACHED_HEADERS = [(b"cache-control", b"private, max-age=3600"), *HEADERS[1:]]
-"""For files that hold no state (a page's script and style): a browser keeps them."""
+class EventStreams:
+    """The server-sent event streams of one server, at most `cap` at once:
+    many viewers must not slow the games they watch."""
+
+    def __init__(self, cap: int = MAX_STREAMS) -> None:
+        self.cap = cap
+        self.open = 0
+
+    def response(self, body: AsyncIterator[bytes]) -> Response:
+        """`body`'s events as a stream (never cached), or a 503 when `cap` are open."""
+        return _EventStream(self, body)
 
 
-async def respond(
-    send: Send,
-    status: int,
-    body: bytes,
-    content_type: str = "application/json",
-    gzipped: bool = False,
-    cached: bool = False,
-) -> None:
-    headers = [(b"content-type", content_type.encode() + b"; charset=utf-8"), *(CACHED_HEADERS if cached else HEADERS)]
-    if gzipped:
-        headers.append((b"content-encoding", b"gzip"))
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
+class _EventStream(StreamingResponse):
+    def __init__(self, streams: EventStreams, body: AsyncIterator[bytes]) -> None:
+        super().__init__(body, media_type="text/event-stream", headers={"cache-control": "no-store"})
+        self.streams = streams
 
-
-async def event_stream(receive: Receive, send: Send, body: Callable[[Send], Awaitable[None]]) -> None:
-    """A server-sent event stream: `body` writes its events until it ends or
-    the viewer goes away, whichever comes first."""
-    headers = [(b"content-type", b"text/event-stream; charset=utf-8"), *HEADERS]
-    await send({"type": "http.response.start", "status": 200, "headers": headers})
-    async with trio.open_nursery() as nursery:
-
-        async def watch_disconnect() -> None:
-            while (await receive())["type"] != "http.disconnect":
-                pass
-            nursery.cancel_scope.cancel()
-
-        nursery.start_soon(watch_disconnect)
-        await body(send)
-        await send({"type": "http.response.body", "body": b"", "more_body": False})
-        nursery.cancel_scope.cancel()
-
-
-async def answer_lifespan(receive: Receive, send: Send) -> None:
-    """The ASGI lifespan protocol, for an app with nothing to start or stop."""
-    while True:
-        msg = await receive()
-        if msg["type"] == "lifespan.startup":
-            await send({"type": "lifespan.startup.complete"})
-        elif msg["type"] == "lifespan.shutdown":
-            await send({"type": "lifespan.shutdown.complete"})
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        streams = self.streams
+        if streams.open >= streams.cap:
+            await self.body_iterator.aclose()  # type: ignore[attr-defined]
+            text = f"this server has {streams.cap} event streams open, as many as it serves: close a page and reload\n"
+            await PlainTextResponse(text, 503)(scope, receive, send)
             return
+        streams.open += 1
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            streams.open -= 1
+            await self.body_iterator.aclose()  # type: ignore[attr-defined]

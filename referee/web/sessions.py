@@ -44,9 +44,10 @@ def _key_hash(key: str) -> str:
 class Sessions:
     """Sessions held in memory, bounded in number and age."""
 
-    def __init__(self, max_sessions: int = MAX_SESSIONS, ttl_s: float = TTL_S) -> None:
+    def __init__(self, max_sessions: int = MAX_SESSIONS, ttl_s: float = TTL_S, cookie: str = COOKIE) -> None:
         self.max_sessions = max_sessions
         self.ttl_s = ttl_s
+        self.cookie = cookie  # servers on one host share its cookies whatever their ports: each its own name
         self._by_hash: OrderedDict[str, Session] = OrderedDict()
 
     def open(self, user: str, *, admin: bool) -> tuple[str, Session]:
@@ -80,15 +81,15 @@ class Sessions:
             del self._by_hash[digest]
 
     def of(self, request: Request) -> Session | None:
-        return self.find(request.cookies.get(COOKIE))
+        return self.find(request.cookies.get(self.cookie))
 
 
-def set_cookie(response: Response, key: str, *, secure: bool, ttl_s: float = TTL_S) -> None:
-    response.set_cookie(COOKIE, key, max_age=int(ttl_s), path="/", httponly=True, samesite="strict", secure=secure)
+def set_cookie(response: Response, key: str, *, secure: bool, ttl_s: float = TTL_S, name: str = COOKIE) -> None:
+    response.set_cookie(name, key, max_age=int(ttl_s), path="/", httponly=True, samesite="strict", secure=secure)
 
 
-def clear_cookie(response: Response, *, secure: bool) -> None:
-    response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict", secure=secure)
+def clear_cookie(response: Response, *, secure: bool, name: str = COOKIE) -> None:
+    response.delete_cookie(name, path="/", httponly=True, samesite="strict", secure=secure)
 
 
 def csrf_ok(session: Session | None, sent: object) -> bool:

@@ -23,7 +23,7 @@ async def serve_table(
     async with trio.open_nursery() as nursery:
         served = await start_server(
             nursery,
-            lambda token: SeatApp(token, player),
+            SeatApp(player).routes,
             host=host,
             port=port,
             open_browser=open_browser,

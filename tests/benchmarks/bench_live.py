@@ -19,8 +19,8 @@ machine's work, not this one's. A dashboard loads its page and files once and
 reads `summary/events`. A live table is the dashboard's "follow" table (the
 projector's: one game in progress after another): it loads its page and files
 once and reads `game/follow/moves` (its `over` carries the finished game's
-data from its log; when it cannot, the table loads the game's page, as the
-browser does). With games this short (a few tenths of a second, two at a time) each
+data from its log once its deal set is over; when it cannot, the table loads
+the game's data, as the browser does). With games this short (a few tenths of a second, two at a time) each
 table follows several games a second, a harsher load than real games give.
 The viewers are threads of this process; on a small machine they compete
 with the tournament for the same cores, so the ratio is an upper bound.
@@ -81,6 +81,17 @@ def cli(*args: str) -> subprocess.Popen[str]:
     )
 
 
+def enter(url: str) -> str:
+    """Open the printed URL once, as the browser does: the session cookie it gives."""
+    u = urlsplit(url)
+    c = http.client.HTTPConnection(u.hostname or "127.0.0.1", u.port or 80, timeout=10)
+    c.request("GET", u.path)
+    resp = c.getresponse()
+    resp.read()
+    c.close()
+    return (resp.getheader("set-cookie") or "").split(";")[0]
+
+
 def cpu_seconds(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
@@ -90,27 +101,32 @@ class Viewer(threading.Thread):
     """One browser page's traffic: a dashboard, or a live table that follows
     one game in progress after another."""
 
-    def __init__(self, base: str, table: bool, stop: threading.Event) -> None:
+    def __init__(self, base: str, cookie: str, table: bool, stop: threading.Event) -> None:
         super().__init__(daemon=True)
         u = urlsplit(base)
-        self.host, self.port, self.prefix = u.hostname or "127.0.0.1", u.port or 80, u.path
+        self.host, self.port, self.prefix = u.hostname or "127.0.0.1", u.port or 80, "/"
+        self.cookie = cookie  # the one browser's session: its pages are tabs of it
         self.table, self.stop, self.bytes, self.games = table, stop, 0, 0
         self.kept: http.client.HTTPConnection | None = None
 
     def _conn(self) -> http.client.HTTPConnection:
         return http.client.HTTPConnection(self.host, self.port, timeout=10)
 
+    @property
+    def _headers(self) -> dict[str, str]:
+        return {"accept-encoding": "gzip", "cookie": self.cookie}
+
     def _get(self, route: str) -> bytes:
         """One GET on the page's kept-alive connection (browsers reuse theirs)."""
         if self.kept is None:
             self.kept = self._conn()
         try:
-            self.kept.request("GET", self.prefix + route, headers={"accept-encoding": "gzip"})  # as browsers do
+            self.kept.request("GET", self.prefix + route, headers=self._headers)  # as browsers do
             body = self.kept.getresponse().read()
         except (OSError, http.client.HTTPException):
             self.kept.close()  # the server closed it: once more on a new one
             self.kept = self._conn()
-            self.kept.request("GET", self.prefix + route, headers={"accept-encoding": "gzip"})
+            self.kept.request("GET", self.prefix + route, headers=self._headers)
             body = self.kept.getresponse().read()
         self.bytes += len(body)
         return body
@@ -120,7 +136,7 @@ class Viewer(threading.Thread):
         `on_over` gets the data of every `over` event (a game finished)."""
         c = self._conn()
         try:
-            c.request("GET", self.prefix + route)
+            c.request("GET", self.prefix + route, headers={"cookie": self.cookie})
             resp = c.getresponse()
             over = False
             while not self.stop.is_set():
@@ -137,8 +153,8 @@ class Viewer(threading.Thread):
             c.close()
 
     def _finished(self, data: bytes) -> None:
-        if b'"data":' not in data:  # its log was not known in time: the browser loads its page
-            self._get(f"game/{json.loads(data)['game_id']}/page")
+        if b'"data":' not in data:  # its log is not shown yet (or not known in time): the browser loads its data
+            self._get(f"game/{json.loads(data)['game_id']}/data")
         self.games += 1
 
     def run(self) -> None:
@@ -166,8 +182,9 @@ def one_run(folder: Path, games: int, served: bool) -> dict[str, float]:
         if served:
             serve = cli("serve", str(config), "--no-open")
             assert serve.stdout is not None
-            url = serve.stdout.readline().split()[-1]  # "live dashboard: URL"
-            viewers = [Viewer(url, table=i % 2 == 1, stop=stop) for i in range(VIEWERS)]
+            url = serve.stdout.readline().split()[-1]  # "live dashboard: URL", good once
+            cookie = enter(url)
+            viewers = [Viewer(url, cookie, table=i % 2 == 1, stop=stop) for i in range(VIEWERS)]
             for v in viewers:
                 v.start()
             time.sleep(1.0)

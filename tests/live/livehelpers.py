@@ -10,14 +10,13 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 import trio
 from paths import RANDOM_BOT, ROOT, SAMPLE_BOTS, TEST_BOTS
 from timing import scaled
+from webclient import get, http_scope, signed_in
 
 from protocol.messages import TimeControl
 from referee.games import get_game
@@ -133,14 +132,6 @@ def wait_for_url(proc: subprocess.Popen[str], limit_s: float = 60, seen: list[st
     return found[0]
 
 
-def get(url: str, timeout: float = 30) -> tuple[int, bytes]:
-    try:
-        with urllib.request.urlopen(url, timeout=scaled(timeout)) as resp:
-            return resp.status, resp.read()
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.read()
-
-
 def get_json(url: str) -> Any:
     status, body = get(url)
     assert status == 200, (url, status, body[:200])
@@ -219,13 +210,13 @@ async def drive_streams(
     stood at each of `moments` in turn (its clock at that moment), one beat
     apart on trio's clock (run it on the autojump clock): for each moment, the
     bytes each viewer was sent meanwhile. `source` goes to the `LiveSource`."""
-    from referee.live.app import MIN_GAP_S, DashboardApp
+    from referee.live.app import MIN_GAP_S, Dashboard
     from referee.live.board import LiveBoard
     from referee.live.source import LiveSource
 
     now = [moments[0]]
     board = LiveBoard(delay, clock=lambda: now[0])
-    app = DashboardApp("tok", LiveSource(board=board, title="test", **source))
+    app, headers = signed_in(Dashboard(LiveSource(board=board, title="test", **source)).routes)
     got = [bytearray() for _ in paths]
     gone = trio.Event()
     public, private = lines
@@ -240,7 +231,7 @@ async def drive_streams(
             if message["type"] == "http.response.body":
                 got[k].extend(message["body"])
 
-        await app({"type": "http", "path": "/tok/" + paths[k], "method": "GET"}, receive, send)
+        await app(http_scope("/" + paths[k], headers), receive, send)
 
     def ready(path: str) -> bool:  # a game's own table is opened once its game is on the board
         parts = path.split("/")

@@ -1,5 +1,7 @@
 """A browser seat served by the real command (`chicago-referee play --web`) in
-a subprocess, bounded in time, and a client for its event stream."""
+a subprocess, bounded in time, and a client for its event stream. The client
+goes in as a browser does: the printed URL once (a session cookie), then the
+page's CSRF token and its own origin with every choice."""
 
 from __future__ import annotations
 
@@ -24,28 +26,63 @@ URL_RE = re.compile(r"http://127\.0\.0\.1:(\d+)(/[A-Za-z0-9_-]+/)")
 LIMIT_S = scaled(240)  # a whole served game; far more than it needs
 
 
+CSRF_RE = re.compile(rb'<meta name="csrf-token" content="([A-Za-z0-9_-]+)">')
+
+
 @dataclass
 class WebTable:
     proc: subprocess.Popen[str]
     port: int
-    base: str  # "/TOKEN/"
+    token_path: str  # "/TOKEN/", good once
     log_dir: Path
     stdout: list[str] = field(default_factory=list)
+    cookie: str = ""  # "name=value" of the session, once `enter` went in
+    csrf: str = ""
+    base: str = "/"
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}{self.base}"
+        """The printed URL (a browser may open it once)."""
+        return f"http://127.0.0.1:{self.port}{self.token_path}"
+
+    @property
+    def origin(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def enter(self) -> None:
+        """Go in through the printed URL: the session cookie, then the page's CSRF token."""
+        status, headers, _ = self.raw("GET", self.token_path)
+        assert status == 303 and headers.get("location") == "../", (status, headers)
+        self.cookie = headers["set-cookie"].split(";", 1)[0]
+        status, _, page = self.raw("GET", "/", headers={"cookie": self.cookie})
+        found = CSRF_RE.search(page)
+        assert status == 200 and found, status
+        self.csrf = found.group(1).decode()
+
+    def raw(self, method: str, path: str, body: bytes | None = None, headers: dict[str, str] | None = None) -> Any:
+        """(status, headers, body) of one request, with no cookie or token but those in `headers`."""
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=scaled(30))
+        try:
+            conn.request(method, path, body=body, headers=headers or {})
+            resp = conn.getresponse()
+            return resp.status, {k.lower(): v for k, v in resp.getheaders()}, resp.read()
+        finally:
+            conn.close()
+
+    def session_headers(self) -> dict[str, str]:
+        if not self.cookie:
+            self.enter()
+        return {"cookie": self.cookie}
 
     def request(self, method: str, route: str, body: Any = None) -> tuple[int, Any]:
+        """A request as the page makes it: the session cookie, and with a POST the CSRF token and the origin."""
+        headers = {"content-type": "application/json", **self.session_headers()}
+        if method == "POST":
+            headers.update({"x-csrf-token": self.csrf, "origin": self.origin})
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=scaled(30))
         try:
             data = None if body is None else json.dumps(body)
-            conn.request(
-                method,
-                self.base + route if not route.startswith("/") else route,
-                body=data,
-                headers={"content-type": "application/json"},
-            )
+            conn.request(method, self.base + route if not route.startswith("/") else route, body=data, headers=headers)
             resp = conn.getresponse()
             raw = resp.read()
             kind = resp.getheader("content-type", "")
@@ -87,7 +124,7 @@ def start_web_table(tmp_path: Path, *args: str) -> WebTable:
         lines.append(line)
         m = URL_RE.search(line)
         if m:
-            return WebTable(proc=proc, port=int(m.group(1)), base=m.group(2), log_dir=log_dir, stdout=lines)
+            return WebTable(proc=proc, port=int(m.group(1)), token_path=m.group(2), log_dir=log_dir, stdout=lines)
     proc.kill()
     _, err = proc.communicate(timeout=scaled(10))
     raise AssertionError(f"no URL printed: {''.join(lines)!r} {err!r}")
@@ -118,7 +155,7 @@ class EventStream:
         self._cond = threading.Condition()
         u = urlsplit(table.url)
         self._conn = http.client.HTTPConnection(u.hostname, u.port, timeout=LIMIT_S)
-        self._conn.request("GET", table.base + "events")
+        self._conn.request("GET", table.base + "events", headers=table.session_headers())
         self._resp = self._conn.getresponse()
         assert self._resp.status == 200
         assert self._resp.getheader("content-type", "").startswith("text/event-stream")

@@ -14,6 +14,7 @@ from typing import Any
 import msgspec
 import trio
 import trio.lowlevel
+from webclient import http_scope, signed_in
 
 from referee.web.app import KEEPALIVE_S, SeatApp
 from referee.web.session import WebPlayer
@@ -37,9 +38,9 @@ async def _stream(player: WebPlayer, during_send: Any, bodies_wanted: int) -> li
         if len(bodies) >= bodies_wanted:
             gone.set()
 
-    scope = {"type": "http", "path": "/tok/events", "method": "GET"}
+    app, headers = signed_in(SeatApp(player).routes)
     with trio.fail_after(10 * KEEPALIVE_S):  # virtual time: the autojump clock skips idle waits
-        await SeatApp("tok", player)(scope, receive, send)
+        await app(http_scope("/events", headers), receive, send)
     return bodies
 
 

@@ -1,6 +1,7 @@
 """The browser seat over HTTP, without a browser: the page and its files are
-served under the token only, choices are judged by the engine, and nothing
-the page receives carries a card the seat may not see."""
+served to the client that opened the printed URL first, choices are judged
+by the engine, and nothing the page receives carries a card the seat may not
+see."""
 
 from __future__ import annotations
 
@@ -47,15 +48,17 @@ def _play_to_the_end(table: Any, stream: EventStream) -> dict[str, Any]:
 
 def test_page_files_and_token(web_table: Any) -> None:
     table = web_table(str(Path("sample_bots/python/random_bot.py")), "--seed", "5")
+    assert len(table.token_path.strip("/")) >= 32  # 192 random bits, URL-safe
+    assert table.raw("GET", "/")[0] == 403  # nothing before the printed URL is opened
     status, body = table.request("GET", "")
     assert status == 200 and b"play.js" in body and b"http" not in body.replace(b"http-equiv", b"")
+    assert table.csrf.encode() in body
     for name in ("play.js", "play.css", "replay.css"):
         assert table.request("GET", f"assets/{name}")[0] == 200
     assert table.request("GET", "assets/../../pyproject.toml")[0] == 404
     assert table.request("GET", "/wrongtoken/")[0] == 404
-    assert table.request("GET", "/wrongtoken/state")[0] == 404
-    assert table.request("GET", "/")[0] == 404
-    assert len(table.base.strip("/")) >= 32  # 192 random bits, URL-safe
+    assert table.raw("GET", "/state")[0] == 403  # without the session cookie
+    assert table.raw("GET", table.token_path)[0] == 403  # the printed URL a second time, in another client
 
 
 def test_choices_are_judged_and_no_hidden_card_reaches_the_page(web_table: Any) -> None:
