@@ -35,8 +35,9 @@ from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import BaseRoute, Route
 
 from referee.live.board import LiveGame
-from referee.live.source import Busy, LiveSource, TooLarge
+from referee.live.source import LiveSource, TooLarge
 from referee.live.tables import next_due_s, table_data, table_rows, table_start
+from referee.web.renderer import Busy
 from referee.web.server import ASSETS, EventStreams, assets_mount
 
 MIN_GAP_S = 1.0  # the beat: a viewer's stream sends at most this often, so cost does not grow with the moves

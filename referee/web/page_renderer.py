@@ -1,35 +1,17 @@
-"""A finished game's replay page, built away from the games.
-
-Building a replay page reads and decodes the whole log: tens of
-milliseconds of pure Python for a short game, a second for a long one. On a
-thread of the server it would hold the interpreter's lock, which the
-games' loop needs for every decision, so a crowd of spectators would cost
-the games their pace (measured: about half of it with 500 page requests on
-2 cores). So pages are built in a process of their own at a low priority
-(`nice` 10: the kernel gives the games the cores first), one page at a
-time, and kept in a cache bounded by bytes, so a page asked for again costs
-nothing. The cache's key says whose view the page is (public, an owner's
-seats, or an admin's), since a failure's details are its owner's alone.
+"""A finished arena game's replay page, as a viewer may see it: built by the
+shared renderer (`referee.web.renderer`: a low-priority process of its own,
+one page at a time) and kept in a bounded cache. The key says whose view
+the page is (public, an owner's seats, or an admin's), since a failure's
+details are its owner's alone.
 """
 
 from __future__ import annotations
 
-import multiprocessing
-import os
-from collections import OrderedDict
-from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from pathlib import Path
 
-import trio
-
 from referee.arena.game_files import shown_log
-
-CACHE_BYTES = 64 << 20
-NICE = 10
-
-
-def _lower_priority() -> None:
-    os.nice(NICE)
+from referee.web.renderer import Lru, Renderer
 
 
 def build_page(log_path: str, own: tuple[int, ...] | None, game_id: int) -> bytes:
@@ -46,46 +28,21 @@ def build_page(log_path: str, own: tuple[int, ...] | None, game_id: int) -> byte
 
 
 class PageRenderer:
-    """Builds pages in one low-priority process; keeps the recent ones."""
+    """The arena's game pages: made once per game and view, then served from the cache."""
 
-    def __init__(self, cache_bytes: int = CACHE_BYTES) -> None:
-        self.cache_bytes = cache_bytes
-        self._pages: OrderedDict[tuple[int, tuple[int, ...] | None], bytes] = OrderedDict()
-        self._held = 0
-        self._pool: ProcessPoolExecutor | None = None
-        self._one_at_a_time = trio.CapacityLimiter(1)
+    def __init__(self) -> None:
+        self._renderer = Renderer()
+        self._pages = Lru()
 
     async def page(self, log_path: Path, own: set[int] | None, game_id: int) -> bytes:
         key = (game_id, None if own is None else tuple(sorted(own)))
-        cached = self._pages.get(key)
-        if cached is not None:
-            self._pages.move_to_end(key)
-            return cached
-        async with self._one_at_a_time:
-            cached = self._pages.get(key)  # built meanwhile by an earlier request
-            if cached is not None:
-                return cached
-            future = self._executor().submit(build_page, str(log_path), key[1], game_id)
-            data: bytes = await trio.to_thread.run_sync(future.result, abandon_on_cancel=True)
-        self._keep(key, data)
-        return data
-
-    def _keep(self, key: tuple[int, tuple[int, ...] | None], data: bytes) -> None:
-        if len(data) > self.cache_bytes // 4:
-            return  # a huge page is not worth evicting many small ones
-        self._pages[key] = data
-        self._held += len(data)
-        while self._held > self.cache_bytes:
-            _key, old = self._pages.popitem(last=False)
-            self._held -= len(old)
-
-    def _executor(self) -> ProcessPoolExecutor:
-        if self._pool is None:
-            context = multiprocessing.get_context("spawn")  # never a fork of a running Trio process
-            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=context, initializer=_lower_priority)
-        return self._pool
+        found = self._pages.get(key, 0)  # a finished game's log never changes
+        if found is not None:
+            return found
+        body, _made = await self._renderer.make(
+            lambda: self._pages.get(key, 0), partial(build_page, str(log_path), key[1], game_id)
+        )
+        return self._pages.put(key, 0, body)
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+        self._renderer.close()
