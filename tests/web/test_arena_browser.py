@@ -176,3 +176,41 @@ def _text(driver: Any, element_id: str) -> str:
         return str(driver.find_element(By.ID, element_id).text)
     except (NoSuchElementException, StaleElementReferenceException):
         return ""
+
+
+def test_the_leaderboard_sorts_by_a_click_and_fits_a_phone(tmp_path: Path, driver: Any) -> None:
+    folder, _tokens = new_arena(tmp_path)
+    served = Served(folder)
+    try:
+        for user in ("alice", "bob"):
+            sent = cli(
+                "arena",
+                "submit",
+                served.base,
+                str(bot_folder(tmp_path, user, RANDOM_BOT.read_text() + f"# {user}\n")),
+                "--token-file",
+                str(tmp_path / f"{user}.token"),
+            )
+            assert sent.returncode == 0, sent.stderr
+        assert wait_until(lambda: all(e["games"] for e in get(f"{served.base}/api/leaderboard")["bots"]), 300)
+        driver.set_window_size(375, 800)
+        driver.get(served.base + "/")
+
+        def column(key: str) -> list[str]:
+            index = [h.get_attribute("data-key") for h in driver.find_elements(By.CSS_SELECTOR, "#board th")].index(key)
+            return [
+                r.find_elements(By.TAG_NAME, "td")[index].get_attribute("data-v")
+                for r in driver.find_elements(By.CSS_SELECTOR, "#board tbody tr")
+            ]
+
+        driver.find_element(By.CSS_SELECTOR, "#board th[data-key=bot]").click()
+        assert column("bot") == ["alice", "bob"]
+        driver.find_element(By.CSS_SELECTOR, "#board th[data-key=bot]").click()
+        assert column("bot") == ["bob", "alice"]  # a second click turns the order round
+        width = driver.execute_script("return document.documentElement.scrollWidth")
+        assert width <= 375, f"the page is {width} px wide on a 375 px screen"
+        hidden = driver.find_elements(By.CSS_SELECTOR, "#board th.wide")
+        assert hidden and not any(h.is_displayed() for h in hidden)  # the essential columns only
+    finally:
+        driver.set_window_size(1400, 950)
+        served.kill()
