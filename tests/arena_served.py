@@ -102,3 +102,19 @@ def bot_folder(tmp_path: Path, name: str, source: Path | str) -> Path:
     text = source.read_text() if isinstance(source, Path) else source
     (folder / "main.py").write_text(text)
     return folder
+
+
+def submit_copies(base: str, tmp_path: Path, users: tuple[str, ...] = ("alice", "bob")) -> None:
+    """Each user submits a copy of the random sample bot (a comment apart, so each is its own archive)
+    with their token file, and follows it to `active`."""
+    random_bot = ROOT / "sample_bots" / "python" / "random_bot.py"
+    for user in users:
+        sent = cli(
+            "arena",
+            "submit",
+            base,
+            str(bot_folder(tmp_path, user, random_bot.read_text() + f"# {user}\n")),
+            "--token-file",
+            str(tmp_path / f"{user}.token"),
+        )
+        assert sent.returncode == 0 and "active" in sent.stderr, sent.stderr

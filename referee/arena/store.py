@@ -11,7 +11,7 @@ The database has a schema version. Opening one of an older version brings
 it up to this one (`_UPGRADES`: each step adds what the next version has,
 idempotently, in one transaction); a newer one is refused, so an older
 referee never plays a field whose rules it does not know (version 2: the
-host's pause, close time and disqualifications).
+host's pause, close time and disqualifications; the rating history).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 from referee import __version__
 from referee.arena.controls import CONTROLS_SCHEMA
 from referee.arena.submissions import DISQUALIFICATIONS_SCHEMA, SUBMISSIONS_SCHEMA
-from referee.arena.units import UNITS_SCHEMA
+from referee.arena.units import RATING_HISTORY_SCHEMA, UNITS_SCHEMA
 from referee.arena.users import USERS_SCHEMA
 from referee.errors import ResultsError
 
@@ -49,11 +49,12 @@ CREATE TABLE IF NOT EXISTS meta (
     + UNITS_SCHEMA
     + DISQUALIFICATIONS_SCHEMA
     + CONTROLS_SCHEMA
+    + RATING_HISTORY_SCHEMA
 )
 
 # From a version to the next: what it lacks (only new tables so far, made if missing).
 _UPGRADES = {
-    1: DISQUALIFICATIONS_SCHEMA + CONTROLS_SCHEMA,  # 2: the host's controls
+    1: DISQUALIFICATIONS_SCHEMA + CONTROLS_SCHEMA + RATING_HISTORY_SCHEMA,  # 2: the host's controls, rating charts
 }
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -138,7 +139,6 @@ class ArenaStore:
                 conn.execute("INSERT OR IGNORE INTO meta VALUES ('created_by', ?)", (f"chicago-referee {__version__}",))
             _upgrade(conn)
             _check_schema(path, conn)
-            conn.executescript(_SCHEMA)  # tables added since the database was made (all IF NOT EXISTS)
         except sqlite3.DatabaseError as exc:
             if conn is not None:
                 conn.close()

@@ -65,17 +65,20 @@ CREATE TABLE IF NOT EXISTS mle_elo (      -- the last background fit of the MLE 
     units INTEGER NOT NULL,              -- closed units the fit used
     fitted TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS ratings (         -- the online rating after the last unit; replayable from units
+    submission INTEGER PRIMARY KEY REFERENCES submissions(id),
+    mu REAL NOT NULL,
+    sigma REAL NOT NULL
+);
+"""
+# Version 2: each member's online rating after each unit, for the charts (rebuilt from the units on resume).
+RATING_HISTORY_SCHEMA = """
 CREATE TABLE IF NOT EXISTS rating_history (  -- each member's online rating after each unit, for the charts
     submission INTEGER NOT NULL REFERENCES submissions(id),
     done_order INTEGER NOT NULL,
     mu REAL NOT NULL,
     sigma REAL NOT NULL,
     PRIMARY KEY (submission, done_order)
-);
-CREATE TABLE IF NOT EXISTS ratings (         -- the online rating after the last unit; replayable from units
-    submission INTEGER PRIMARY KEY REFERENCES submissions(id),
-    mu REAL NOT NULL,
-    sigma REAL NOT NULL
 );
 """
 

@@ -523,6 +523,7 @@ def test_a_version_1_database_opens_with_its_rows_and_gains_the_controls(tmp_pat
         assert store.read(lambda c: c.execute("SELECT name FROM users").fetchall()) == [("alice",)]
         version = store.read(lambda c: c.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone())
         assert version == (str(SCHEMA_VERSION),) and SCHEMA_VERSION == 2
+        assert store.read(lambda c: c.execute("SELECT count(*) FROM rating_history").fetchone()) == (0,)
         with store.transaction() as conn:
             conn.execute("INSERT INTO controls VALUES ('matchmaking', 'paused', 'host', 'now')")
             conn.execute("INSERT INTO bots VALUES ('ace', 'alice', 'then')")

@@ -13,9 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from arena_served import Served, bot_folder, cli, get, new_arena
+from arena_served import Served, cli, get, new_arena, submit_copies
 from needs import needs_sandbox
-from paths import RANDOM_BOT
 from timing import scaled, wait_until
 
 pytestmark = [needs_sandbox, pytest.mark.slow]
@@ -27,16 +26,7 @@ def test_an_arena_plays_on_a_cluster_and_a_changed_build_stops_it(tmp_path: Path
     folder, _tokens = new_arena(tmp_path)
     served = Served(folder, "--cluster", address)
     try:
-        for user, text in (("alice", RANDOM_BOT.read_text()), ("bob", RANDOM_BOT.read_text() + "# bob's\n")):
-            res = cli(
-                "arena",
-                "submit",
-                served.base,
-                str(bot_folder(tmp_path, user, text)),
-                "--token-file",
-                str(tmp_path / f"{user}.token"),
-            )
-            assert res.returncode == 0 and "active" in res.stderr, res.stderr
+        submit_copies(served.base, tmp_path)
         assert wait_until(lambda: len(get(f"{served.base}/api/games")["games"]) >= 4, 300), "no games played"
     finally:
         served.kill()

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from arena_served import Served, bot_folder, cli, get, new_arena
+from arena_served import Served, bot_folder, cli, get, new_arena, submit_copies
 from needs import needs_sandbox
 from paths import RANDOM_BOT
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
@@ -124,16 +124,7 @@ def test_the_host_closes_submissions_and_runs_the_final_to_verified_standings(tm
     host = json.loads(cli("arena", "user", "add", str(folder), "host", "--admin", "--json").stdout)["token"]
     served = Served(folder)
     try:
-        for user in ("alice", "bob"):
-            sent = cli(
-                "arena",
-                "submit",
-                served.base,
-                str(bot_folder(tmp_path, user, RANDOM_BOT.read_text() + f"# {user}\n")),
-                "--token-file",
-                str(tmp_path / f"{user}.token"),
-            )
-            assert sent.returncode == 0, sent.stderr
+        submit_copies(served.base, tmp_path)
         sign_in(driver, served.base, host)
         driver.get(served.base + "/admin")
         driver.find_element(By.CSS_SELECTOR, "button[value=close_now]").click()
@@ -182,16 +173,7 @@ def test_the_leaderboard_sorts_by_a_click_and_fits_a_phone(tmp_path: Path, drive
     folder, _tokens = new_arena(tmp_path)
     served = Served(folder)
     try:
-        for user in ("alice", "bob"):
-            sent = cli(
-                "arena",
-                "submit",
-                served.base,
-                str(bot_folder(tmp_path, user, RANDOM_BOT.read_text() + f"# {user}\n")),
-                "--token-file",
-                str(tmp_path / f"{user}.token"),
-            )
-            assert sent.returncode == 0, sent.stderr
+        submit_copies(served.base, tmp_path)
         assert wait_until(lambda: all(e["games"] for e in get(f"{served.base}/api/leaderboard")["bots"]), 300)
         driver.set_window_size(375, 800)
         driver.get(served.base + "/")
