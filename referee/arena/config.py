@@ -79,6 +79,7 @@ class ArenaFile(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
     failure_policy: Literal["forfeit", "substitute"] | FailurePolicy = "forfeit"
     concurrency: int = 0
     submissions_close: datetime | None = None
+    reveal_delay: float | None = None
     sandbox: dict[str, Any] = {}
     uploads: UploadsEntry = UploadsEntry()
     builds: BuildsEntry = BuildsEntry()
@@ -136,6 +137,7 @@ class Arena:
     users: UserLimits
     matchmaking: MatchmakingPolicy
     submissions_close: datetime | None = None  # UTC; the host may close or reopen through the API (controls.py)
+    reveal_delay: float | None = None  # seconds after which /live/ shows every card of a running game; None: never
 
 
 def load_arena(folder: Path) -> Arena:
@@ -179,6 +181,8 @@ def _resolve(cfg: ArenaFile, folder: Path) -> Arena:
         close = None if cfg.submissions_close is None else in_utc(cfg.submissions_close)
     except ValueError as exc:
         raise ConfigError(f"submissions_close: {exc}") from None
+    if cfg.reveal_delay is not None and cfg.reveal_delay < 0:
+        raise ConfigError(f"reveal_delay: must be 0 seconds or more, got {cfg.reveal_delay}")
     up, b = cfg.uploads, cfg.builds
     for table, entry in (("uploads", up), ("builds", b)):
         for key in entry.__struct_fields__:
@@ -208,6 +212,7 @@ def _resolve(cfg: ArenaFile, folder: Path) -> Arena:
         users=UserLimits(submissions_per_hour=up.submissions_per_hour, kept_bytes=up.kept_mib_per_user * MIB),
         matchmaking=MatchmakingPolicy(**msgspec.structs.asdict(cfg.matchmaking)),
         submissions_close=close,
+        reveal_delay=cfg.reveal_delay,
     )
 
 
@@ -229,6 +234,8 @@ time_control = "decision=1s,startup=10s"   # as for `match`; the gate's `check` 
 failure_policy = "forfeit"     # forfeit (the game) or substitute (a default move and a strike)
 # submissions_close = 2026-12-24T18:00:00Z   # no new versions from then on (UTC); unset: open until the host
                                # closes them (POST /api/admin/close, which also overrides this time)
+# reveal_delay = 60            # seconds: /live/ shows every card of a running game this long after it is
+                               # played (a unit's cards all once it is over); unset: the public view only
 
 [rules]
 # preset = "gamerules"         # `chicago-referee rules` lists presets and options

@@ -56,6 +56,7 @@ from referee.arena.units import (
     unit_starts,
 )
 from referee.errors import ConfigError, ResultsError
+from referee.play.watch import WatchGames
 from referee.tournament.config import default_concurrency
 from referee.tournament.executors import Placement, open_executor
 
@@ -95,8 +96,10 @@ class ArenaServer:
         placement: Placement,
         policy: MatchmakingPolicy,
         site: SiteFactory = make_app,
+        watch_games: WatchGames | None = None,
     ) -> None:
         self.arena = arena
+        self.watch_games = watch_games  # the live dashboard's hook into games played in this process
         self.site = site
         self.store = store
         self.placement = placement
@@ -105,7 +108,7 @@ class ArenaServer:
         self.ledger = Ledger(policy.window_seconds)
         self.ratings: dict[str, Rating] = {}
         self.playing: set[int] = set()
-        self.units_running = 0
+        self.units_in_play: set[int] = set()
         self.changed = trio.Event()
         self.unit_ended = trio.Event()
         self.pipeline = Pipeline(arena, store, on_active=lambda _sub: self._wake())
@@ -121,6 +124,14 @@ class ArenaServer:
 
     def _wake(self) -> None:
         self.changed.set()
+
+    @property
+    def units_running(self) -> int:
+        return len(self.units_in_play)
+
+    def unit_running(self, unit_id: int) -> bool:
+        """Whether a unit still plays here (its games' cards stay hidden until it does not)."""
+        return unit_id in self.units_in_play
 
     async def _units_done(self) -> None:
         """Return once no unit is running (the final waits for the units under way)."""
@@ -163,7 +174,8 @@ class ArenaServer:
     async def run(self, host: str, port: int, on_url: Callable[[str], None]) -> None:
         stale = self.resume()
         run_id = f"arena-{secrets.token_hex(4)}"  # a cluster's task keys: unique to this serve
-        async with open_executor(self.placement, self.unit_capacity() * self.arena.table_size, run_id) as executor:
+        slots = self.unit_capacity() * self.arena.table_size
+        async with open_executor(self.placement, slots, run_id, self.watch_games) as executor:
             self.player = UnitPlayer(self.arena, self.store, executor, self.ratings)
             async with trio.open_nursery() as nursery:
                 self.final.nursery = nursery
@@ -226,7 +238,7 @@ class ArenaServer:
     async def _start_unit(self, nursery: trio.Nursery, unit: Unit) -> None:
         bots = await self._built(unit.members)
         self.playing.update(unit.members)
-        self.units_running += 1
+        self.units_in_play.add(unit.id)
         nursery.start_soon(self._play, unit, bots)
 
     async def _play(self, unit: Unit, bots: dict[int, BuiltBot]) -> None:
@@ -235,7 +247,7 @@ class ArenaServer:
             await self.player.play(unit, bots)
         finally:
             self.playing.difference_update(unit.members)
-            self.units_running -= 1
+            self.units_in_play.discard(unit.id)
             self.unit_ended.set()
             self._wake()
 

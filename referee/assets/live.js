@@ -47,7 +47,7 @@ function renderDashboard(d) {
   $('title').textContent = shown(d.title || 'chicago-referee live');
   $('runinfo').textContent = [run.source, run.game, run.status ? 'run ' + run.status : (run.source ? 'running' : 'no live stream yet'),
     d.reveal_delay !== null && d.reveal_delay !== undefined ? 'all cards after ' + d.reveal_delay + ' s' : 'public view'].filter(Boolean).join(' \u00b7 ');
-  $('finished').textContent = p.finished; $('scheduled').textContent = p.scheduled;
+  $('finished').textContent = p.finished; $('scheduled').textContent = p.scheduled || '\u2013';  // an arena plays on: no total
   $('running-count').textContent = p.running;
   $('rate').textContent = p.per_minute === null ? '\u2013' : p.per_minute.toFixed(1);
   $('eta').textContent = p.eta_s === null ? (p.scheduled && p.finished >= p.scheduled ? 'done' : '\u2013') : dur(p.eta_s);

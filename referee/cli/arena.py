@@ -203,6 +203,7 @@ def serve(
     from referee.arena.config import load_arena
     from referee.arena.server import ArenaServer
     from referee.arena.store import ArenaStore
+    from referee.live.arena_feed import ArenaLive
     from referee.seats.isolation import require_isolation
     from referee.tournament.executors import Placement
     from referee.web.arena_site import make_site
@@ -218,11 +219,26 @@ def serve(
     store = ArenaStore.open(folder)
     reader = ArenaStore.open(folder)  # the pages' own connection: their reads never wait on the games' writes
     hosts = allowed_hosts(host, public_name or ())
-    site = partial(make_site, reader=reader, hosts=hosts, secure_cookies=secure_cookies)
-    server = ArenaServer(arena, store, Placement(workers=workers, cluster=cluster), arena.matchmaking, site)
+    # Games played in this process are watched move by move on /live/; a pool's or a cluster's are not.
+    live = None if workers or cluster else ArenaLive(arena.name, arena.game.name, arena.reveal_delay)
+    site = partial(
+        make_site, reader=reader, hosts=hosts, secure_cookies=secure_cookies, live_routes=live.routes if live else ()
+    )
+    server = ArenaServer(
+        arena,
+        store,
+        Placement(workers=workers, cluster=cluster),
+        arena.matchmaking,
+        site,
+        watch_games=live.watch_games if live else None,
+    )
+    if live is not None:
+        live.unit_running = server.unit_running
     try:
         trio.run(_serve, server, host, port)
     finally:
+        if live is not None:
+            live.close()
         reader.close()
         store.close()
 

@@ -214,7 +214,9 @@ class LiveBoard:
                 self.finished.popitem(last=False)
             self.finished_this_run += 1
             self.finish_times.append(g.ended)
-            if g.game_id not in self.finished_ids:
+            if (
+                self.settled_rule is None and g.game_id not in self.finished_ids
+            ):  # a rule needs no count (and an arena's would grow for weeks)
                 deal_set = g.deal_set if isinstance(g.deal_set, int) else None
                 self.finished_ids[g.game_id] = deal_set
                 if deal_set is not None:

@@ -16,6 +16,10 @@ game. Each record is written with one `write` on an O_APPEND descriptor, so
 a reader sees whole lines (a last line without its newline is still being
 written). The format is documented in docs/live.md; `STREAM_VERSION` is its
 version, carried by every `run_started` record.
+
+An arena runs for weeks and its dashboard is in its own process: there
+`BoardWriter` hands the same lines to the board directly, so no file grows
+with the games and none holds their cards.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from typing import Any
 import msgspec
 
 from referee.games.base import PUBLIC
+from referee.live.board import LiveBoard
 from referee.play.game_spec import GameRecord, GameSpec
 from referee.play.watch import WatchedGame
 
@@ -69,12 +74,25 @@ class LiveWriter:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.public_path = public
+        self._public = self._open(public, 0o644)
+        self._private = self._open(private, 0o600) if private is not None else None
+        self._begin(source=source, name=name, game=game, bots=bots, scheduled=scheduled, finished=finished, clock=clock)
+
+    def _begin(
+        self,
+        *,
+        source: str,
+        name: str,
+        game: str,
+        bots: list[str],
+        scheduled: int,
+        finished: int,
+        clock: Callable[[], float],
+    ) -> None:
         self.clock = clock
         self.run = secrets.token_hex(4)
         self.broken: str | None = None
         self.running: dict[int, GameFeed] = {}
-        self._public = self._open(public, 0o644)
-        self._private = self._open(private, 0o600) if private is not None else None
         head = {
             "type": "run_started",
             "v": STREAM_VERSION,
@@ -134,11 +152,43 @@ class LiveWriter:
         lines.append(_encoder.encode({"type": "run_ended", "t": t, "status": status}) + b"\n")
         self.write(lines)
         self.running.clear()
+        self._release()
+        self.broken = self.broken or "closed"
+
+    def _release(self) -> None:
         for fd in (self._public, self._private):
             if fd is not None:
                 os.close(fd)
         self._private = None
-        self.broken = self.broken or "closed"
+
+
+class BoardWriter(LiveWriter):
+    """The same records handed straight to a board in this process: the
+    arena's dashboard, which runs for weeks, so no file may grow with its
+    games and no file holds its cards (the board keeps a bounded window).
+    The lines are exactly those a `LiveWriter` writes, so the board cannot
+    tell the two apart."""
+
+    def __init__(
+        self, board: LiveBoard, *, source: str, name: str, game: str, clock: Callable[[], float] = time.time
+    ) -> None:
+        self.board = board
+        self.public_path = Path("-")
+        self._begin(source=source, name=name, game=game, bots=[], scheduled=0, finished=0, clock=clock)
+
+    @property
+    def keeps_private(self) -> bool:
+        return self.board.reveal_delay is not None  # hidden cards are not even made into lines otherwise
+
+    def write(self, public: list[bytes], private: Sequence[bytes] = ()) -> None:
+        for line in public:
+            self.board.feed(line[:-1])
+        for line in private:
+            self.board.feed_private(line[:-1])
+        self.board.bump()
+
+    def _release(self) -> None:
+        pass
 
 
 class GameFeed:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import secrets
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from functools import partial
 from pathlib import Path
@@ -30,7 +30,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response, StreamingResponse
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 
 from referee.arena.api import api_error, api_routes, archive_response, read_form
 from referee.arena.config import Arena
@@ -78,8 +78,10 @@ class ArenaSite:
         on_submission: Callable[[], None],
         *,
         secure_cookies: bool,
+        live: bool = False,
     ) -> None:
         self.arena = arena
+        self.live = live  # the live dashboard is served under /live/
         self.on_submission = on_submission
         self.store = store  # writes (uploads) go where the API's go
         self.reader = reader  # reads, on threads, never waiting on the games' lock
@@ -142,6 +144,7 @@ class ArenaSite:
             "clock": f"{a.time_control.decision_ms} ms a decision",
             "submissions": "Submissions are open.",
             "max_upload_mib": a.archives.max_upload_bytes >> 20,
+            "live": self.live,
         }
         return {"site": site, "me": who.user, "csrf": who.csrf, **extra}
 
@@ -440,9 +443,11 @@ def make_site(
     reader: ArenaStore,
     hosts: frozenset[str] | None,
     secure_cookies: bool = False,
+    live_routes: Sequence[BaseRoute] = (),
 ) -> WebGuard:
-    """The arena's pages and its API as one app, behind the web guard."""
-    site = ArenaSite(arena, store, reader, on_submission, secure_cookies=secure_cookies)
+    """The arena's pages and its API as one app, behind the web guard; and
+    the live dashboard's routes (under `/live`) when the server has one."""
+    site = ArenaSite(arena, store, reader, on_submission, secure_cookies=secure_cookies, live=bool(live_routes))
     admin = AdminPages(site)
 
     def pg(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
@@ -487,6 +492,7 @@ def make_site(
         Route("/admin/export.json", pg(admin.export)),
         Route("/admin/export/{table}.csv", pg(admin.export)),
         *api_routes(arena, store, on_submission),
+        *live_routes,
     ]
 
     async def _page_error(request: Request, status: int, message: str) -> Response:
