@@ -5,8 +5,10 @@ Python for a short game, a second of CPU for a 500-deal one. On the loop
 that plays the games it would make the bots time out; on a thread it holds
 the interpreter's lock the loop needs, and a crowd of spectators takes half
 the games' pace (measured on 2 cores). So pages are made in one process of
-their own at a low priority (`nice` 10: the kernel gives the games and the
-bots the cores first), one at a time, with at most `max_waiting` requests
+their own at the lowest priority there is (Linux's `SCHED_IDLE`, else
+`nice` 19): it runs only on a core nothing else wants, and a bot or the
+referee that wakes takes the core back at once (a `nice` process only loses
+it at the scheduler's next tick, and a decision is a tenth of that), one at a time, with at most `max_waiting` requests
 queued (the next is told to come back), and kept in LRUs bounded in entries
 and in bytes. The live dashboard and the arena's pages both build on this.
 """
@@ -30,7 +32,7 @@ from referee.errors import RefereeError
 CACHE_ENTRIES = 64
 CACHE_BYTES = 64 << 20
 MAX_WAITING = 16
-NICE = 10  # the renderer's priority: the kernel gives the games and the bots the cores first
+NICE = 19  # where SCHED_IDLE is not offered: the kernel gives the games and the bots the cores first
 
 
 class Busy(RefereeError):
@@ -41,7 +43,10 @@ def _start_renderer(parent: int) -> None:
     """In the renderer's process: a low priority, and an end with the dashboard's
     process however that ends (a SIGKILL runs no cleanup; the kernel's death
     signal still comes)."""
-    os.nice(NICE)
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except (AttributeError, OSError):
+        os.nice(NICE)
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG (Linux)
     if os.getppid() != parent:  # it died before the line above

@@ -3,10 +3,16 @@
 A real `arena serve` (in process: its games share the server's Trio loop
 with the pages, the worst case) plays a field of N copies of the random
 sample bot. The run alternates windows of W seconds: quiet, loaded, quiet,
-loaded, quiet. In a loaded window 300 viewers hold the live leaderboard's
-event stream open and read it, and 500 requests for finished games' pages
-(`/games/ID`, the replay rendered from the log, each a different game where
-there are enough) are made by 8 threads. The games' pace is their
+loaded, quiet. In a loaded window 300 viewers hold event streams open and
+read them (two in three the live leaderboard's, the others the live
+dashboard's under `/live/`: its summary, or the table that follows one game
+after another), and 500 requests for games' pages are made by 8 threads:
+four in five a finished game's page (`/games/ID`, the replay rendered from
+the log, each a different game where there are enough), the others a live
+table's page (`/live/game/ID/page`) of a game playing or just finished.
+The spectators stand for browsers on other machines: the benchmark's own
+threads run at idle priority (`SCHED_IDLE`), so they take no core the
+server wants. The games' pace is their
 decisions per second, summed from the logs (`result.decisions`) of the
 games that ended in each window. It prints each window and the loaded
 windows' pace as a share of the quiet ones'.
@@ -26,6 +32,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.error
 import urllib.request
 from datetime import datetime
 from pathlib import Path
@@ -69,11 +76,14 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def viewer(host: str, port: int, stop: threading.Event, received: list[int]) -> None:
-    """One browser tab on the leaderboard: its event stream, read until told to stop."""
+STREAMS = ["/events/leaderboard", "/events/leaderboard", "/live/summary/events"] * 3 + ["/live/game/follow/moves"] * 3
+
+
+def viewer(host: str, port: int, path: str, stop: threading.Event, received: list[int]) -> None:
+    """One browser tab: an event stream, read until told to stop."""
     try:
         with socket.create_connection((host, port), timeout=30) as s:
-            s.sendall(f"GET /events/leaderboard HTTP/1.1\r\nHost: {host}\r\nAccept: text/event-stream\r\n\r\n".encode())
+            s.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}\r\nAccept: text/event-stream\r\n\r\n".encode())
             s.settimeout(2.0)
             while not stop.is_set():
                 try:
@@ -87,7 +97,14 @@ def viewer(host: str, port: int, stop: threading.Event, received: list[int]) -> 
         received[1] += 1
 
 
-def pages(base: str, ids: list[int], count: int, stop: threading.Event, times: list[float]) -> None:
+def live_ids(base: str) -> list[int]:
+    """The games the live dashboard shows now (playing, and the last finished)."""
+    with urllib.request.urlopen(f"{base}/live/summary", timeout=30) as resp:
+        summary = json.loads(resp.read())
+    return [g["game_id"] for g in summary["running"] + summary["recent"]]
+
+
+def pages(base: str, ids: list[int], live: list[int], count: int, stop: threading.Event, times: list[float]) -> None:
     lock = threading.Lock()
     todo = iter(range(count))
 
@@ -98,8 +115,12 @@ def pages(base: str, ids: list[int], count: int, stop: threading.Event, times: l
             if k is None:
                 return
             t0 = time.perf_counter()
-            with urllib.request.urlopen(f"{base}/games/{ids[k % len(ids)]}", timeout=120) as resp:
-                resp.read()
+            path = f"/live/game/{live[k % len(live)]}/page" if live and k % 5 == 4 else f"/games/{ids[k % len(ids)]}"
+            try:
+                with urllib.request.urlopen(base + path, timeout=120) as resp:
+                    resp.read()
+            except urllib.error.HTTPError as exc:  # a live page may be busy (503) or its game gone from the board (404)
+                exc.read()
             times.append(time.perf_counter() - t0)
 
     threads = [threading.Thread(target=work, daemon=True) for _ in range(PAGE_THREADS)]
@@ -159,6 +180,7 @@ def main() -> None:
             while len(request(base, "/api/leaderboard")[1]["bots"]) < n:
                 time.sleep(1)
             time.sleep(10)  # some finished games to ask for
+            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))  # this thread, and the viewers it starts
             print(
                 f"arena serve in process, {n} random bots, {os.cpu_count()} cores, windows of {window:.0f} s; "
                 f"loaded: {VIEWERS} event-stream viewers and {PAGES} game pages from {PAGE_THREADS} threads"
@@ -177,14 +199,12 @@ def main() -> None:
                             )
                         ]
                     received = [0, 0]
-                    tabs = [
-                        threading.Thread(target=viewer, args=(host, int(port), stop, received), daemon=True)
-                        for _ in range(VIEWERS)
-                    ]
+                    where = [(host, int(port), STREAMS[i % len(STREAMS)], stop, received) for i in range(VIEWERS)]
+                    tabs = [threading.Thread(target=viewer, args=args, daemon=True) for args in where]
                     for t in tabs:
                         t.start()
                     times: list[float] = []
-                    pages(base, ids, PAGES, stop, times)
+                    pages(base, ids, live_ids(base), PAGES, stop, times)
                     remaining = start + window - time.time()
                     time.sleep(max(0.0, remaining))
                     stop.set()

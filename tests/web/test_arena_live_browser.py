@@ -74,6 +74,7 @@ def test_the_arenas_games_show_live_without_a_hidden_card(tmp_path: Path, driver
         assert wait_until(open_a_replay, 30)
         game_id = int(driver.current_url.rstrip("/").rsplit("/", 1)[1])
         assert game_id // 10 >= 1  # unit * 10 + rotation + 1
+
         def finished_table() -> dict[str, Any] | None:
             data = _table_data(driver)
             return data if data is not None and data["result"] is not None else None
