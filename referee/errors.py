@@ -81,3 +81,13 @@ class SubmissionRefused(RefereeError):
     def __init__(self, message: str, *, status: int = 400) -> None:
         super().__init__(message)
         self.status = status
+
+
+class ActionRefused(RefereeError):
+    """A host's control (pause, close, disqualify, a user, the final) or an
+    owner's version switch that cannot be done as asked; the line says why.
+    `status` is the HTTP status the admin API answers with (400 unless said)."""
+
+    def __init__(self, message: str, *, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status

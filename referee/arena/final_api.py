@@ -24,9 +24,9 @@ from starlette.routing import Route
 from referee.arena.config import Arena
 from referee.arena.final import FinalRefused
 from referee.arena.final_run import FinalHost, final_status
+from referee.arena.host_actions import start_final
 from referee.arena.store import ArenaStore
 from referee.arena.users import User
-from referee.errors import RefereeError, ResultsError
 
 MAX_BODY = 4096
 Handler = Callable[[Request], Awaitable[Response]]
@@ -73,17 +73,10 @@ class FinalApi:
         body = await _read_body(request)
         if isinstance(body, Response):
             return body
-        host = _host(request)
-        if host is None:
-            return _error(503, "this app plays no final: start it in a running arena serve, or with arena final")
         try:
-            await host.start(top=body.top, deal_sets=body.deal_sets, force=body.force, now=time.time())
-        except FinalRefused as exc:
+            await start_final(_host(request), top=body.top, deal_sets=body.deal_sets, force=body.force, now=time.time())
+        except FinalRefused as exc:  # a damaged database (ResultsError) gets the app's answer for one
             return _error(exc.status, str(exc))
-        except ResultsError:
-            raise  # the app's answer for a damaged database
-        except RefereeError as exc:  # a build that cannot run, a sandbox this machine cannot give
-            return _error(503, f"the final cannot start: {exc}")
         return JSONResponse(await self._status(request), status_code=202)
 
 

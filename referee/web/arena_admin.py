@@ -1,43 +1,36 @@
 """The host's page (`/admin`) and the owner's version switch: forms over the
-same store functions as the admin API (`referee.arena.admin_api`).
+same actions as the admin API (`referee.arena.host_actions`, where what each
+action checks and changes is written once).
 
 Every form needs a signed-in admin (anyone else gets the 404 a page that
 does not exist gets), the session's CSRF token and a request from the
 arena's own pages; it answers with a redirect back to the page and a
-one-line notice, or the page again with a one-line error. A new user's
-token is shown once, on the page that answers the form, never in a URL.
+one-line notice, or the page again with the action's one-line refusal. A
+new user's token is shown once, on the page that answers the form, never
+in a URL.
 """
 
 from __future__ import annotations
 
 import time
-from datetime import UTC, datetime
+from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import quote
 
-import trio
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from referee.arena.controls import check_open, in_utc, parse_utc, read_controls, set_close, set_matchmaking
-from referee.arena.export import CSV_TABLES, export_csv, export_json
+from referee.arena import host_actions
+from referee.arena.controls import read_controls
+from referee.arena.export import CSV_TABLES
+from referee.arena.final import FinalRefused
 from referee.arena.final_run import FinalHost
-from referee.arena.store import now_text
-from referee.arena.submissions import (
-    check_not_disqualified,
-    disqualify,
-    get_submission,
-    reactivate,
-    reinstate,
-    submissions_of_bot,
-)
-from referee.arena.users import add_user, check_user_name, list_users, revoke
-from referee.errors import ConfigError, RefereeError, SubmissionRefused
+from referee.arena.users import list_users
+from referee.errors import ActionRefused, ConfigError, SubmissionRefused
 from referee.visible import visible
 from referee.web.arena_visitors import NotHere, Pages, Visitor
 from referee.web.templates import page
 
-MAX_REASON = 200
 NOTICES = {
     "paused": "Matchmaking is paused: running units finish, no new one starts.",
     "resumed": "Matchmaking runs again.",
@@ -49,10 +42,8 @@ NOTICES = {
     "final": "The final tournament is starting; its commitment is on the front page.",
     "active": "That version is the bot's active one again.",
 }
-
-
-class FormRefused(Exception):
-    """A form that cannot be done as sent: its one line, shown on the page."""
+# What a form's action may refuse with: its line is shown on the page (ConfigError: a name taken meanwhile).
+REFUSALS = (ActionRefused, SubmissionRefused, FinalRefused, ConfigError)
 
 
 class AdminPages:
@@ -102,14 +93,23 @@ class AdminPages:
         )
         return page("arena_admin.html", status=status, **context)
 
-    async def _done(self, request: Request, who: Visitor, action: Any, notice: str) -> Response:
-        """Run a form's change; back to the page with its notice, or the page with the one-line reason."""
+    async def _refused(self, who: Visitor, why: str) -> Response:
+        """The page again, with the one line of what was refused."""
+        return await self._render(who, notice=None, error=visible(why), issued=None, status=400)
+
+    async def _done(self, who: Visitor, action: Callable[[], Awaitable[None]], notice: str) -> Response:
+        """Run a form's action; back to the page with its notice, or the page with the one-line refusal."""
         try:
             await action()
-        except (FormRefused, SubmissionRefused, ConfigError) as exc:
-            return await self._render(who, notice=None, error=visible(str(exc)), issued=None, status=400)
+        except REFUSALS as exc:
+            return await self._refused(who, str(exc))
         self.site.on_submission()  # the matchmaker and the pipeline look again
         return RedirectResponse(f"/admin?n={notice}", 303)
+
+    @staticmethod
+    def _name(who: Visitor) -> str:
+        assert who.user is not None  # `admin` lets only a signed-in admin through
+        return who.user.name
 
     # ------------------------------------------------------------ the forms
 
@@ -117,96 +117,60 @@ class AdminPages:
         who = await self.admin(request)
         form = await self.form(request, who)
         paused = form.get("action") == "pause"
-        assert who.user is not None
-        by = who.user.name
 
         async def act() -> None:
-            with self.site.store.transaction() as conn:
-                set_matchmaking(conn, paused=paused, by=by, now=now_text())
+            host_actions.set_paused(self.site.store, paused=paused, by=self._name(who))
 
-        return await self._done(request, who, act, "paused" if paused else "resumed")
+        return await self._done(who, act, "paused" if paused else "resumed")
 
     async def submissions(self, request: Request) -> Response:
         who = await self.admin(request)
         form = await self.form(request, who)
-        assert who.user is not None
-        by, action = who.user.name, form.get("action")
-        at: datetime | None
-        if action == "open":
-            at = None
-        elif action == "close_now":
-            at = datetime.now(UTC)
-        else:
-            try:
-                at = in_utc(parse_utc(form.get("at", "").strip()))
-            except ValueError as exc:
-                return await self._render(
-                    who,
-                    notice=None,
-                    error=f"the close time: {exc} (e.g. 2026-12-24T18:00:00Z)",
-                    issued=None,
-                    status=400,
-                )
+        action, store, by = form.get("action"), self.site.store, self._name(who)
 
         async def act() -> None:
-            with self.site.store.transaction() as conn:
-                set_close(conn, at, by=by, now=now_text())
+            if action == "open":
+                host_actions.open_submissions(store, by=by)
+            else:
+                at = None if action == "close_now" else form.get("at", "").strip()
+                host_actions.close_submissions(store, at, by=by)
 
-        return await self._done(request, who, act, "opened" if at is None else "closed")
+        return await self._done(who, act, "opened" if action == "open" else "closed")
 
     async def bot(self, request: Request) -> Response:
         who = await self.admin(request)
         form = await self.form(request, who)
-        assert who.user is not None
-        by, name = who.user.name, str(request.path_params["name"])
-        reason = " ".join(form.get("reason", "").split())[:MAX_REASON]
+        name = str(request.path_params["name"])
         out = form.get("action") == "disqualify"
 
         async def act() -> None:
-            with self.site.store.transaction() as conn:
-                if not submissions_of_bot(conn, name):
-                    raise FormRefused(f"no bot {name!r}")
-                if out:
-                    if not reason:
-                        raise FormRefused("say why the bot is disqualified: its page shows the reason")
-                    disqualify(conn, name, reason, by, now_text())
-                elif not reinstate(conn, name):
-                    raise FormRefused(f"the bot {name!r} is not disqualified")
+            if out:
+                host_actions.disqualify_bot(self.site.store, name, form.get("reason", ""), by=self._name(who))
+            else:
+                host_actions.reinstate_bot(self.site.store, name)
 
-        return await self._done(request, who, act, "out" if out else "back")
+        return await self._done(who, act, "out" if out else "back")
 
     async def add_user(self, request: Request) -> Response:
         who = await self.admin(request)
         form = await self.form(request, who)
-        name = form.get("user", "").strip()
         try:
-            check_user_name(name[:64])
-            if len(name) > 64:
-                raise ConfigError("a user name has at most 32 characters")
-            with self.site.store.transaction() as conn:
-                if conn.execute("SELECT 1 FROM users WHERE name = ?", (name,)).fetchone():
-                    raise ConfigError(f"user {name!r} exists")
-                issued = add_user(conn, name, admin=form.get("admin") == "on", now=now_text())
-        except ConfigError as exc:
-            return await self._render(who, notice=None, error=visible(str(exc)), issued=None, status=400)
+            issued = host_actions.new_user(self.site.store, form.get("user", ""), admin=form.get("admin") == "on")
+        except REFUSALS as exc:
+            return await self._refused(who, str(exc))
         response = await self._render(who, notice=None, error=None, issued=issued.as_dict())
         return response  # `page` marks it no-store: the token is not kept by the browser's cache
 
     async def revoke_user(self, request: Request) -> Response:
         who = await self.admin(request)
         await self.form(request, who)
-        assert who.user is not None
         name = str(request.path_params["name"])
-        me = who.user.name
 
         async def act() -> None:
-            if name == me:
-                raise FormRefused("that is you: another admin may revoke your token")
-            with self.site.store.transaction() as conn:
-                revoke(conn, name, now=now_text())
+            host_actions.revoke_user(self.site.store, name, by=self._name(who))
             self.site.sessions.close_user(name)
 
-        return await self._done(request, who, act, "revoked")
+        return await self._done(who, act, "revoked")
 
     async def final(self, request: Request) -> Response:
         who = await self.admin(request)
@@ -216,40 +180,31 @@ class AdminPages:
             deal_sets = int(form.get("deal_sets", ""))
             top = int(form["top"]) if form.get("top", "").strip() else None
         except ValueError:
-            return await self._render(
-                who, notice=None, error="deal sets and top are whole numbers", issued=None, status=400
-            )
+            return await self._refused(who, "deal sets and top are whole numbers")
 
         async def act() -> None:
-            if not isinstance(host, FinalHost):
-                raise FormRefused("this server plays no final: start it with `chicago-referee arena final`")
-            try:
-                await host.start(top=top, deal_sets=deal_sets, force=form.get("force") == "on", now=time.time())
-            except RefereeError as exc:
-                raise FormRefused(str(exc)) from None
+            await host_actions.start_final(
+                host if isinstance(host, FinalHost) else None,
+                top=top,
+                deal_sets=deal_sets,
+                force=form.get("force") == "on",
+                now=time.time(),
+            )
 
-        return await self._done(request, who, act, "final")
+        return await self._done(who, act, "final")
 
     async def export(self, request: Request) -> Response:
         await self.admin(request)
-        table = request.path_params.get("table")
-        store, name = self.site.store, self.site.arena.name
-        if table is None:
-            data = await trio.to_thread.run_sync(
-                store.read_snapshot, lambda c: export_json(c, name), abandon_on_cancel=True
+        try:
+            file = await host_actions.export_file(
+                self.site.store, self.site.arena.name, request.path_params.get("table")
             )
-            kind, filename = "application/json", f"{name}-export.json"
-        elif table in CSV_TABLES:
-            data = await trio.to_thread.run_sync(
-                store.read_snapshot, lambda c: export_csv(c, table), abandon_on_cancel=True
-            )
-            kind, filename = "text/csv; charset=utf-8", f"{name}-{table}.csv"
-        else:
-            raise NotHere
+        except ActionRefused:
+            raise NotHere from None
         return Response(
-            data,
-            media_type=kind,
-            headers={"Content-Disposition": f'attachment; filename="{quote(filename)}"', "Cache-Control": "no-store"},
+            file.data,
+            media_type=file.media_type,
+            headers={"Content-Disposition": f'attachment; filename="{file.filename}"', "Cache-Control": "no-store"},
         )
 
     # ------------------------------------------------------------ an owner's version switch
@@ -259,18 +214,13 @@ class AdminPages:
         who = await self.site.signed_in(request)
         form = await self.site.small_form(request)
         self.site.check_form(request, who, form.get("csrf"))
-        sub = await self.site.own_submission(request, who)
+        sub = await self.site.own_submission(request, who)  # another's version is a page that does not exist
         assert who.user is not None
-        admin = who.user.admin
         try:
-            with self.site.store.transaction() as conn:
-                if not admin:
-                    check_open(conn, self.site.arena.submissions_close, time.time())
-                check_not_disqualified(conn, sub.bot)
-                if get_submission(conn, sub.id).status != "retired":
-                    raise SubmissionRefused("only a retired version that passed its check can be made active again")
-                reactivate(conn, sub.id, now_text())
-        except SubmissionRefused as exc:
+            host_actions.reactivate_version(
+                self.site.store, sub.id, who.user, self.site.arena.submissions_close, time.time()
+            )
+        except (ActionRefused, SubmissionRefused) as exc:
             return RedirectResponse(f"/me/submissions/{sub.id}?e={quote(str(exc)[:200])}", 303)
         self.site.on_submission()
         return RedirectResponse(f"/me/submissions/{sub.id}?n=active", 303)
