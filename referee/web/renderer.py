@@ -32,7 +32,7 @@ from referee.errors import RefereeError
 CACHE_ENTRIES = 64
 CACHE_BYTES = 64 << 20
 MAX_WAITING = 16
-NICE = 19  # where SCHED_IDLE is not offered: the kernel gives the games and the bots the cores first
+NICE = 19  # and where SCHED_IDLE is not offered, still the last the kernel gives a core to
 
 
 class Busy(RefereeError):
@@ -43,10 +43,9 @@ def _start_renderer(parent: int) -> None:
     """In the renderer's process: a low priority, and an end with the dashboard's
     process however that ends (a SIGKILL runs no cleanup; the kernel's death
     signal still comes)."""
-    try:
+    os.nice(NICE)
+    with contextlib.suppress(AttributeError, OSError):
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-    except (AttributeError, OSError):
-        os.nice(NICE)
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG (Linux)
     if os.getppid() != parent:  # it died before the line above

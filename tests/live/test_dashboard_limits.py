@@ -151,7 +151,8 @@ def test_the_page_renderer_dies_with_a_killed_dashboard(tmp_path: Path) -> None:
         status, page = get(root + "game/1/page")
         assert status == 200 and b"replay-data" in page  # rendered by the renderer's process
         renderers = [p for p in _children(served.pid) if b"spawn_main" in Path(f"/proc/{p}/cmdline").read_bytes()]
-        assert len(renderers) == 1 and os.getpriority(os.PRIO_PROCESS, renderers[0]) >= 10  # low priority
+        assert len(renderers) == 1 and os.getpriority(os.PRIO_PROCESS, renderers[0]) == 19  # the lowest priority
+        assert os.sched_getscheduler(renderers[0]) == os.SCHED_IDLE  # and a core only when nothing else wants it
         served.send_signal(signal.SIGKILL)  # no cleanup runs
         served.wait(scaled(10))
         assert wait_until(lambda: not Path(f"/proc/{renderers[0]}").exists(), 10), "the renderer outlived it"
