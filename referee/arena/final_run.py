@@ -42,6 +42,7 @@ from referee.arena.final import (
 )
 from referee.arena.store import ArenaStore
 from referee.errors import RefereeError, ResultsError
+from referee.play.watch import WatchGames
 from referee.tournament.config import Tournament, default_concurrency
 from referee.tournament.executors import Placement
 from referee.tournament.run import TournamentRunner, prepare_store
@@ -129,6 +130,7 @@ def runner_for(
     placement: Placement,
     concurrency: int,
     on_game: Callable[[GameRow], None] | None = None,
+    watch_games: WatchGames | None = None,
 ) -> TournamentRunner:
     """The tournament's runner over the final (the sandbox gate is asked here)."""
     return TournamentRunner(
@@ -139,6 +141,7 @@ def runner_for(
         concurrency=concurrency,
         on_game=on_game,
         placement=placement,
+        watch_games=watch_games,
     )
 
 
@@ -228,8 +231,10 @@ class FinalHost:
         slots: Callable[[], int],
         units_done: Callable[[], Awaitable[None]],
         on_end: Callable[[], None],
+        watch_games: WatchGames | None = None,
     ) -> None:
         self.arena = arena
+        self.watch_games = watch_games  # the live dashboard's hook, when the server has one
         self.store = store
         self.placement = placement
         self.paths = FinalPaths(arena.folder)
@@ -258,7 +263,7 @@ class FinalHost:
             )
             final = open_final(self.arena.folder, plan, t)
             try:
-                runner = runner_for(final, self.placement, self.slots())
+                runner = runner_for(final, self.placement, self.slots(), watch_games=self.watch_games)
             except BaseException:
                 final.close()
                 raise

@@ -97,9 +97,10 @@ class ArenaServer:
         policy: MatchmakingPolicy,
         site: SiteFactory = make_app,
         watch_games: WatchGames | None = None,
+        watch_final: WatchGames | None = None,
     ) -> None:
         self.arena = arena
-        self.watch_games = watch_games  # the live dashboard's hook into games played in this process
+        self.watch_games = watch_games  # the live dashboard's hooks into games played in this process (and the final's)
         self.site = site
         self.store = store
         self.placement = placement
@@ -120,6 +121,7 @@ class ArenaServer:
             slots=lambda: self.unit_capacity() * arena.table_size,
             units_done=self._units_done,
             on_end=self._wake,
+            watch_games=watch_final,
         )
 
     def _wake(self) -> None:

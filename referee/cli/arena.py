@@ -231,9 +231,11 @@ def serve(
         arena.matchmaking,
         site,
         watch_games=live.watch_games if live else None,
+        watch_final=live.watch_final if live else None,
     )
     if live is not None:
         live.unit_running = server.unit_running
+        live.final_running = lambda: server.final.playing
     try:
         trio.run(_serve, server, host, port)
     finally:

@@ -12,7 +12,9 @@ so a game may show every card only once its whole unit is over; until then,
 hidden cards appear only after the arena's `reveal_delay`, and not at all
 without one. A live game's id says where it belongs: 10 * unit + rotation + 1
 (unit 57's first game is 571), since the arena numbers its games only when
-they are recorded.
+they are recorded. The final tournament's games show here too, as
+`FINAL_BASE` + their number in the final; every card of them once the final
+is over (its deal sets are played by many tables at once).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from referee.live.stream import BoardWriter, GameFeed
 from referee.play.game_spec import GameSpec
 
 LIVE_ID_STRIDE = 10  # more than the rotations of any table (at most 8 seats)
+FINAL_BASE = 900_000_000  # above every unit's games (units below 90 million), below the dashboard's largest id
 LIVE_PATH = "/live"
 
 
@@ -43,14 +46,21 @@ def unit_of(live_id: int) -> int:
 class ArenaLive:
     """The board the arena's games feed, and the dashboard that shows it.
 
-    `unit_running(unit)` is the arena's word on whether a unit still plays
-    (the server's, once it exists; until then every unit does): a game of a
-    unit that does not is settled (its siblings are over)."""
+    `unit_running(unit)` and `final_running()` are the arena's word on whether
+    a unit, or the final, still plays (the server's, once it exists; until
+    then everything does): a game of one that does not is settled (its
+    siblings are over)."""
 
     def __init__(
-        self, title: str, game: str, reveal_delay: float | None, unit_running: Callable[[int], bool] = lambda _u: True
+        self,
+        title: str,
+        game: str,
+        reveal_delay: float | None,
+        unit_running: Callable[[int], bool] = lambda _u: True,
+        final_running: Callable[[], bool] = lambda: True,
     ) -> None:
         self.unit_running = unit_running
+        self.final_running = final_running
         self.board = LiveBoard(reveal_delay)
         self.board.settled_rule = self._settled
         self.writer = BoardWriter(self.board, source="arena", name=title, game=game)
@@ -60,12 +70,18 @@ class ArenaLive:
         self.dashboard = Dashboard(self.source)
 
     def _settled(self, live_id: int) -> bool:
+        if live_id >= FINAL_BASE:
+            return not self.final_running()
         return not self.unit_running(unit_of(live_id))
 
     def watch_games(self, spec: GameSpec, names: list[str]) -> GameFeed:
         """The executor's hook: a unit's game (its deal set is the unit, its id the rotation + 1)."""
         assert spec.deal_set is not None, "an arena game belongs to a unit"
         return self.writer.watch_games(replace(spec, game_id=live_game_id(spec.deal_set, spec.game_id - 1)), names)
+
+    def watch_final(self, spec: GameSpec, names: list[str]) -> GameFeed:
+        """The final tournament's hook: its games, numbered above every unit's."""
+        return self.writer.watch_games(replace(spec, game_id=FINAL_BASE + spec.game_id), names)
 
     @property
     def routes(self) -> list[BaseRoute]:

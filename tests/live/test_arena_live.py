@@ -17,7 +17,7 @@ from needs import needs_proc
 from timing import scaled
 
 from protocol.messages import TimeControl
-from referee.live.arena_feed import ArenaLive, live_game_id, unit_of
+from referee.live.arena_feed import FINAL_BASE, ArenaLive, live_game_id, unit_of
 from referee.live.tables import table_data
 from referee.play.game_spec import GameSpec
 from referee.play.match import MatchConfig, run_match
@@ -27,11 +27,12 @@ pytestmark = needs_proc
 UNIT = 7
 
 
-def _play_unit(live: ArenaLive, games: int = 2) -> None:
-    """A match of `games` games (one deal set under each rotation), watched as unit `UNIT`'s games."""
+def _play_unit(live: ArenaLive, games: int = 2, final: bool = False) -> None:
+    """A match of `games` games (one deal set under each rotation), watched as
+    unit `UNIT`'s games, or as the final's."""
 
     def watch(spec: GameSpec, names: list[str]) -> Any:
-        return live.watch_games(replace(spec, deal_set=UNIT), names)
+        return live.watch_final(spec, names) if final else live.watch_games(replace(spec, deal_set=UNIT), names)
 
     config = MatchConfig(
         game=GAME,
@@ -116,3 +117,16 @@ def test_a_closed_feed_leaves_no_game_running() -> None:
 
     trio.run(start_then_stop)
     assert live.board.running == {} and live.board.info.get("status") == "stopped"
+
+
+def test_the_finals_games_show_their_cards_once_the_final_is_over() -> None:
+    final_running = [True]
+    live = ArenaLive("arena-test", GAME.name, reveal_delay=3600.0, final_running=lambda: final_running[0])
+    _play_unit(live, final=True)
+    ids = sorted(live.board.finished)
+    assert ids == [FINAL_BASE + 1, FINAL_BASE + 2]  # apart from every unit's games
+    assert all(_hidden_items(table_data(live.board, gid) or {"items": []}) == [] for gid in ids)
+    final_running[0] = False
+    for gid in ids:
+        data = table_data(live.board, gid)
+        assert data is not None and _hidden_items(data) and data["live"]["hidden_held"] == 0
