@@ -353,6 +353,132 @@ def load(games: int, concurrency: int) -> None:
     print(f"{_load()} after")
 
 
+def _timed(n: int, fn: Any) -> tuple[float, float]:
+    """(wall ms, CPU ms of this process) per call of `fn`, over `n` calls after one to warm up."""
+    fn()
+    c0, w0 = time.process_time(), time.perf_counter()
+    for _ in range(n):
+        fn()
+    return (time.perf_counter() - w0) / n * 1000, (time.process_time() - c0) / n * 1000
+
+
+def _tree_cpu() -> float:
+    """CPU seconds of this process and every process under it (a LocalCluster's nanny and worker)."""
+    import psutil
+
+    me = psutil.Process()
+    total = 0.0
+    for proc in [me, *me.children(recursive=True)]:
+        try:
+            t = proc.cpu_times()
+        except psutil.Error:
+            continue
+        total += t.user + t.system + t.children_user + t.children_system
+    return total
+
+
+def parts(n: int) -> None:
+    """Where the Dask path's cost per game goes, piece by piece, each timed alone
+    (one at a time, so wall time here is latency, CPU time what a busy machine pays)."""
+    import pickle
+    import threading
+    import zlib
+
+    from referee.tournament import bot_files
+    from referee.tournament.game_job import PlayedGame, play_job_shipped, worker_info
+
+    print(f"the Dask path's parts, per game, each timed alone ({n} calls); {_load()}")
+    print(f"{'part':<62} {'wall':>8} {'CPU':>8}")
+
+    def show(label: str, wall_cpu: tuple[float, float]) -> None:
+        print(f"{label:<62} {wall_cpu[0]:>6.2f}ms {wall_cpu[1]:>6.2f}ms", flush=True)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        config = write_config(folder, ONE_AT_A_TIME, 4)
+        t = load_config(config)
+        schedule = schedule_for(t)
+        store = Store.open(folder / "jobs.db", create=True, lock=True)
+        try:
+            prepare_store(t, store, schedule)
+            runner = TournamentRunner(
+                t, store, schedule, log_dir=folder, concurrency=1, placement=Placement(cluster="tcp://x:1")
+            )
+            job = runner.job_for(schedule[0])
+        finally:
+            store.close()
+
+        async def one_game() -> PlayedGame:
+            return await play_job_shipped(job, worker_info("w"), trio.CapacityLimiter(2))
+
+        played = trio.run(one_game)  # a real game's record and log, as a worker ships them
+        assert played.log_zlib is not None
+        data = zlib.decompress(played.log_zlib)
+        log = folder / "game.jsonl"
+
+        def check_files(cold: bool) -> None:
+            if cold:
+                bot_files._checked.clear()
+                bot_files._cache.clear()
+            for (bot, digest, where), spec in zip(job.bot_digests, job.bots):
+                bot_files.check_same_files(bot, spec.argv, spec.cwd, where, digest, "w")
+
+        async def nothing() -> None:
+            pass
+
+        def trio_run_in_thread() -> None:
+            th = threading.Thread(target=trio.run, args=(nothing,))
+            th.start()
+            th.join()
+
+        def shipped() -> None:
+            with tempfile.TemporaryDirectory() as scratch:
+                (Path(scratch) / log.name).write_bytes(data)
+                zlib.compress((Path(scratch) / log.name).read_bytes(), 6)
+
+        show(f"check 2 bots' files, hashed ({len(job.bot_digests)} digests)", _timed(n, lambda: check_files(True)))
+        show("check 2 bots' files, cached by stat", _timed(n, lambda: check_files(False)))
+        show("a Trio loop started and ended in a new thread (per game before)", _timed(n, trio_run_in_thread))
+        show("worker_info (load average)", _timed(n, lambda: worker_info("w")))
+        show(
+            f"pickle + unpickle the job ({len(pickle.dumps(job))} bytes)",
+            _timed(n, lambda: pickle.loads(pickle.dumps(job))),
+        )
+        size = len(pickle.dumps(played))
+        show(f"pickle + unpickle the result ({size} bytes)", _timed(n, lambda: pickle.loads(pickle.dumps(played))))
+        show(f"scratch folder, log written, read, compressed ({len(data)} bytes)", _timed(n, shipped))
+        show("decompress and write the log on the coordinator", _timed(n, lambda: played.write_into(folder / "x.part")))
+
+        async def to_thread_and_back() -> None:
+            for _ in range(n):
+                await trio.to_thread.run_sync(lambda: None)
+
+        w0, c0 = time.perf_counter(), time.process_time()
+        trio.run(to_thread_and_back)
+        show(
+            "a coordinator thread per waiting game (hand-off and back)",
+            ((time.perf_counter() - w0) / n * 1000, (time.process_time() - c0) / n * 1000),
+        )
+    import distributed
+
+    cluster = local_dask_cluster(1, 1)
+    try:
+        with distributed.Client(cluster.scheduler_address, set_as_default=False) as client:
+            payload = b"x" * size
+
+            def round_trip() -> None:
+                client.submit(bytes, payload, pure=False).result()
+
+            round_trip()
+            cpu0, w0 = _tree_cpu(), time.perf_counter()
+            for _ in range(n):
+                round_trip()
+            wall, cpu = (time.perf_counter() - w0) / n * 1000, (_tree_cpu() - cpu0) / n * 1000
+            show("Dask round trip: submit, run a no-op, gather (all processes)", (wall, cpu))
+    finally:
+        cluster.close()
+
+
 def main() -> None:
     what = sys.argv[1] if len(sys.argv) > 1 else "throughput"
     if what == "throughput":
@@ -361,6 +487,8 @@ def main() -> None:
             int(sys.argv[3]) if len(sys.argv) > 3 else 16,
             int(sys.argv[4]) if len(sys.argv) > 4 else ROUNDS,
         )
+    elif what == "parts":
+        parts(int(sys.argv[2]) if len(sys.argv) > 2 else 200)
     elif what == "load":
         load(int(sys.argv[2]) if len(sys.argv) > 2 else 256, int(sys.argv[3]) if len(sys.argv) > 3 else 256)
     else:
