@@ -144,6 +144,7 @@ async def play_job_shipped(job: GameJob, worker: dict[str, Any], starts: trio.Ca
 
 
 def _packed(log: Path, scratch: Path) -> tuple[bytes, dict[str, bytes]]:
-    """A game's log and its bots' stderr files, compressed for the trip to the coordinator."""
-    stderr = {p.name: zlib.compress(p.read_bytes(), 6) for p in scratch.iterdir() if p.name.endswith(".stderr")}
-    return zlib.compress(log.read_bytes(), 6), stderr
+    """A game's log and its bots' stderr files, compressed for the trip to the coordinator
+    (zlib level 1: a quarter of level 6's CPU for a log half as large again)."""
+    stderr = {p.name: zlib.compress(p.read_bytes(), 1) for p in scratch.iterdir() if p.name.endswith(".stderr")}
+    return zlib.compress(log.read_bytes(), 1), stderr
