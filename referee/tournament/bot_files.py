@@ -11,7 +11,12 @@ What is hashed: the bot's folder (`dir` in the config) when it has one,
 every file in it (hidden files and `__pycache__` aside); otherwise the files
 its command names (the script; the program itself only when it lies in the
 bot's working folder, so an interpreter is the machine's, not the bot's).
-Digests are cached per process by the files' sizes and change times.
+Digests are cached per process by the files' identities, sizes and times, and a
+worker's check of a bot (the same command, folder and digest, game after
+game) by the identity, size and times of every file and folder it looked
+at: one `stat` each, not a walk and a path resolution per game. A changed,
+added, removed or replaced file changes one of those (an added or removed
+file its folder's), so the next game of that bot hashes again.
 """
 
 from __future__ import annotations
@@ -26,7 +31,9 @@ from referee.errors import ClusterError, ConfigError
 MAX_BOT_BYTES = 1 << 30  # a bot folder larger than 1 GiB is surely the wrong folder
 _SKIP = {"__pycache__", "node_modules/.cache"}
 
-_cache: dict[tuple[str, tuple[tuple[str, int, int], ...]], str] = {}
+_cache: dict[tuple[str, tuple[tuple[str, int, int, int, int], ...]], str] = {}
+Looked = tuple[tuple[int, int, int, int, int] | None, ...]  # per path: device, inode, size, mtime, ctime
+_checked: dict[tuple[tuple[str, ...], str, str | None, str], tuple[tuple[Path, ...], Looked]] = {}
 
 
 def _folder_files(folder: Path) -> Iterator[Path]:
@@ -56,10 +63,10 @@ def files_digest(argv: Sequence[str], cwd: str | None, folder: str | None) -> st
     """sha256 over the bot's files: their names (relative to the folder) and contents."""
     files = bot_files(argv, cwd, folder)
     try:
-        stats = tuple((str(p), (st := p.stat()).st_size, st.st_mtime_ns) for p in files)
+        stats = tuple((str(p), (st := p.stat()).st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) for p in files)
     except OSError as exc:
         raise ConfigError(f"cannot read the bot's file {exc.filename}: {exc.strerror}") from None
-    if sum(s[1] for s in stats) > MAX_BOT_BYTES:
+    if sum(s[2] for s in stats) > MAX_BOT_BYTES:
         raise ConfigError(f"the bot's files in {folder or cwd} hold more than 1 GiB: is `dir` the right folder?")
     key = (folder or "", stats)
     cached = _cache.get(key)
@@ -78,11 +85,42 @@ def files_digest(argv: Sequence[str], cwd: str | None, folder: str | None) -> st
     return digest
 
 
+def _watched(argv: Sequence[str], cwd: str | None, folder: str | None) -> tuple[Path, ...]:
+    """What a bot's digest depends on: its folder's folders and files, or its
+    command's words as written (a word that is no file yet counts too: it may become one)."""
+    if folder is not None:
+        dirs = []
+        for root, subdirs, _files in os.walk(folder):
+            subdirs[:] = sorted(d for d in subdirs if not d.startswith(".") and d not in _SKIP)
+            dirs.append(Path(root))
+        return (*dirs, *_folder_files(Path(folder)))
+    base = Path(cwd) if cwd else Path.cwd()
+    return (base, *(base / word for word in argv))
+
+
+def _look(paths: Sequence[Path]) -> Looked:
+    out: list[tuple[int, int, int, int, int] | None] = []
+    for path in paths:
+        try:
+            st = path.stat()
+        except OSError:
+            out.append(None)
+        else:
+            out.append((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+    return tuple(out)
+
+
 def check_same_files(
     name: str, argv: Sequence[str], cwd: str | None, folder: str | None, want: str, worker: str
 ) -> None:
     """Refuse to play a bot whose files on this worker differ from the coordinator's."""
+    key = (tuple(argv), cwd or os.getcwd(), folder, want)
+    seen = _checked.get(key)
+    if seen is not None and _look(seen[0]) == seen[1]:
+        return  # nothing it is made of changed since its files matched
     try:
+        watched = _watched(argv, cwd, folder)
+        looked = _look(watched)
         got = files_digest(argv, cwd, folder)
     except ConfigError as exc:
         raise ClusterError(
@@ -94,3 +132,5 @@ def check_same_files(
             f"worker {worker}: bot {name!r} at {where} differs from the coordinator's copy (sha256 {got[:12]} "
             f"here, {want[:12]} there): give every worker the same files (a shared folder, or the same checkout)"
         )
+    if _look(watched) == looked:  # not changed while it was hashed
+        _checked[key] = (watched, looked)

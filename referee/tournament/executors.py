@@ -23,6 +23,7 @@ only for `--cluster`.
 from __future__ import annotations
 
 import logging
+import math
 import sys
 from collections import Counter
 from collections.abc import AsyncIterator
@@ -110,30 +111,64 @@ def import_distributed() -> Any:
 
 
 class DaskExecutor:
-    """Games submitted to a Dask scheduler; each waits for its result in a thread."""
+    """Games submitted to a Dask scheduler. No thread waits for a game: Dask
+    tells the loop when a game's task is done, and one collector fetches the
+    results of every task done by then in one `gather` (a batch, on a thread)."""
 
     def __init__(self, client: Any, concurrency: int, run_id: str) -> None:
         self.client = client
         self.run_id = run_id
         self.in_flight: Counter[str] = Counter()
-        self._waiters = trio.CapacityLimiter(concurrency)
+        self._done_send, self._done = trio.open_memory_channel[Any](math.inf)
+        self._waiting: dict[str, _Waiting] = {}
 
     async def play(self, job: GameJob, part: Path | None) -> PlayedGame:
         from referee.tournament.worker import run_job
 
-        future = self.client.submit(
-            run_job, job, sys.executable, key=f"chicago-referee-{self.run_id}-{job.key}", pure=False
-        )
+        key = f"chicago-referee-{self.run_id}-{job.key}"
+        waiting = self._waiting[key] = _Waiting(job.key)
+        future = self.client.submit(run_job, job, sys.executable, key=key, pure=False)
+        token = trio.lowlevel.current_trio_token()
+
+        def done(fut: Any) -> None:  # on Dask's callback thread
+            try:
+                token.run_sync_soon(self._done_send.send_nowait, fut)
+            except trio.RunFinishedError:
+                pass  # the run is over: nobody waits for this game
+
         try:
-            played: PlayedGame = await trio.to_thread.run_sync(
-                _result, future, job.key, abandon_on_cancel=True, limiter=self._waiters
-            )
+            future.add_done_callback(done)
+            await waiting.ready.wait()
         finally:
+            self._waiting.pop(key, None)
             # Never blocks; the scheduler forgets the task (one not started yet never runs).
             future.release()
+        if isinstance(waiting.result, BaseException):
+            raise waiting.result
+        played = waiting.result
         if part is not None:
             played.write_into(part)
         return played
+
+    async def collect(self) -> None:
+        """Hand each finished game its result, fetching all finished by then at once."""
+        async for first in self._done:
+            batch = [first]
+            while True:
+                try:
+                    batch.append(self._done.receive_nowait())
+                except trio.WouldBlock:
+                    break
+            batch = [f for f in batch if f.key in self._waiting]
+            if not batch:
+                continue
+            games = {f.key: self._waiting[f.key].game for f in batch}
+            results = await trio.to_thread.run_sync(_results, self.client, batch, games, abandon_on_cancel=True)
+            for key, result in results.items():
+                waiting = self._waiting.get(key)
+                if waiting is not None:
+                    waiting.result = result
+                    waiting.ready.set()
 
     async def watch(self, every: float = 1.0) -> None:
         """Keep `in_flight` up to date: the scheduler's tasks in progress per worker."""
@@ -150,6 +185,35 @@ class DaskExecutor:
                 {str(names.get(addr, addr)): len(keys) for addr, keys in processing.items() if keys}
             )
             await trio.sleep(every)
+
+
+class _Waiting:
+    """A game the coordinator waits for: set once its result (or failure) is here."""
+
+    def __init__(self, game: str) -> None:
+        self.game = game
+        self.ready = trio.Event()
+        self.result: PlayedGame | BaseException = RuntimeError(f"game {game}: no result yet")
+
+
+def _results(client: Any, futures: list[Any], games: dict[str, str]) -> dict[str, PlayedGame | BaseException]:
+    """The finished games' results, in one `gather` for those that succeeded;
+    a game that failed (or whose result went missing) alone, as `_result` says."""
+    ok = [f for f in futures if f.status == "finished"]
+    out: dict[str, PlayedGame | BaseException] = {}
+    if ok:
+        try:
+            for f, played in zip(ok, client.gather(ok)):
+                out[f.key] = played
+        except Exception:  # one result lost on the way: each is asked for alone below
+            out.clear()
+    for f in futures:
+        if f.key not in out:
+            try:
+                out[f.key] = _result(f, games[f.key])
+            except Exception as exc:
+                out[f.key] = exc
+    return out
 
 
 def _result(future: Any, key: str) -> PlayedGame:
@@ -199,6 +263,7 @@ async def open_executor(
         executor = DaskExecutor(client, concurrency, run_id)
         async with trio.open_nursery() as watching:
             watching.start_soon(executor.watch)
+            watching.start_soon(executor.collect)
             yield executor
             watching.cancel_scope.cancel()
     finally:

@@ -3,7 +3,7 @@
 `throughput` plays the same round robin of trivial bots (`first_legal_bot.py`,
 stdlib only, 1 s per decision) through the real tournament runner:
 
-* ROUNDS (default 3) rounds of three runs at concurrency C, interleaved, each
+* ROUNDS (default 3) rounds of four runs at concurrency C, interleaved, each
   round in a rotated order so that a machine that drifts, or a neighbour
   that comes and goes, falls on every kind of run alike:
   - in process, which also measures the CPU a game costs (bots + referee:
@@ -32,7 +32,11 @@ runs) and each kind's median games/s and share of it, with every round's.
 games of 2 bots, so 512 bot processes) and reports timeouts and the
 referee's resident memory (peak, and sampled while all games run).
 
+`parts` times the Dask path's pieces one by one (docs/cluster.md, "What a
+cluster game costs").
+
 Run: python tests/benchmarks/bench_scale.py throughput [GAMES] [CONCURRENCY] [ROUNDS]
+     python tests/benchmarks/bench_scale.py parts [CALLS]
      python tests/benchmarks/bench_scale.py load [GAMES] [CONCURRENCY]
 """
 
@@ -217,13 +221,14 @@ def _load() -> str:
 
 ONE_AT_A_TIME = 48  # games of the runs that measure the overhead per game (they take 0.2 s each)
 ROUNDS = 3  # rounds of the three one-machine runs, interleaved; their medians are compared
-ROUND_RUNS: list[tuple[str, Placement]] = [
+DASK_2 = "Dask, 2 workers"
+ROUND_RUNS: list[tuple[str, Placement | str]] = [
     ("in process", Placement()),
     ("--workers 1", Placement(workers=1)),
     ("--workers 2", Placement(workers=2)),
+    (DASK_2, "dask-2"),  # a LocalCluster started before the run, not timed
 ]
 ONCE_RUNS: list[tuple[str, bool, Any]] = [  # label, concurrency C (else 1), where
-    ("Dask LocalCluster, 2 workers", True, "dask-2"),
     ("in process, one at a time", False, Placement()),
     ("--workers 1, one at a time", False, Placement(workers=1)),
     ("Dask, 1 worker, one at a time", False, "dask-1"),
@@ -262,7 +267,11 @@ def throughput(games: int, concurrency: int, rounds: int = ROUNDS) -> None:
             order = ROUND_RUNS[k % len(ROUND_RUNS) :] + ROUND_RUNS[: k % len(ROUND_RUNS)]
             done: dict[str, dict[str, Any]] = {}
             for label, where in order:
-                done[label] = run_once(many, folder, f"{label.replace(' ', '_')}-{k}", concurrency, where)
+                name = f"{label.replace(' ', '_').replace(',', '')}-{k}"
+                if isinstance(where, Placement):
+                    done[label] = run_once(many, folder, name, concurrency, where)
+                else:
+                    done[label] = dask_run(many, folder, name, concurrency, 2, max(1, concurrency // 2))
             round_limit = cores / done["in process"]["cpu_per_game"]
             for label, _ in ROUND_RUNS:
                 rounds_of[label].append(done[label])
@@ -270,9 +279,7 @@ def throughput(games: int, concurrency: int, rounds: int = ROUNDS) -> None:
         for label, at_c, where in ONCE_RUNS:
             conc, config = (concurrency, many) if at_c else (1, few)
             name = label.replace(" ", "_").replace(",", "")
-            if where == "dask-2":
-                r = dask_run(config, folder, name, conc, 2, max(1, concurrency // 2))
-            elif where == "dask-1":
+            if where == "dask-1":
                 r = dask_run(config, folder, name, conc, 1, 1)
             else:
                 r = run_once(config, folder, name, conc, where)
@@ -291,7 +298,9 @@ def throughput(games: int, concurrency: int, rounds: int = ROUNDS) -> None:
         f"a pool starts and stops in {start_wall:.2f} s wall, {start_cpu:.2f} s CPU (1 worker); "
         f"{start2_wall:.2f} s wall, {start2_cpu:.2f} s CPU (2 workers); once per run"
     )
-    for label, start in (("in process", 0.0), ("--workers 1", start_wall), ("--workers 2", start2_wall)):
+    starts = {"--workers 1": start_wall, "--workers 2": start2_wall}
+    for label, _ in ROUND_RUNS:
+        start = starts.get(label, 0.0)
         runs = rounds_of[label]
         shares = sorted(r["games_per_s"] / limit for r in runs)
         rate = med(r["games_per_s"] for r in runs)
@@ -305,11 +314,8 @@ def throughput(games: int, concurrency: int, rounds: int = ROUNDS) -> None:
             f"{', '.join(f'{x:.2f}' for x in shares)}){aside}; CPU per game "
             f"{med(r['cpu_per_game'] for r in runs) * 1000:.0f} ms"
         )
-    dask = results["Dask LocalCluster, 2 workers"]
-    print(
-        f"Dask LocalCluster, 2 workers: {dask['games_per_s']:.2f} games/s = {dask['games_per_s'] / limit:.2f} "
-        "of the limit (one run)"
-    )
+    pool, dask = (med(r["games_per_s"] for r in rounds_of[label]) for label in ("--workers 2", DASK_2))
+    print(f"the Dask path on 2 workers reaches {dask / pool:.2f} of --workers 2's pace (medians)")
     seq = results["in process, one at a time"]
     n = max(1, seq["games"])
 
@@ -353,6 +359,136 @@ def load(games: int, concurrency: int) -> None:
     print(f"{_load()} after")
 
 
+def _timed(n: int, fn: Any) -> tuple[float, float]:
+    """(wall ms, CPU ms of this process) per call of `fn`, over `n` calls after one to warm up."""
+    fn()
+    c0, w0 = time.process_time(), time.perf_counter()
+    for _ in range(n):
+        fn()
+    return (time.perf_counter() - w0) / n * 1000, (time.process_time() - c0) / n * 1000
+
+
+def _tree_cpu() -> float:
+    """CPU seconds of this process and every process under it (a LocalCluster's nanny and worker)."""
+    import psutil
+
+    me = psutil.Process()
+    total = 0.0
+    for proc in [me, *me.children(recursive=True)]:
+        try:
+            t = proc.cpu_times()
+        except psutil.Error:
+            continue
+        total += t.user + t.system + t.children_user + t.children_system
+    return total
+
+
+def parts(n: int) -> None:
+    """Where the Dask path's cost per game goes, piece by piece, each timed alone
+    (one at a time, so wall time here is latency, CPU time what a busy machine pays)."""
+    import pickle
+    import threading
+    import zlib
+
+    from referee.tournament import bot_files
+    from referee.tournament.game_job import PlayedGame, play_job_shipped, worker_info
+
+    print(f"the Dask path's parts, per game, each timed alone ({n} calls); {_load()}")
+    print(f"{'part':<62} {'wall':>8} {'CPU':>8}")
+
+    def show(label: str, wall_cpu: tuple[float, float]) -> None:
+        print(f"{label:<62} {wall_cpu[0]:>6.2f}ms {wall_cpu[1]:>6.2f}ms", flush=True)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        config = write_config(folder, ONE_AT_A_TIME, 4)
+        t = load_config(config)
+        schedule = schedule_for(t)
+        store = Store.open(folder / "jobs.db", create=True, lock=True)
+        try:
+            prepare_store(t, store, schedule)
+            runner = TournamentRunner(
+                t, store, schedule, log_dir=folder, concurrency=1, placement=Placement(cluster="tcp://x:1")
+            )
+            job = runner.job_for(schedule[0])
+        finally:
+            store.close()
+
+        async def one_game() -> PlayedGame:
+            return await play_job_shipped(job, worker_info("w"), trio.CapacityLimiter(2))
+
+        played = trio.run(one_game)  # a real game's record and log, as a worker ships them
+        assert played.log_zlib is not None
+        data = zlib.decompress(played.log_zlib)
+        log = folder / "game.jsonl"
+
+        def check_files(cold: bool) -> None:
+            if cold:
+                bot_files._checked.clear()
+                bot_files._cache.clear()
+            for (bot, digest, where), spec in zip(job.bot_digests, job.bots):
+                bot_files.check_same_files(bot, spec.argv, spec.cwd, where, digest, "w")
+
+        async def nothing() -> None:
+            pass
+
+        def trio_run_in_thread() -> None:
+            th = threading.Thread(target=trio.run, args=(nothing,))
+            th.start()
+            th.join()
+
+        def shipped(level: int) -> None:
+            with tempfile.TemporaryDirectory() as scratch:
+                (Path(scratch) / log.name).write_bytes(data)
+                zlib.compress((Path(scratch) / log.name).read_bytes(), level)
+
+        show(f"check 2 bots' files, hashed ({len(job.bot_digests)} digests)", _timed(n, lambda: check_files(True)))
+        show("check 2 bots' files, cached by stat", _timed(n, lambda: check_files(False)))
+        show("a Trio loop started and ended in a new thread (per game before)", _timed(n, trio_run_in_thread))
+        show("worker_info (load average)", _timed(n, lambda: worker_info("w")))
+        show(
+            f"pickle + unpickle the job ({len(pickle.dumps(job))} bytes)",
+            _timed(n, lambda: pickle.loads(pickle.dumps(job))),
+        )
+        size = len(pickle.dumps(played))
+        show(f"pickle + unpickle the result ({size} bytes)", _timed(n, lambda: pickle.loads(pickle.dumps(played))))
+        for level in (6, 1):  # 6 before, 1 now
+            show(
+                f"scratch folder, log written, read, zlib {level} ({len(data)} bytes)",
+                _timed(n, lambda level=level: shipped(level)),
+            )
+        show("decompress and write the log on the coordinator", _timed(n, lambda: played.write_into(folder / "x.part")))
+
+        async def to_thread_and_back() -> None:
+            for _ in range(n):
+                await trio.to_thread.run_sync(lambda: None)
+
+        w0, c0 = time.perf_counter(), time.process_time()
+        trio.run(to_thread_and_back)
+        show(
+            "a coordinator thread per waiting game (hand-off and back)",
+            ((time.perf_counter() - w0) / n * 1000, (time.process_time() - c0) / n * 1000),
+        )
+    import distributed
+
+    cluster = local_dask_cluster(1, 1)
+    try:
+        with distributed.Client(cluster.scheduler_address, set_as_default=False) as client:
+            payload = b"x" * size
+
+            def round_trip() -> None:
+                client.submit(bytes, payload, pure=False).result()
+
+            round_trip()
+            cpu0, w0 = _tree_cpu(), time.perf_counter()
+            for _ in range(n):
+                round_trip()
+            wall, cpu = (time.perf_counter() - w0) / n * 1000, (_tree_cpu() - cpu0) / n * 1000
+            show("Dask round trip: submit, run a no-op, gather (all processes)", (wall, cpu))
+    finally:
+        cluster.close()
+
+
 def main() -> None:
     what = sys.argv[1] if len(sys.argv) > 1 else "throughput"
     if what == "throughput":
@@ -361,6 +497,8 @@ def main() -> None:
             int(sys.argv[3]) if len(sys.argv) > 3 else 16,
             int(sys.argv[4]) if len(sys.argv) > 4 else ROUNDS,
         )
+    elif what == "parts":
+        parts(int(sys.argv[2]) if len(sys.argv) > 2 else 200)
     elif what == "load":
         load(int(sys.argv[2]) if len(sys.argv) > 2 else 256, int(sys.argv[3]) if len(sys.argv) > 3 else 256)
     else:

@@ -1,0 +1,151 @@
+"""What a Dask worker does with the games it gets, called as Dask calls it
+(`run_job`, in a thread, no cluster needed): every game in one long-lived
+Trio loop, and a bot whose files change between two games refused at the
+next one, however cheap the check of an unchanged bot has become."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from proctools import wait_no_procs
+from tournament_runs import DET_BOT
+
+from referee.errors import ClusterError
+from referee.tournament.bot_files import check_same_files, files_digest
+from referee.tournament.config import load_config
+from referee.tournament.executors import Placement
+from referee.tournament.game_job import GameJob
+from referee.tournament.run import TournamentRunner, prepare_store
+from referee.tournament.schedule import schedule_for
+from referee.tournament.store import Store
+from referee.tournament.worker import GAMES, run_job
+
+DIFFERS = r"bot 'a' at .*bot differs from the coordinator's copy"
+
+
+def _bot_folder(tmp_path: Path) -> Path:
+    bot_dir = tmp_path / "bot"
+    bot_dir.mkdir()
+    (bot_dir / "det_bot.py").write_text(DET_BOT.read_text())
+    (bot_dir / "_botlib.py").write_text((DET_BOT.parent / "_botlib.py").read_text())
+    return bot_dir
+
+
+def _jobs(tmp_path: Path, marker: str) -> list[GameJob]:
+    """The games of a two-bot tournament whose bots live in `tmp_path/bot`, as the coordinator sends them."""
+    config = tmp_path / "t.toml"
+    lines = [
+        'name = "loop"',
+        "seed = 3",
+        "deal_sets = 2",
+        "sandbox = false",
+        "[rules]",
+        "options = { target_score = 8 }",
+    ]
+    for name in ("a", "b"):
+        lines += ["[[bots]]", f'name = "{name}"', 'dir = "bot"', f'command = "det_bot.py {marker} salt={name}"']
+    config.write_text("\n".join(lines) + "\n")
+    t = load_config(config)
+    store = Store.open(tmp_path / "t.db", create=True, lock=True)
+    try:
+        schedule = schedule_for(t)
+        prepare_store(t, store, schedule)
+        runner = TournamentRunner(
+            t, store, schedule, log_dir=tmp_path / "logs", concurrency=1, placement=Placement(cluster="tcp://x:1")
+        )  # never reached
+        return [runner.job_for(g) for g in schedule]
+    finally:
+        store.close()
+
+
+def _loop_threads() -> list[threading.Thread]:
+    return [th for th in threading.enumerate() if th.name == "chicago-referee-games"]
+
+
+def test_every_game_a_worker_gets_is_played_in_one_loop_and_a_file_changed_between_games_is_refused(
+    tmp_path: Path,
+) -> None:
+    marker = f"loopmark-{uuid.uuid4().hex}"
+    bot_dir = _bot_folder(tmp_path)
+    jobs = _jobs(tmp_path, marker)
+    assert len(jobs) >= 3
+    with ThreadPoolExecutor(2) as threads:  # as a Dask worker with 2 threads calls it
+        played = list(threads.map(lambda job: run_job(job, sys.executable), jobs[:2]))
+    assert all(p.record.decisions > 0 and not p.record.failures for p in played)
+    assert all(p.log_zlib for p in played) and {p.record.game_id for p in played} == {j.game.game_id for j in jobs[:2]}
+    assert len(_loop_threads()) == 1, "each game started a Trio loop of its own"
+    loop = _loop_threads()[0]
+    # Edited on this worker between two games (same size, so only the contents and times differ).
+    lib = bot_dir / "_botlib.py"
+    text = lib.read_text()
+    lib.write_text(text[:-1] + ("#" if text[-1] != "#" else " "))
+    with pytest.raises(ClusterError, match=DIFFERS):
+        run_job(jobs[2], sys.executable)
+    assert wait_no_procs(marker) == []  # refused before any bot started
+    lib.write_text(text)  # put back: the same files again, the game is played
+    assert run_job(jobs[2], sys.executable).record.game_id == jobs[2].game.game_id
+    assert _loop_threads() == [loop]
+
+
+@pytest.mark.parametrize("change", ["added", "removed", "edited in place", "replaced", "folder renamed away"])
+def test_a_checked_bot_is_checked_again_when_any_of_its_files_changes(tmp_path: Path, change: str) -> None:
+    bot_dir = _bot_folder(tmp_path)
+    (bot_dir / "sub").mkdir()
+    (bot_dir / "sub" / "data.txt").write_text("weights 1\n")
+    argv = ("det_bot.py",)
+    want = files_digest(argv, str(bot_dir), str(bot_dir))
+    check_same_files("a", argv, str(bot_dir), str(bot_dir), want, "w1")
+    check_same_files("a", argv, str(bot_dir), str(bot_dir), want, "w1")  # the cached answer
+    data = bot_dir / "sub" / "data.txt"
+    if change == "added":
+        (bot_dir / "sub" / "more.txt").write_text("x")
+    elif change == "removed":
+        data.unlink()
+    elif change == "edited in place":
+        st = data.stat()
+        data.write_text("weights 2\n")
+        os.utime(data, ns=(st.st_atime_ns, st.st_mtime_ns))  # same size and mtime: only ctime tells
+    elif change == "replaced":
+        (bot_dir / "sub" / "new.txt").write_text("weights 3\n")
+        os.replace(bot_dir / "sub" / "new.txt", data)
+    else:
+        os.rename(bot_dir, tmp_path / "elsewhere")
+    with pytest.raises(ClusterError, match=r"worker w1: bot 'a'"):
+        check_same_files("a", argv, str(bot_dir), str(bot_dir), want, "w1")
+
+
+def test_a_bot_named_by_its_command_is_checked_again_when_its_script_changes(tmp_path: Path) -> None:
+    script = tmp_path / "bot.py"
+    script.write_text("print('v1')\n")
+    argv = (sys.executable, "-u", str(script))
+    want = files_digest(argv, None, None)
+    check_same_files("s", argv, None, None, want, "w2")
+    check_same_files("s", argv, None, None, want, "w2")
+    script.write_text("print('v2')\n")
+    with pytest.raises(ClusterError, match=r"worker w2: bot 's' at .*bot\.py differs"):
+        check_same_files("s", argv, None, None, want, "w2")
+    script.write_text("print('v1')\n")
+    check_same_files("s", argv, None, None, want, "w2")  # the same contents again: played
+
+
+def test_the_loop_survives_a_game_that_fails(tmp_path: Path) -> None:
+    marker = f"loopmark-{uuid.uuid4().hex}"
+    _bot_folder(tmp_path)
+    job = _jobs(tmp_path, marker)[0]
+    broken = GameJob(**{**job.__dict__, "game_name": "no-such-game"})
+    with pytest.raises(BaseException) as failed:
+        GAMES.play(
+            broken,
+            {"name": "w"},
+        )
+    assert "no-such-game" in repr(
+        failed.value.exceptions if isinstance(failed.value, BaseExceptionGroup) else failed.value
+    )
+    assert run_job(job, sys.executable).record.game_id == job.game.game_id
+    assert len(_loop_threads()) == 1
