@@ -11,13 +11,16 @@
    the runner makes, over every decision of the same games, logs written to
    a temporary file): encode view, legality, apply, decode, log, clock, CPU
    time (a live child's `/proc` tree), and the pipe's write and read (CPU of
-   one round trip to a `cat`).
-
+   one round trip to a `cat`). The least mean of five passes: a pass
+   another process interrupted counts for nothing, but on a busy machine
+   every pass is slowed (compare with the runner alone, in CPU time).
 3. The runner alone: whole games through `GameRunner` with seats in this
    process that answer at once (the replies of first-legal, made in advance)
    and whose CPU time is read from a live child's `/proc` tree, as a bot
    process's is: the referee's own work per decision with no pipe and no
-   wait, logs off (as in `bench`) and on; the least of five passes.
+   wait (so its CPU time, `time.thread_time`, which a busy machine inflates
+   less than wall time), logs off (as in `bench`) and on, and with the live
+   stream `serve` watches; the least of five passes.
 
 Run: python tests/benchmarks/bench_decision.py [ROUNDS]
 Figures of a shared machine are noisy: compare runs made in one session.
@@ -312,9 +315,9 @@ async def runner_alone(count: int, logged: bool, watched: bool = False) -> float
                 log = GameLogWriter(Path(tmp) / f"game-{game_id}.jsonl" if logged else None)
                 players = [PlayerInfo(seat=s, name=f"b{s}", argv=["b"]) for s in range(2)]
                 watch = live.watch_games(spec, ["b0", "b1"]) if live is not None else None
-                t0 = time.perf_counter()
+                t0 = time.thread_time()  # nothing waits here: CPU time, which another process cannot inflate
                 record = await GameRunner(spec, seats, ["b0", "b1"], log, watch).run(players, {})
-                spent += time.perf_counter() - t0
+                spent += time.thread_time() - t0
                 log.close()
                 assert not record.failures, record.failures
                 decisions += record.decisions
