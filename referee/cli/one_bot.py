@@ -171,7 +171,8 @@ def bench(
         ("referee / game stream (trio)", f"{100 * res.ratio_trio:8.1f} %"),
         ("referee / game stream (direct)", f"{100 * res.ratio:8.1f} %  (rounds {100 * low:.0f}-{100 * high:.0f} %)"),
         ("referee / one process", f"{100 * res.ratio_single:8.1f} %"),
-        ("referee's own time", f"{res.overhead_us:8.1f} us per decision"),
+        ("referee's own time (runner)", f"{res.overhead_us:8.1f} us per decision"),
+        ("referee's own CPU (all of it)", f"{res.own_cpu_us:8.1f} us per decision  (less the stream's)"),
     ]
     out.print(
         f"{res.decisions} decisions; medians of {len(res.rounds)} interleaved rounds "

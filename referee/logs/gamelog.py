@@ -5,8 +5,10 @@ errors that name the file and line."""
 
 from __future__ import annotations
 
+import functools
+import io
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 import msgspec
 from msgspec import UNSET
@@ -17,6 +19,10 @@ from referee.errors import CorruptLog
 from referee.logs.records import LOG_FORMAT, LogHeader, LogRecord, LogResult, Record
 
 MAX_LOGGED_LINE = 4096
+WRITE_AT = io.DEFAULT_BUFFER_SIZE
+"""Lines are gathered and written once this many bytes wait: what a crash can
+lose, as with the buffered file the logs were written through before (which
+may now end only at a whole line)."""
 
 _encoder = msgspec.json.Encoder(order="deterministic")
 
@@ -26,10 +32,11 @@ class GameLogWriter:
 
     def __init__(self, path: Path | None) -> None:
         self.path = path
-        self._fh: BinaryIO | None = None
+        self._fh: io.FileIO | None = None
+        self._pending = bytearray()  # whole lines not yet written
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self._fh = open(path, "wb")  # noqa: SIM115 - closed in close()
+            self._fh = io.FileIO(path, "wb")  # closed in close()
 
     @property
     def enabled(self) -> bool:
@@ -37,17 +44,52 @@ class GameLogWriter:
 
     def write(self, record: LogHeader | LogRecord | LogResult) -> None:
         if self._fh is not None:
-            self._fh.write(encode_record(record) + b"\n")
+            self._add(encode_record(record))
+
+    def write_line(self, line: msgspec.Struct) -> None:
+        """A record built directly as its `line_type`: one encoding, no copy of the record."""
+        if self._fh is not None:
+            self._add(_encoder.encode(line))
 
     def write_raw(self, prefix: bytes, payload: bytes, suffix: bytes = b"}") -> None:
         """A record embedding an already-encoded JSON payload (no re-encoding)."""
         if self._fh is not None:
-            self._fh.write(prefix + payload + suffix + b"\n")
+            self._add(prefix + payload + suffix)
+
+    def _add(self, line: bytes) -> None:
+        pending = self._pending
+        pending += line
+        pending += b"\n"
+        if len(pending) >= WRITE_AT:
+            self._write_pending()
+
+    def _write_pending(self) -> None:
+        assert self._fh is not None
+        view = memoryview(self._pending)
+        while view:
+            written = self._fh.write(view)
+            view = view[written or 0 :]
+        view.release()
+        self._pending.clear()
 
     def close(self) -> None:
         if self._fh is not None:
-            self._fh.close()
-            self._fh = None
+            try:
+                self._write_pending()
+            finally:
+                self._fh.close()
+                self._fh = None
+
+
+@functools.cache
+def line_type(record_type: type[LogRecord]) -> type[msgspec.Struct]:
+    """A Struct that encodes as `encode_record` writes a record of `record_type`:
+    its fields (the tag among them, as `type`) in sorted order, each left out
+    while UNSET. Built once per record type, it makes a line one encoding."""
+    tag = record_type.__struct_config__.tag
+    names = sorted([*record_type.__struct_fields__, "type"])
+    fields = [(name, Any, tag if name == "type" else UNSET) for name in names]
+    return msgspec.defstruct(f"{record_type.__name__}Line", fields, kw_only=True)
 
 
 def encode_record(record: LogHeader | LogRecord | LogResult) -> bytes:
@@ -57,12 +99,8 @@ def encode_record(record: LogHeader | LogRecord | LogResult) -> bytes:
     in their own field order."""
     if isinstance(record, LogHeader | LogResult):
         return _encoder.encode(record)
-    fields: dict[str, Any] = {"type": record.__struct_config__.tag}
-    for name in record.__struct_fields__:
-        value = getattr(record, name)
-        if value is not UNSET:
-            fields[name] = value
-    return _encoder.encode(fields)
+    fields = {name: getattr(record, name) for name in record.__struct_fields__}
+    return _encoder.encode(line_type(type(record))(**fields))
 
 
 def cut(text: bytes | str, limit: int = MAX_LOGGED_LINE) -> str:

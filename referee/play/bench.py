@@ -16,6 +16,12 @@ rounds alternate between:
 3. raw, one process: one request line to one process, over and over (a lone
    process that never sleeps answers faster than two that take turns).
 
+The referee's own time per decision is given twice: as its runner's clock
+counts it (from a reply to the next request, the engine included), and as
+all the CPU time it adds: this process's CPU per decision through the
+referee less its CPU per round trip of the raw stream (the bots' work is
+waiting here, not CPU time, so it drops out).
+
 Rounds are interleaved (in alternating order) and the medians compared,
 because these machines are shared and noisy: a quiet or busy second falls
 on both sides alike. Quote the ratios, measured in one run; absolute rates
@@ -28,6 +34,7 @@ import os
 import statistics
 import sys
 import tempfile
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -60,6 +67,8 @@ class Round:
     single_per_s: float
     decisions: int
     overhead_us: float
+    referee_cpu_us: float = 0.0  # this process's CPU time per decision through the referee
+    stream_cpu_us: float = 0.0  # and per round trip of the raw game stream (direct)
 
     @property
     def ratio(self) -> float:
@@ -114,6 +123,17 @@ class BenchResult:
         """The referee's own time per decision, as its runner measures it."""
         return sum(r.overhead_us * r.decisions for r in self.rounds) / max(1, self.decisions)
 
+    @property
+    def own_cpu_us(self) -> float:
+        """All the referee adds per decision, in CPU time: its process's CPU per
+        decision less the raw stream's per round trip (medians). Waiting is not
+        CPU time, so the bots' work drops out; what the runner's own clock
+        leaves out (decoding the reply, the readiness poll, starting and ending
+        games) is in."""
+        return statistics.median(r.referee_cpu_us for r in self.rounds) - statistics.median(
+            r.stream_cpu_us for r in self.rounds
+        )
+
 
 def game_stream(config: MatchConfig, games: Sequence[tuple[int, int]]) -> list[tuple[int, int, bytes]]:
     """(game index, seat, request line) exactly as the referee sends them in
@@ -142,13 +162,22 @@ async def _stream_rate(
     procs: Sequence[BotProcess], stream: list[tuple[int, int, bytes]], rotations: Sequence[int]
 ) -> float:
     """Round trips/s of `stream`; in game i, seat s is process `(s + rotations[i]) % n`."""
+    return (await _stream_rate_cpu(procs, stream, rotations))[0]
+
+
+async def _stream_rate_cpu(
+    procs: Sequence[BotProcess], stream: list[tuple[int, int, bytes]], rotations: Sequence[int]
+) -> tuple[float, float]:
+    """As `_stream_rate`, and this process's CPU microseconds per round trip."""
     n = len(procs)
+    cpu = time.thread_time()
     t0 = trio.current_time()
     for index, seat, line in stream:
         proc = procs[(seat + rotations[index]) % n]
         await proc.send(line)
         await proc.receive_line()
-    return len(stream) / (trio.current_time() - t0)
+    elapsed = trio.current_time() - t0
+    return len(stream) / elapsed, (time.thread_time() - cpu) / len(stream) * 1e6
 
 
 async def _trio_stream_rate(
@@ -229,11 +258,15 @@ async def run_bench(
                 # Alternate the order, so that neither side always runs right
                 # after the other (warm caches, a machine speeding up).
                 if r % 2:
+                    cpu = time.thread_time()
                     referee, decisions, overhead = await _referee_rate(config, handles, games, rotations, r)
-                raw = await _stream_rate(procs, stream, rotations)
+                    referee_cpu = time.thread_time() - cpu
+                raw, raw_cpu = await _stream_rate_cpu(procs, stream, rotations)
                 raw_trio = await _trio_stream_rate(procs, stream, rotations)
                 if not r % 2:
+                    cpu = time.thread_time()
                     referee, decisions, overhead = await _referee_rate(config, handles, games, rotations, r)
+                    referee_cpu = time.thread_time() - cpu
                 single = await _single_rate(procs[0], stream[0][2], len(stream))
                 if r:
                     results.append(
@@ -244,6 +277,8 @@ async def run_bench(
                             single_per_s=single,
                             decisions=decisions,
                             overhead_us=overhead / max(1, decisions),
+                            referee_cpu_us=referee_cpu / max(1, decisions) * 1e6,
+                            stream_cpu_us=raw_cpu,
                         )
                     )
         finally:

@@ -21,7 +21,7 @@ import msgspec
 from referee import __version__
 from referee.games.base import GameState
 from referee.games.cards import CARD_STR
-from referee.logs.gamelog import GameLogWriter, cut
+from referee.logs.gamelog import GameLogWriter, cut, line_type
 from referee.logs.records import (
     ActionRecord,
     DealRecord,
@@ -39,6 +39,13 @@ from referee.play.start import deals_before, game_start_text
 
 ELIDED = ["view", "legal"]
 """What a logged request leaves out: `verify` re-creates both from the game so far."""
+
+# The records of every decision, built directly as their lines (`line_type`).
+_SEND_LINE = line_type(SendRecord)
+_RECV_LINE = line_type(RecvRecord)
+_ACTION_LINE = line_type(ActionRecord)
+_EVENT_LINE = line_type(EventRecord)
+_DEAL_LINE = line_type(DealRecord)
 
 
 class GameRecorder:
@@ -95,8 +102,8 @@ class GameRecorder:
     def request(self, seat: int, rid: int, events: list[Any], clock: Any) -> None:
         """A request, without the view and legal list the game re-creates."""
         if self.enabled:
-            self.writer.write(
-                SendRecord(
+            self.writer.write_line(
+                _SEND_LINE(
                     seat=seat,
                     t=self.t(),
                     elided=ELIDED,
@@ -112,21 +119,21 @@ class GameRecorder:
         while self.logged_deals < len(decks):
             d = decks[self.logged_deals]
             self.logged_deals += 1
-            self.writer.write(
-                DealRecord(
+            self.writer.write_line(
+                _DEAL_LINE(
                     deal=self.deals_before + self.logged_deals, dealer=d.dealer, deck=[CARD_STR[c] for c in d.deck]
                 )
             )
         events = state.events
-        while self.logged_events < len(events):
-            aud, ev = events[self.logged_events]
-            self.logged_events += 1
-            self.writer.write(EventRecord(to=aud, event=ev))
+        write_line = self.writer.write_line
+        for aud, ev in events[self.logged_events :]:
+            write_line(_EVENT_LINE(to=aud, event=ev))
+        self.logged_events = len(events)
 
     def received(self, seat: int, line: bytes, **extra: Any) -> None:
         """A line a seat wrote (cut to the logged length)."""
         if self.enabled:
-            self.writer.write(RecvRecord(seat=seat, t=self.t(), line=cut(line), **extra))
+            self.writer.write_line(_RECV_LINE(seat=seat, t=self.t(), line=cut(line), **extra))
 
     def action(
         self,
@@ -142,8 +149,8 @@ class GameRecorder:
         if not self.enabled:
             return
         think = None if elapsed is None else round(elapsed * 1000, 3)
-        self.writer.write(
-            ActionRecord(
+        self.writer.write_line(
+            _ACTION_LINE(
                 seat=seat,
                 id=rid,
                 source=source,

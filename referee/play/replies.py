@@ -74,8 +74,15 @@ def _message_decoder(action_type: Any) -> Any:
     return msgspec.json.Decoder(BotHello | action_reply_type(action_type)).decode
 
 
+@functools.cache
+def _decoder_of(game_names: tuple[str, ...]) -> Any:
+    """The decoder of every registered game's messages (hashing the union of
+    their action types on every reply would cost more than the decode)."""
+    return _message_decoder(_union_of(game_names))
+
+
 def _decode_message(line: bytes | str) -> Any:
-    return _message_decoder(any_action_type())(line)
+    return _decoder_of(tuple(GAMES))(line)
 
 
 def decode_untrusted(decode: Any, line: bytes | str, what: str = "reply") -> Any:
