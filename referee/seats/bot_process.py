@@ -8,6 +8,13 @@ to exit, and then its whole process group is killed. A child that left the
 group (a new session) is found by the tag every bot process carries in its
 environment, which its children inherit, and killed too.
 
+No bot runs before the guardian knows it, so a referee killed at any moment
+leaves none behind. A bot's pid is known only once it has been started, so
+a plain bot starts as a shell that waits for one line on its stdin before it
+execs the bot's program (`_GATE`); the referee writes that line once it has
+told the guardian. Reaching end of input instead (the referee died first),
+the shell exits and the bot never runs.
+
 A spec with `sandbox` limits runs in a sandbox instead (`seats/sandbox/`):
 its own namespaces, identity, files and limits, and a session whose group
 kill takes the whole sandbox down. It waits behind a gate until the guardian
@@ -40,6 +47,9 @@ from referee.seats.sandbox.files import stage
 STDERR_TAIL = 8 * 1024
 SHUTDOWN_GRACE_S = 0.5
 GAME_STDERR_KEEP = 1 << 20  # the last 1 MB of each game's stderr is kept beside its log
+# A plain bot's start: wait for the referee's line on stdin (read byte by byte,
+# so the bot gets the rest), then become the bot's program, the same process.
+_GATE = ("/bin/sh", "-c", 'read -r _ || exit; exec "$@"', "bot-start")
 
 
 def kill_group(pid: int) -> None:
@@ -329,6 +339,18 @@ async def _let_in(box: SandboxedBot, proc: trio.Process) -> None:
     kill_group(proc.pid)
 
 
+def _open_gate(proc: trio.Process) -> None:
+    """Let a plain bot's program run (`_GATE`): the guardian knows it by now.
+    One byte into an empty pipe always fits; if the shell is gone already,
+    the handshake reports how it ended."""
+    stdin = proc.stdin
+    assert isinstance(stdin, trio.lowlevel.FdStream)
+    try:
+        os.write(stdin.fileno(), b"\n")
+    except OSError:
+        pass
+
+
 async def start_bot(nursery: trio.Nursery, spec: BotSpec) -> BotProcess:
     """Start `spec` in its own process group (or its sandbox), owned by `nursery`.
 
@@ -352,7 +374,7 @@ async def start_bot(nursery: trio.Nursery, spec: BotSpec) -> BotProcess:
         argv, options = box.argv, box.spawn_options()
     else:
         tag = uuid.uuid4().hex
-        argv = list(spec.argv)
+        argv = [*_GATE, *spec.argv]
         env = dict(spec.env) if spec.env is not None else dict(os.environ)
         options = {"process_group": 0, "cwd": spec.cwd, "env": {**env, TAG_VARIABLE: tag}}
     try:
@@ -383,6 +405,8 @@ async def start_bot(nursery: trio.Nursery, spec: BotSpec) -> BotProcess:
     GUARDIAN.watch(proc.pid, tag)  # before the gate opens: a dying referee leaves no bot behind
     if box is not None:
         await _let_in(box, proc)
+    else:
+        _open_gate(proc)
     assert proc.stdout is not None and proc.stderr is not None
     bot = BotProcess(spec=spec, proc=proc, reader=LineReader(proc.stdout), tag=tag, sandbox=box)
     nursery.start_soon(_drain, proc.stderr, bot)

@@ -18,9 +18,11 @@ thread exits.
 
 The guardian runs in a session of its own, so a kill of the referee's
 process group (a pool or Dask worker killed with its whole group) does not
-take it along. A sandbox it has not heard of yet cannot run its bot either:
-every sandbox waits behind its gate until the referee has told the guardian
-(`sandbox.gate`), and a gate whose referee died makes bubblewrap exit.
+take it along. No bot it has not heard of yet can run: a plain bot starts as
+a shell that waits for a line on its stdin, which the referee writes once it
+has told the guardian (`bot_process`), and every sandbox waits behind its
+gate (`sandbox.gate`); a referee that dies first leaves the shell end of
+input, and bubblewrap a gate it refuses, so they exit and nothing runs.
 
 Nobody else can steer it:
 
@@ -32,10 +34,16 @@ Nobody else can steer it:
   processes of the user (unless privileged) cannot open its `/proc` files or
   take its descriptors with `pidfd_getfd`.
 - It accepts `+PGID` only if process PGID is a child of the referee that
-  started the guardian, or, for a line it reads after the referee died (the
-  guardian may lag behind; the process is an orphan by then), the process
-  with the start time the referee sent; it remembers that start time, and
-  at the end it kills the group only if that process is gone or is still
+  started the guardian, or, for a line it reads after the referee died or
+  while it dies (the guardian may lag behind; the process is an orphan by
+  then), the process with the start time the referee sent. A child belongs
+  to the thread that started it, and a thread that exits when every other
+  thread is exiting too hands its children to init: so while a killed
+  referee dies, a bot (started on a worker thread) may be an orphan already
+  while the guardian (started on another) still has the referee as its
+  parent. A referee whose threads are all exiting (PF_EXITING in its `/proc`
+  flags) therefore counts as dead. The guardian remembers the start time,
+  and at the end it kills the group only if that process is gone or is still
   the same one (a reused pid is left alone). It does not require PGID to
   lead its group still: a bot that joined another group at once would
   otherwise escape the sweep of its environment tag. It touches only
@@ -88,6 +96,17 @@ def stat(pid):
     f = text[text.rindex(b")") + 2:].split()
     return int(f[1]), f[19]
 
+def leaving(pid):
+    # The referee is gone, a zombie, or exiting (PF_EXITING, 4, in its flags). Asked after a
+    # child's stat: a child is handed to init only once every thread of the referee is exiting.
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as fh:
+            text = fh.read()
+    except OSError:
+        return True
+    f = text[text.rindex(b")") + 2:].split()
+    return f[0] in (b"Z", b"X") or int(f[6]) & 4 != 0
+
 def write(path, text):
     try:
         with open(path, "w") as fh:
@@ -128,7 +147,7 @@ for line in sys.stdin.buffer:
         words = rest.split()
         st = stat(pgid)
         # Its child; or, read late, once the referee is gone, the very process it started (an orphan by now).
-        late = os.getppid() != referee and st is not None and words[:1] == [st[1]]
+        late = st is not None and words[:1] == [st[1]] and (os.getppid() != referee or leaving(referee))
         if st is not None and (st[0] == referee or late):  # leader or not: a bot may leave its group
             tag = words[1].decode("ascii", "replace") if len(words) > 1 else ""
             groups[pgid] = (tag, st[1])

@@ -188,6 +188,49 @@ def test_a_bot_cannot_make_the_guardian_kill_an_unrelated_group(tmp_path: Path) 
         err.close()
 
 
+DIES_WHILE_STARTING = """
+import os, signal, sys, trio
+from referee.seats import bot_process
+from referee.seats.bot_command import resolve_command
+from referee.seats.guardian import GUARDIAN
+bot, when = sys.argv[1], sys.argv[2]
+watch = GUARDIAN.watch
+
+def die(pid, tag=""):  # the worst moments: the bot exists, the guardian has not heard of it, or has
+    if when == "registered":
+        watch(pid, tag)
+    os.kill(os.getpid(), signal.SIGKILL)
+
+GUARDIAN.watch = die
+
+async def main():
+    async with trio.open_nursery() as nursery:
+        await bot_process.start_bot(nursery, resolve_command(bot))
+
+trio.run(main)
+"""
+
+
+@pytest.mark.parametrize("when", ["unregistered", "registered"])
+def test_a_referee_killed_as_it_starts_a_bot_leaves_no_bot_behind(tmp_path: Path, when: str) -> None:
+    """A bot's pid is known only after it started, so a referee may die before
+    it tells the guardian: the bot's program must not have run by then."""
+    marker = f"guardtest-{uuid.uuid4().hex}"
+    ran = tmp_path / "ran.txt"  # the bot writes its pid here as soon as it runs
+    command = f"{TEST_BOTS / 'immortal.py'} {marker} pidfile={ran}"
+    referee = subprocess.Popen(
+        [sys.executable, "-c", DIES_WHILE_STARTING, command, when], cwd=ROOT, stdin=subprocess.DEVNULL
+    )
+    try:
+        assert referee.wait(scaled(20)) == -signal.SIGKILL
+        assert wait_until(lambda: not procs_with(marker), 10), f"left running: {procs_with(marker)}"
+        assert not ran.exists(), f"the bot ran (pid {ran.read_text().strip()}) though its referee died before it let it"
+    finally:
+        stop(referee)
+        for pid in procs_with(marker):
+            os.kill(pid, signal.SIGKILL)
+
+
 # ------------------------------------------------------------------ what sandboxes leave
 
 
