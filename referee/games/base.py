@@ -41,9 +41,10 @@ class Deal:
             kinds = set(map(type, deck))
             if str in kinds:
                 deck = parse_cards(deck)
-            elif kinds != {int} or (deck and not (min(deck) >= 0 and max(deck) < 52)):
-                if any(not isinstance(c, int) or isinstance(c, bool) or not 0 <= c < 52 for c in deck):
-                    raise CardError("a deck holds card numbers 0-51 (rank * 4 + suit) or card strings such as 'As'")
+            elif (kinds != {int} or (deck and not (min(deck) >= 0 and max(deck) < 52))) and any(
+                not isinstance(c, int) or isinstance(c, bool) or not 0 <= c < 52 for c in deck
+            ):
+                raise CardError("a deck holds card numbers 0-51 (rank * 4 + suit) or card strings such as 'As'")
         if not isinstance(deck, tuple):
             object.__setattr__(self, "deck", tuple(deck))
 
