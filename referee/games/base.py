@@ -48,6 +48,16 @@ class Deal:
         if not isinstance(deck, tuple):
             object.__setattr__(self, "deck", tuple(deck))
 
+    @classmethod
+    def of_pack(cls, dealer: int, deck: list[int]) -> Deal:
+        """A deal whose deck an engine shuffled from its own pack or has just
+        checked against it: card numbers already, so not checked again (an
+        engine makes one every deal)."""
+        deal = object.__new__(cls)
+        object.__setattr__(deal, "dealer", dealer)
+        object.__setattr__(deal, "deck", tuple(deck))
+        return deal
+
 
 class GameState(Protocol):
     n_players: int

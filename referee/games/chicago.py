@@ -233,7 +233,7 @@ class ChicagoState(ChicagoMoves, ChicagoScoring, EngineState):
         if not self._explicit_used:
             deck = list(range(52))
             shuffle(deck, self._rng)
-        self._decks.append(Deal(dealer, tuple(deck)))
+        self._decks.append(Deal.of_pack(dealer, deck))
         self._dealer = dealer
         order = []
         s = dealer

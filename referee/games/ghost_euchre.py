@@ -197,7 +197,7 @@ class GhostEuchreState(EuchreMoves, EngineState):
         else:
             deck = list(EUCHRE_DECK)
             shuffle(deck, self._rng)
-        self._decks.append(Deal(dealer, tuple(deck)))
+        self._decks.append(Deal.of_pack(dealer, deck))
         self._dealer = dealer
         eldest = (dealer + 1) % N_PLAYERS
         self._order = [eldest, (eldest + 1) % N_PLAYERS, dealer]  # bidding order, dealer last
