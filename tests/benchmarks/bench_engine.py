@@ -3,7 +3,7 @@ ratio to a fixed card-shaped pure-Python workload.
 
 Decisions/s alone says as much about the machine as about the engine, so
 each table is timed alternately with `reference_loops`, a workload that
-never changes (deal three five-card hands with an LCG, count ranks and
+never changes (deal five five-card hands with an LCG, count ranks and
 suits, take a trick), and reported as decisions/s over its loops/s. With a
 base (a directory holding `referee` and `protocol`, or a git revision, by
 default the commit before the engine's speed work) the same child
@@ -48,7 +48,7 @@ def reference_loops(seconds: float) -> float:
     while time.process_time() - t0 < seconds:
         for _ in range(100):
             hands = []
-            for _h in range(3):
+            for _h in range(5):
                 hand = []
                 for k in range(5):
                     x = (x * 1103515245 + 12345) & 0x7FFFFFFF
