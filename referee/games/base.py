@@ -33,12 +33,30 @@ class Deal:
 
     def __post_init__(self) -> None:
         deck: Any = self.deck  # as given: numbers, strings, or one string
-        if isinstance(deck, str) or any(isinstance(c, str) for c in deck):
+        if isinstance(deck, str):
             deck = parse_cards(deck)
-        elif any(not isinstance(c, int) or isinstance(c, bool) or not 0 <= c < 52 for c in deck):
-            raise CardError("a deck holds card numbers 0-51 (rank * 4 + suit) or card strings such as 'As'")
+        else:
+            # The engines make a Deal for every deal they shuffle: plain ints
+            # in range are the common case and are checked in bulk.
+            kinds = set(map(type, deck))
+            if str in kinds:
+                deck = parse_cards(deck)
+            elif (kinds != {int} or (deck and not (min(deck) >= 0 and max(deck) < 52))) and any(
+                not isinstance(c, int) or isinstance(c, bool) or not 0 <= c < 52 for c in deck
+            ):
+                raise CardError("a deck holds card numbers 0-51 (rank * 4 + suit) or card strings such as 'As'")
         if not isinstance(deck, tuple):
             object.__setattr__(self, "deck", tuple(deck))
+
+    @classmethod
+    def of_pack(cls, dealer: int, deck: list[int]) -> Deal:
+        """A deal whose deck an engine shuffled from its own pack or has just
+        checked against it: card numbers already, so not checked again (an
+        engine makes one every deal)."""
+        deal = object.__new__(cls)
+        object.__setattr__(deal, "dealer", dealer)
+        object.__setattr__(deal, "deck", tuple(deck))
+        return deal
 
 
 class GameState(Protocol):
@@ -192,10 +210,16 @@ def shuffle(x: list[Any], rng: random.Random) -> None:
     the same state after, without two Python method calls per card (a deal
     is shuffled on the way from one bot's reply to the next request)."""
     getrandbits = rng.getrandbits
-    for i in range(len(x) - 1, 0, -1):
-        n = i + 1
-        k = n.bit_length()
+    for i, n, k in _SHUFFLE_STEPS[len(x)] if len(x) < len(_SHUFFLE_STEPS) else _shuffle_steps(len(x)):
         j = getrandbits(k)
         while j >= n:
             j = getrandbits(k)
         x[i], x[j] = x[j], x[i]
+
+
+def _shuffle_steps(size: int) -> tuple[tuple[int, int, int], ...]:
+    """(index, bound, bits) of each swap `random.shuffle` makes in a list of `size`."""
+    return tuple((i, i + 1, (i + 1).bit_length()) for i in range(size - 1, 0, -1))
+
+
+_SHUFFLE_STEPS = tuple(_shuffle_steps(size) for size in range(53))  # every pack and stock size

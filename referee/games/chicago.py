@@ -40,7 +40,7 @@ from protocol.common import (
 from referee.errors import ConfigError
 from referee.games.base import PUBLIC, Deal, EngineState, shuffle
 from referee.games.cards import CARD_STR, card_names
-from referee.games.chicago_moves import HAND_SIZE, TRICKS, ChicagoMoves
+from referee.games.chicago_moves import HAND_SIZE, PHASE_ACTION, TRICKS, ChicagoMoves
 from referee.games.chicago_scoring import ChicagoScoring
 
 # A view shows the hand by suit (s h d c), high rank first within a suit:
@@ -53,6 +53,19 @@ _CARD_PLAYED = tuple(
     tuple(tuple(CardPlayed(seat=seat, card=name, trick=trick) for name in CARD_STR) for seat in range(4))
     for trick in range(TRICKS + 1)
 )
+_EXCHANGE_EVENTS: dict[tuple[int, int, int], tuple[ExchangeRecord, Exchanged]] = {}
+
+
+def _exchange_events(seat: int, rnd: int, count: int) -> tuple[ExchangeRecord, Exchanged]:
+    """The record and the event of an exchange, made once per (seat, round, count) and shared."""
+    key = (seat, rnd, count)
+    made = _EXCHANGE_EVENTS.get(key)
+    if made is None:
+        made = _EXCHANGE_EVENTS[key] = (
+            ExchangeRecord(seat=seat, round=rnd, count=count),
+            Exchanged(seat=seat, round=rnd, count=count),
+        )
+    return made
 
 
 class ChicagoState(ChicagoMoves, ChicagoScoring, EngineState):
@@ -116,16 +129,20 @@ class ChicagoState(ChicagoMoves, ChicagoScoring, EngineState):
     # ------------------------------------------------------------ public API
 
     def apply_action(self, action: msgspec.Struct) -> None:
-        checked = self._check(action)
+        phase = self._phase
+        if self._over or type(action) is not PHASE_ACTION[phase]:
+            self._check(action)  # raises IllegalAction saying why
         seat = self._to_act
-        if self._phase == "exchange":
-            self._do_exchange(seat, checked)
-        elif self._phase == "take_open":
+        # Each kind's own check (the same `_check` runs) before it is applied.
+        if phase == "trick":
+            self._do_play(seat, self._check_play(seat, action))  # type: ignore[arg-type]
+        elif phase == "exchange":
+            self._do_exchange(seat, self._check_exchange(seat, action))  # type: ignore[arg-type]
+        elif phase == "take_open":
             self._do_take_open(seat, action.take)  # type: ignore[attr-defined]
-        elif self._phase == "chicago_call":
-            self._do_chicago(seat, action.call)  # type: ignore[attr-defined]
         else:
-            self._do_play(seat, checked[0])
+            self._check_call(seat, action)  # type: ignore[arg-type]
+            self._do_chicago(seat, action.call)  # type: ignore[attr-defined]
 
     def view(self, seat: int) -> ChicagoView:
         """What `seat` may know; `PUBLIC` (-1) gives what every spectator may know (no hand)."""
@@ -161,6 +178,8 @@ class ChicagoState(ChicagoMoves, ChicagoScoring, EngineState):
     # ------------------------------------------------------------ deals
 
     def _emit(self, event: msgspec.Struct, audience: int = PUBLIC) -> None:
+        """Every event a seat alone may see goes out here (the no-leak tests
+        plant their leaks here); the hot public ones are appended in place."""
         self.events.append((audience, event))
 
     def _choose_first_dealer(self) -> int:
@@ -187,6 +206,8 @@ class ChicagoState(ChicagoMoves, ChicagoScoring, EngineState):
 
     def _next_active(self, seat: int) -> int:
         n = self.n_players
+        if len(self._active) == n:
+            return (seat + 1) % n
         for k in range(1, n + 1):
             s = (seat + k) % n
             if s in self._active:
@@ -212,7 +233,7 @@ class ChicagoState(ChicagoMoves, ChicagoScoring, EngineState):
         if not self._explicit_used:
             deck = list(range(52))
             shuffle(deck, self._rng)
-        self._decks.append(Deal(dealer, tuple(deck)))
+        self._decks.append(Deal.of_pack(dealer, deck))
         self._dealer = dealer
         order = []
         s = dealer
@@ -220,11 +241,13 @@ class ChicagoState(ChicagoMoves, ChicagoScoring, EngineState):
             s = self._next_active(s)
             order.append(s)
         self._order = order  # eldest first, dealer last
-        self._hands = [[] for _ in range(self.n_players)]
+        hands: list[list[int]] = [[] for _ in range(self.n_players)]
+        self._hands = hands
         k = len(order)
-        for i in range(HAND_SIZE * k):
-            self._hands[order[i % k]].append(deck[i])
-        self._stock = deck[HAND_SIZE * k :][::-1]  # pop() takes the top card
+        dealt = HAND_SIZE * k
+        for j, seat in enumerate(order):  # one card at a time round the table: every k-th card
+            hands[seat] = deck[j:dealt:k]
+        self._stock = deck[: dealt - 1 : -1]  # pop() takes the top card
         self._discards: list[int] = []
         self._round = 0
         self._turn = 0
@@ -253,7 +276,7 @@ class ChicagoState(ChicagoMoves, ChicagoScoring, EngineState):
             )
         )
         for seat in order:
-            self._emit(HandDealt(seat=seat, cards=card_names(self._hands[seat])), seat)
+            self._emit(HandDealt(seat=seat, cards=[CARD_STR[c] for c in hands[seat]]), seat)
         self._phase = "exchange"
         self._to_act = order[0]
 
@@ -261,7 +284,14 @@ class ChicagoState(ChicagoMoves, ChicagoScoring, EngineState):
 
     def _draw(self, seat: int, count: int) -> list[int]:
         """Draw from the stock; CH-09 reshuffles the older discards if needed."""
-        got: list[int] = []
+        stock = self._stock
+        if len(stock) >= count:  # the usual case: the top `count` cards, top first
+            cut = len(stock) - count
+            got = stock[cut:]
+            del stock[cut:]
+            got.reverse()
+            return got
+        got = []
         while len(got) < count:
             if not self._stock:
                 keep = self._pending_discards
@@ -284,17 +314,19 @@ class ChicagoState(ChicagoMoves, ChicagoScoring, EngineState):
             hand.remove(c)
         self._discards.extend(discard)
         self._pending_discards = list(discard)
-        self._rec_exchanges.append(ExchangeRecord(seat=seat, round=self._round + 1, count=len(discard)))
-        self._emit(Exchanged(seat=seat, round=self._round + 1, count=len(discard)))
-        if len(discard) == 1 and self.rules.one_open:
+        count = len(discard)
+        record, event = _exchange_events(seat, self._round + 1, count)
+        self._rec_exchanges.append(record)
+        self.events.append((PUBLIC, event))
+        if count == 1 and self.rules.one_open:
             (self._open,) = self._draw(seat, 1)
             self._emit(OpenCard(seat=seat, card=CARD_STR[self._open]))
             self._phase = "take_open"
             return
-        if discard:
-            drawn = self._draw(seat, len(discard))
+        if count:
+            drawn = self._draw(seat, count)
             hand.extend(drawn)
-            self._emit(Drew(seat=seat, cards=card_names(drawn)), seat)
+            self._emit(Drew(seat=seat, cards=[CARD_STR[c] for c in drawn]), seat)
         self._after_exchange_turn()
 
     def _do_take_open(self, seat: int, take: bool) -> None:
@@ -320,13 +352,14 @@ class ChicagoState(ChicagoMoves, ChicagoScoring, EngineState):
             self._to_act = self._order[self._turn]
             return
         rnd = self._round
-        if self.rules.showdown_after[rnd]:
-            hands = {s: self._hands[s] for s in self._active}
-            if self._showdown(rnd + 1, hands):
+        rules = self.rules
+        if rules.showdown_after[rnd]:
+            all_hands = self._hands
+            if self._showdown(rnd + 1, {s: all_hands[s] for s in self._active}):
                 return
-        self._round += 1
+        self._round = rnd + 1
         self._turn = 0
-        if self._round < self.rules.exchanges:
+        if rnd + 1 < rules.exchanges:
             self._to_act = self._order[0]
             return
         self._start_chicago_window()
@@ -363,14 +396,19 @@ class ChicagoState(ChicagoMoves, ChicagoScoring, EngineState):
 
     def _do_play(self, seat: int, card: int) -> None:
         self._hands[seat].remove(card)
-        self._trick.append((seat, card))
+        trick = self._trick
+        trick.append((seat, card))
         self._trick_cards.append(_PLAYED[seat][card])
-        self._emit(_CARD_PLAYED[self._trick_no][seat][card])
-        if len(self._trick) < len(self._active):
+        self.events.append((PUBLIC, _CARD_PLAYED[self._trick_no][seat][card]))
+        if len(trick) < len(self._active):
             self._to_act = self._next_active(seat)
             return
-        led = self._trick[0][1] & 3
-        winner, wcard = max((x for x in self._trick if x[1] & 3 == led), key=lambda x: x[1] >> 2)
+        # The highest card of the led suit takes the trick: within a suit, card ints order as ranks do.
+        winner, wcard = trick[0]
+        led = wcard & 3
+        for s, c in trick:
+            if c > wcard and c & 3 == led:
+                winner, wcard = s, c
         self._tricks_won[winner] += 1
         assert self._leader is not None
         self._rec_tricks.append(

@@ -27,7 +27,7 @@ _SUBSETS = [idx for k in range(HAND_SIZE + 1) for idx in itertools.combinations(
 _PLAYS = tuple(PlayCard(card=name) for name in CARD_STR)
 _TAKE_OPEN = (TakeOpen(take=False), TakeOpen(take=True))
 _CALL_CHICAGO = (CallChicago(call=False), CallChicago(call=True))
-_PHASE_ACTION = {"exchange": Exchange, "take_open": TakeOpen, "chicago_call": CallChicago, "trick": PlayCard}
+PHASE_ACTION = {"exchange": Exchange, "take_open": TakeOpen, "chicago_call": CallChicago, "trick": PlayCard}
 
 
 def _action_card(text: str) -> int:
@@ -140,7 +140,13 @@ class ChicagoMoves:
             return list(_TAKE_OPEN)
         if self._phase == "chicago_call":
             return list(_CALL_CHICAGO)
-        return [_PLAYS[c] for c in self._playable(seat)]
+        hand = sorted(self._hands[seat])
+        if self._trick:
+            led = self._trick[0][1] & 3
+            follow: list[msgspec.Struct] = [_PLAYS[c] for c in hand if c & 3 == led]
+            if follow:
+                return follow
+        return [_PLAYS[c] for c in hand]
 
     def verify_action(self, action: msgspec.Struct) -> None:
         """Raise IllegalAction saying why `action` is not legal now (CH-25)."""
@@ -165,7 +171,7 @@ class ChicagoMoves:
             raise IllegalAction("the game is over; no more actions")
         seat = self._to_act
         phase = self._phase
-        expected = _PHASE_ACTION[phase]
+        expected = PHASE_ACTION[phase]
         if type(action) is not expected:
             kind = getattr(type(action), "__struct_config__", None)
             got = kind.tag if kind is not None else type(action).__name__
@@ -183,7 +189,9 @@ class ChicagoMoves:
 
     def _check_play(self, seat: int, action: PlayCard) -> int:
         """A card of the hand, following the led suit if the hand can (CH-15)."""
-        card = _action_card(action.card)
+        card = CARD_INT.get(action.card)
+        if card is None:
+            card = _action_card(action.card)
         hand = self._hands[seat]
         if card not in hand:
             raise IllegalAction(f"cannot play {action.card}: not in hand {' '.join(card_names(hand))}")
@@ -202,7 +210,8 @@ class ChicagoMoves:
         cards = [_action_card(c) for c in action.discard]
         if len(set(cards)) != len(cards):
             raise IllegalAction(f"discard lists a card twice: {' '.join(action.discard)}")
-        missing = [CARD_STR[c] for c in cards if c not in self._hands[seat]]
+        hand = self._hands[seat]
+        missing = [CARD_STR[c] for c in cards if c not in hand]
         if missing:
             raise IllegalAction(
                 f"cannot discard {' '.join(missing)}: not in hand {' '.join(card_names(self._hands[seat]))}"

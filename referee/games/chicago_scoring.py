@@ -13,8 +13,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import msgspec
-
 from protocol.chicago import (
     ChicagoRules,
     HandRevealed,
@@ -76,7 +74,8 @@ class ChicagoScoring:
 
     def _showdown(self, rnd: int, hands: dict[int, list[int]]) -> bool:
         """CH-10..CH-12 on `hands`; returns True if the game ended."""
-        values = {s: evaluate(h, self.rules.ace_low_straight) for s, h in hands.items()}
+        ace_low = self.rules.ace_low_straight
+        values = {s: evaluate(h, ace_low) for s, h in hands.items()}
         best = max(values.values())
         top = [s for s in self._order if values[s] == best]
         cat = category_code(best)
@@ -84,7 +83,15 @@ class ChicagoScoring:
         winners, tied = self._showdown_winners(top, cat, hands, best)
         record = self._showdown_record(rnd, best, cat, points, winners, tied)
         self._rec_showdowns.append(record)
-        self._emit(Showdown(**msgspec.structs.asdict(record)))
+        event = Showdown(
+            round=record.round,
+            winners=record.winners,
+            category=record.category,
+            description=record.description,
+            points=record.points,
+            tied=record.tied,
+        )
+        self._emit(event)
         if not winners:
             return False
         return self._score_showdown(rnd, hands, winners, best, cat, points)

@@ -19,6 +19,7 @@ from protocol.common import PlayCard
 from protocol.euchre import Bid, EuchreRules, NameTrump, Pass, Suit, SwapGhost
 from referee.errors import IllegalAction
 from referee.games.cards import (
+    CARD_INT,
     CARD_STR,
     SUIT_NAMES,
     SUITS,
@@ -36,6 +37,15 @@ JACK = 9  # rank index of the jack (2 = 0 ... A = 12)
 NINE = 7
 EUCHRE_DECK: tuple[int, ...] = tuple(range(NINE * 4, 52))  # 9c..As: 24 cards
 
+# The kinds of action each phase takes.
+_PHASE_KINDS: dict[str, tuple[type[msgspec.Struct], ...]] = {
+    "bidding": (Pass, Bid, SwapGhost),
+    "name_trump": (NameTrump,),
+    "trick": (PlayCard,),
+}
+# Actions are frozen Structs: the plays are made once and shared.
+PLAYS = tuple(PlayCard(card=name) for name in CARD_STR)
+
 Contract = int | Literal["moon"]  # wire form: 1..5 or "moon" (BidValue without its range)
 
 
@@ -52,15 +62,13 @@ def same_colour(suit: int) -> int:
     return 3 - suit
 
 
-def effective_suit(card: int, trump: int) -> int:
-    """GE-03: the left bower (jack of the same colour) belongs to trump for all purposes."""
+def _effective_suit(card: int, trump: int) -> int:
     if card >> 2 == JACK and card & 3 == same_colour(trump):
         return trump
     return card & 3
 
 
-def trick_power(card: int, trump: int, led: int) -> int:
-    """Higher wins the trick: right bower > left bower > other trumps > led suit > rest (-1)."""
+def _trick_power(card: int, trump: int, led: int) -> int:
     if card >> 2 == JACK:
         if card & 3 == trump:
             return 100
@@ -72,10 +80,40 @@ def trick_power(card: int, trump: int, led: int) -> int:
     return card >> 2 if suit == led else -1
 
 
+# The rules of the cards as tables, built once from the rules above and read
+# on every decision: EFFECTIVE[trump][card]; POWER[trump][led][card] for each
+# led suit and for -2 (the card leads); PLAY_ORDER the same shape, a hand's
+# weakest-first order (power, then suit) as one int per card.
+_LEDS = (0, 1, 2, 3, -2)
+EFFECTIVE: tuple[tuple[int, ...], ...] = tuple(tuple(_effective_suit(c, t) for c in range(52)) for t in range(4))
+POWER: tuple[dict[int, tuple[int, ...]], ...] = tuple(
+    {led: tuple(_trick_power(c, t, led) for c in range(52)) for led in _LEDS} for t in range(4)
+)
+PLAY_ORDER: tuple[dict[int, tuple[int, ...]], ...] = tuple(
+    {led: tuple((_trick_power(c, t, led) + 1) * 4 + (c & 3) for c in range(52)) for led in _LEDS} for t in range(4)
+)
+
+
+def effective_suit(card: int, trump: int) -> int:
+    """GE-03: the left bower (jack of the same colour) belongs to trump for all purposes."""
+    return EFFECTIVE[trump][card]
+
+
+def trick_power(card: int, trump: int, led: int) -> int:
+    """Higher wins the trick: right bower > left bower > other trumps > led suit > rest (-1)."""
+    table = POWER[trump].get(led)
+    return table[card] if table is not None else _trick_power(card, trump, led)
+
+
 def trick_winner(cards: Sequence[tuple[int, int]], trump: int) -> tuple[int, int]:
     """(seat, card) taking a trick of (seat, card) plays, led by the first (GE-09)."""
-    led = effective_suit(cards[0][1], trump)
-    return max(cards, key=lambda x: trick_power(x[1], trump, led))
+    power = POWER[trump][EFFECTIVE[trump][cards[0][1]]]
+    best = cards[0]
+    top = power[best[1]]
+    for play in cards:
+        if power[play[1]] > top:
+            best, top = play, power[play[1]]
+    return best
 
 
 class EuchreMoves:
@@ -119,7 +157,7 @@ class EuchreMoves:
         follow, rest = self._playable(seat)
         if self.rules.renege_policy == "penalize":
             follow = follow + rest
-        return [PlayCard(card=CARD_STR[c]) for c in follow]
+        return [PLAYS[c] for c in follow]
 
     def verify_action(self, action: msgspec.Struct) -> None:
         """Raise IllegalAction saying why `action` is not legal now."""
@@ -161,9 +199,10 @@ class EuchreMoves:
         Leading, or void in the led suit: every card is in the first list."""
         trump = self._trump
         assert trump is not None
-        led = effective_suit(self._trick[0][1], trump) if self._trick else -2  # -2: leading
-        hand = sorted(self._hands[seat], key=lambda c: (trick_power(c, trump, led), c & 3))
-        follow = [c for c in hand if effective_suit(c, trump) == led]
+        suit_of = EFFECTIVE[trump]
+        led = suit_of[self._trick[0][1]] if self._trick else -2  # -2: leading
+        hand = sorted(self._hands[seat], key=PLAY_ORDER[trump][led].__getitem__)
+        follow = [c for c in hand if suit_of[c] == led]
         if not follow:
             return hand, []
         return follow, [c for c in hand if c not in follow]
@@ -174,11 +213,9 @@ class EuchreMoves:
             raise IllegalAction("the game is over; no more actions")
         seat = self._to_act
         phase = self._phase
-        kinds: dict[str, tuple[type[msgspec.Struct], ...]] = {
-            "bidding": (Pass, Bid, SwapGhost),
-            "name_trump": (NameTrump,),
-            "trick": (PlayCard,),
-        }
+        kinds = _PHASE_KINDS
+        if phase == "trick" and type(action) is PlayCard:
+            return self._check_play(seat, action)
         if not isinstance(action, kinds[phase]):
             kind = getattr(type(action), "__struct_config__", None)
             got = kind.tag if kind is not None else type(action).__name__
@@ -218,19 +255,22 @@ class EuchreMoves:
         return value
 
     def _check_play(self, seat: int, action: PlayCard) -> int:
-        try:
-            card = parse_card(action.card)
-        except CardError as exc:
-            raise IllegalAction(str(exc)) from None
+        card = CARD_INT.get(action.card)
+        if card is None:
+            try:
+                card = parse_card(action.card)
+            except CardError as exc:
+                raise IllegalAction(str(exc)) from None
         hand = self._hands[seat]
         if card not in hand:
             raise IllegalAction(f"cannot play {CARD_STR[card]}: not in hand {' '.join(card_names(sort_hand(hand)))}")
         if self._trick and self.rules.renege_policy == "reject":
             trump = self._trump
             assert trump is not None
-            led = effective_suit(self._trick[0][1], trump)
-            follow = [c for c in hand if effective_suit(c, trump) == led]
-            if follow and effective_suit(card, trump) != led:
+            suit_of = EFFECTIVE[trump]
+            led = suit_of[self._trick[0][1]]
+            if suit_of[card] != led and any(suit_of[c] == led for c in hand):
+                follow = [c for c in hand if suit_of[c] == led]
                 raise IllegalAction(
                     f"must follow suit (GE-09): {SUIT_NAMES[led]} led with {SUIT_NAMES[trump]} trump"
                     f"{self._bower_note(card, led, trump)}, hand holds {' '.join(card_names(follow))}"

@@ -49,6 +49,7 @@ from referee.errors import ConfigError
 from referee.games.base import PUBLIC, TERMINAL, Deal, EngineState, shuffle
 from referee.games.cards import CARD_STR, card_names, sort_hand
 from referee.games.euchre_moves import (
+    EFFECTIVE,
     EUCHRE_DECK,
     HAND_SIZE,
     JACK,
@@ -80,6 +81,12 @@ __all__ = [
     "trick_power",
     "trick_winner",
 ]
+
+# Play events are frozen Structs, made once and shared: [trick][seat][card].
+_CARD_PLAYED = tuple(
+    tuple(tuple(CardPlayed(seat=seat, card=name, trick=trick) for name in CARD_STR) for seat in range(N_PLAYERS))
+    for trick in range(TRICKS + 1)
+)
 
 
 class GhostEuchreState(EuchreMoves, EngineState):
@@ -190,7 +197,7 @@ class GhostEuchreState(EuchreMoves, EngineState):
         else:
             deck = list(EUCHRE_DECK)
             shuffle(deck, self._rng)
-        self._decks.append(Deal(dealer, tuple(deck)))
+        self._decks.append(Deal.of_pack(dealer, deck))
         self._dealer = dealer
         eldest = (dealer + 1) % N_PLAYERS
         self._order = [eldest, (eldest + 1) % N_PLAYERS, dealer]  # bidding order, dealer last
@@ -271,15 +278,17 @@ class GhostEuchreState(EuchreMoves, EngineState):
         trump = self._trump
         assert trump is not None
         hand = self._hands[seat]
-        if self._trick:
-            led = effective_suit(self._trick[0][1], trump)
-            if effective_suit(card, trump) != led and any(effective_suit(c, trump) == led for c in hand):
+        trick = self._trick
+        if trick:
+            suit_of = EFFECTIVE[trump]
+            led = suit_of[trick[0][1]]
+            if suit_of[card] != led and any(suit_of[c] == led for c in hand):
                 self._reneges.append((seat, self._trick_no, card, led))  # only reachable under `penalize`
         hand.remove(card)
-        self._trick.append((seat, card))
+        trick.append((seat, card))
         self._played.append(card)
-        self._emit(CardPlayed(seat=seat, card=CARD_STR[card], trick=self._trick_no))
-        if len(self._trick) < N_PLAYERS:
+        self.events.append((PUBLIC, _CARD_PLAYED[self._trick_no][seat][card]))
+        if len(trick) < N_PLAYERS:
             self._to_act = (seat + 1) % N_PLAYERS
             return
         winner, wcard = trick_winner(self._trick, trump)

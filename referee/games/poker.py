@@ -153,6 +153,16 @@ def key_ranks(value: int) -> list[int]:
 
 def describe(value: int) -> str:
     """Plain words, e.g. 'two pair, kings and fours' or 'straight, five high'."""
+    words = _DESCRIBED.get(value)
+    if words is None:
+        words = _DESCRIBED[value] = _describe(value)
+    return words
+
+
+_DESCRIBED: dict[int, str] = {}  # at most the 7,462 distinct hand values: a final showdown names one every deal
+
+
+def _describe(value: int) -> str:
     cat = category_index(value)
     k = key_ranks(value)
     if cat == 9:
