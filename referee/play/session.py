@@ -61,7 +61,9 @@ async def play_game(
         for i, h in enumerate(handles)
     ]
     table: list[Seat | None] = [procs[i] if h is not None else _person(seats[i]) for i, h in enumerate(handles)]
-    writer = GameLogWriter(log)
+    # Creating a file waits on the disk's journal (a millisecond while logs are being written back):
+    # on a thread, so no other game's decision waits with it.
+    writer = GameLogWriter(None) if log is None else await trio.to_thread.run_sync(GameLogWriter, log)
     runner = GameRunner(spec, table, list(names), writer, watch)
     if on_state is not None:
         on_state(runner.state)
