@@ -1,15 +1,18 @@
 """Pages built away from the games, and bounded caches to keep them in.
 
-A replay page is built from a whole log: tens of milliseconds of pure
-Python for a short game, a second of CPU for a 500-deal one. On the loop
-that plays the games it would make the bots time out; on a thread it holds
-the interpreter's lock the loop needs, and a crowd of spectators takes half
-the games' pace (measured on 2 cores). So pages are made in one process of
-their own at the lowest priority there is (Linux's `SCHED_IDLE`, else
-`nice` 19): it runs only on a core nothing else wants, and a bot or the
-referee that wakes takes the core back at once (a `nice` process only loses
-it at the scheduler's next tick, and a decision is a tenth of that), one at a time, with at most `max_waiting` requests
-queued (the next is told to come back), and kept in LRUs bounded in entries
+A replay page is built from a whole log: ten milliseconds of pure Python
+for a short game, a second of CPU for a 500-deal one. On the loop that
+plays the games it would make the bots time out; on a thread it holds the
+interpreter's lock the loop needs, and a crowd of spectators takes half the
+games' pace (measured on 2 cores). So pages are made in one process of
+their own, one at a time, at the lowest priority there is (Linux's
+`SCHED_IDLE`, and `nice` 19): it runs only on a core nothing else wants,
+and a bot or the referee that wakes takes the core back at once. A core
+"nothing else wants" is still not free (its twin on the same physical core,
+its caches), so the renderer also keeps to a budget: after a page that took
+t seconds of CPU it rests t * (1 / `CPU_SHARE` - 1), at most a quarter of
+one core however many ask. At most `max_waiting` requests queue for it (the
+next is told to come back), and pages are kept in LRUs bounded in entries
 and in bytes. The live dashboard and the arena's pages both build on this.
 """
 
@@ -20,6 +23,7 @@ import ctypes
 import multiprocessing
 import os
 import signal
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -32,6 +36,7 @@ from referee.errors import RefereeError
 CACHE_ENTRIES = 64
 CACHE_BYTES = 64 << 20
 MAX_WAITING = 16
+CPU_SHARE = 0.25  # of one core, at most, for every page the renderer makes
 NICE = 19  # and where SCHED_IDLE is not offered, still the last the kernel gives a core to
 
 
@@ -52,6 +57,13 @@ def _start_renderer(parent: int) -> None:
         os._exit(0)
 
 
+def _timed(make: Callable[[], bytes]) -> tuple[bytes, float]:
+    """In the renderer's process: a page and the CPU time it took."""
+    began = time.process_time()
+    body = make()
+    return body, time.process_time() - began
+
+
 class Renderer:
     """Pages made in one low-priority process of their own, one at a time,
     with at most `max_waiting` requests queued for it."""
@@ -61,6 +73,7 @@ class Renderer:
         self.waiting = 0
         self._lock = trio.Lock()
         self._pool: ProcessPoolExecutor | None = None
+        self.rest_s = 0.0  # what the last page's CPU time asks the next one to wait
 
     async def make(self, cached: Callable[[], bytes | None], make: Callable[[], bytes]) -> tuple[bytes, bool]:
         """`cached()` if another request made it meanwhile, else `make()` (a
@@ -71,6 +84,8 @@ class Renderer:
         self.waiting += 1
         try:
             async with self._lock:
+                await trio.sleep(self.rest_s)
+                self.rest_s = 0.0
                 found = cached()
                 if found is not None:
                     return found, False
@@ -79,8 +94,9 @@ class Renderer:
                     self._pool = ProcessPoolExecutor(
                         max_workers=1, mp_context=context, initializer=_start_renderer, initargs=(os.getpid(),)
                     )
-                future = self._pool.submit(make)
-                body: bytes = await trio.to_thread.run_sync(future.result, abandon_on_cancel=True)
+                future = self._pool.submit(_timed, make)
+                body, cpu_s = await trio.to_thread.run_sync(future.result, abandon_on_cancel=True)
+                self.rest_s = cpu_s * (1 / CPU_SHARE - 1)  # the next page waits that long (the lock is held)
                 return body, True
         finally:
             self.waiting -= 1

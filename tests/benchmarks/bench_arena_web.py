@@ -85,6 +85,7 @@ def viewer(host: str, port: int, path: str, stop: threading.Event, received: lis
         with socket.create_connection((host, port), timeout=30) as s:
             s.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}\r\nAccept: text/event-stream\r\n\r\n".encode())
             s.settimeout(2.0)
+            first = True
             while not stop.is_set():
                 try:
                     data = s.recv(65536)
@@ -92,6 +93,10 @@ def viewer(host: str, port: int, path: str, stop: threading.Event, received: lis
                     continue
                 if not data:
                     return
+                if first and data.startswith(b"HTTP/1.1 503"):  # as many streams open as it serves
+                    received[1] += 1
+                    return
+                first = False
                 received[0] += len(data)
     except OSError:
         received[1] += 1
