@@ -86,26 +86,25 @@ except Exception:
     pass
 referee = int(sys.argv[4])  # the process that started it (its parent, unless already gone)
 
-def stat(pid):
-    # (parent pid, start time) of a process (zombies too), or None
+def fields(pid):
+    # The fields of /proc/PID/stat after the command's name (from the state on), or None when gone
     try:
         with open("/proc/%d/stat" % pid, "rb") as fh:
             text = fh.read()
     except OSError:
         return None
-    f = text[text.rindex(b")") + 2:].split()
-    return int(f[1]), f[19]
+    return text[text.rindex(b")") + 2:].split()
+
+def stat(pid):
+    # (parent pid, start time) of a process (zombies too), or None
+    f = fields(pid)
+    return None if f is None else (int(f[1]), f[19])
 
 def leaving(pid):
     # The referee is gone, a zombie, or exiting (PF_EXITING, 4, in its flags). Asked after a
     # child's stat: a child is handed to init only once every thread of the referee is exiting.
-    try:
-        with open("/proc/%d/stat" % pid, "rb") as fh:
-            text = fh.read()
-    except OSError:
-        return True
-    f = text[text.rindex(b")") + 2:].split()
-    return f[0] in (b"Z", b"X") or int(f[6]) & 4 != 0
+    f = fields(pid)
+    return f is None or f[0] in (b"Z", b"X") or int(f[6]) & 4 != 0
 
 def write(path, text):
     try:

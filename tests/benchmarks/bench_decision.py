@@ -80,6 +80,19 @@ def parts(count: int = GAMES, repeats: int = 5) -> dict[str, float]:
     return {name: min(p[name] for p in passes) for name in passes[0]}
 
 
+def _spec(game_id: int, seed: int) -> GameSpec:
+    """A two-seat game of the workload, with the default clock and failure policy."""
+    return GameSpec(
+        game=GAME,
+        rules=RULES,
+        n_players=2,
+        seed=seed,
+        game_id=game_id,
+        time_control=TimeControl(),
+        policy=FailurePolicy(),
+    )
+
+
 def _one_pass(count: int) -> dict[str, float]:
     ns: dict[str, int] = dict.fromkeys(("encode view", "legality", "apply", "decode", "log", "clock", "CPU time"), 0)
     now = time.perf_counter
@@ -90,15 +103,7 @@ def _one_pass(count: int) -> dict[str, float]:
     tree.seconds()
     with tempfile.TemporaryDirectory() as tmp:
         for game_id, seed in enumerate(_seeds(count), start=1):
-            spec = GameSpec(
-                game=GAME,
-                rules=RULES,
-                n_players=2,
-                seed=seed,
-                game_id=game_id,
-                time_control=TimeControl(),
-                policy=FailurePolicy(),
-            )
+            spec = _spec(game_id, seed)
             writer = GameLogWriter(Path(tmp) / f"game-{game_id}.jsonl")
             log = GameRecorder(writer, spec, now)
             log.header([PlayerInfo(seat=s, name=f"b{s}", argv=["b"]) for s in range(2)])
@@ -303,15 +308,7 @@ async def runner_alone(count: int, logged: bool, watched: bool = False) -> float
             for game_id, seed in enumerate(_seeds(count), start=1):
                 replies = _replies(seed)
                 seats: list[Seat | None] = [_AnsweringSeat(replies, tree), _AnsweringSeat(replies, tree)]
-                spec = GameSpec(
-                    game=GAME,
-                    rules=RULES,
-                    n_players=2,
-                    seed=seed,
-                    game_id=game_id,
-                    time_control=TimeControl(),
-                    policy=FailurePolicy(),
-                )
+                spec = _spec(game_id, seed)
                 log = GameLogWriter(Path(tmp) / f"game-{game_id}.jsonl" if logged else None)
                 players = [PlayerInfo(seat=s, name=f"b{s}", argv=["b"]) for s in range(2)]
                 watch = live.watch_games(spec, ["b0", "b1"]) if live is not None else None
