@@ -10,8 +10,8 @@ their own, one at a time, at the lowest priority there is (Linux's
 and a bot or the referee that wakes takes the core back at once. A core
 "nothing else wants" is still not free (its twin on the same physical core,
 its caches), so the renderer also keeps to a budget: after a page that took
-t seconds of CPU it rests t * (1 / `CPU_SHARE` - 1), at most a quarter of
-one core however many ask. At most `max_waiting` requests queue for it (the
+t seconds of CPU it rests t * (1 / `CPU_SHARE` - 1), at most a tenth of
+one core however many ask (a short game's page: 9 a second). At most `max_waiting` requests queue for it (the
 next is told to come back), and pages are kept in LRUs bounded in entries
 and in bytes. The live dashboard and the arena's pages both build on this.
 """
@@ -36,7 +36,7 @@ from referee.errors import RefereeError
 CACHE_ENTRIES = 64
 CACHE_BYTES = 64 << 20
 MAX_WAITING = 16
-CPU_SHARE = 0.25  # of one core, at most, for every page the renderer makes
+CPU_SHARE = 0.1  # of one core, at most, for every page the renderer makes
 NICE = 19  # and where SCHED_IDLE is not offered, still the last the kernel gives a core to
 
 
