@@ -78,8 +78,7 @@ def test_a_competitor_uploads_through_the_page_and_watches_their_bot_play(tmp_pa
         assert driver.execute_script("return window.stayedHere === true"), "the page reloaded to show the status"
 
         driver.get(base + "/")
-        assert wait_until(lambda: "shark" in driver.find_element(By.ID, "board").text, 60)
-        driver.find_element(By.LINK_TEXT, "shark").click()
+        assert wait_until(lambda: _click(driver, By.LINK_TEXT, "shark"), 60), "no link to shark on the leaderboard"
         assert wait_until(lambda: driver.find_element(By.TAG_NAME, "h1").text == "shark", 30)
 
         assert wait_until(lambda: get(f"{base}/api/games?bot=shark")["games"], 300), "shark played no game"
@@ -159,6 +158,16 @@ def _commitment(driver: Any, base: str) -> str:
     driver.get(base + "/")
     found = driver.find_elements(By.CSS_SELECTOR, "#final code.hash")
     return str(found[0].text) if found else ""
+
+
+def _click(driver: Any, by: str, what: str) -> bool:
+    """Click what `by` finds; False while it is not there, or was redrawn between
+    finding and clicking (the live leaderboard redraws its rows as units end)."""
+    try:
+        driver.find_element(by, what).click()
+    except (NoSuchElementException, StaleElementReferenceException):
+        return False
+    return True
 
 
 def _text(driver: Any, element_id: str) -> str:
