@@ -12,8 +12,9 @@ import trio
 from timing import scaled
 
 from referee.replay.verify import OK, verify_file
-from referee.tournament.config import Tournament
+from referee.tournament.config import Tournament, load_config
 from referee.tournament.executors import Placement
+from referee.tournament.game_job import GameJob
 from referee.tournament.run import TournamentRunner, prepare_store
 from referee.tournament.schedule import schedule_for
 from referee.tournament.standings import from_store
@@ -93,3 +94,40 @@ def header_worker(db: Path) -> set[str]:
         with path.open() as fh:
             names.add(json.loads(fh.readline())["worker"]["name"])
     return names
+
+
+def det_bot_folder(tmp_path: Path) -> Path:
+    """`tmp_path/bot` with the deterministic test bot and its library."""
+    bot_dir = tmp_path / "bot"
+    bot_dir.mkdir()
+    (bot_dir / "det_bot.py").write_text(DET_BOT.read_text())
+    (bot_dir / "_botlib.py").write_text((DET_BOT.parent / "_botlib.py").read_text())
+    return bot_dir
+
+
+def coordinator_jobs(tmp_path: Path, marker: str) -> list[GameJob]:
+    """The games of a two-bot tournament whose bots live in `tmp_path/bot`
+    (`det_bot_folder`), as a cluster's coordinator sends them."""
+    config = tmp_path / "t.toml"
+    lines = [
+        'name = "loop"',
+        "seed = 3",
+        "deal_sets = 2",
+        "sandbox = false",
+        "[rules]",
+        "options = { target_score = 8 }",
+    ]
+    for name in ("a", "b"):
+        lines += ["[[bots]]", f'name = "{name}"', 'dir = "bot"', f'command = "det_bot.py {marker} salt={name}"']
+    config.write_text("\n".join(lines) + "\n")
+    t = load_config(config)
+    store = Store.open(tmp_path / "t.db", create=True, lock=True)
+    try:
+        schedule = schedule_for(t)
+        prepare_store(t, store, schedule)
+        runner = TournamentRunner(
+            t, store, schedule, log_dir=tmp_path / "logs", concurrency=1, placement=Placement(cluster="tcp://x:1")
+        )  # never reached
+        return [runner.job_for(g) for g in schedule]
+    finally:
+        store.close()

@@ -14,54 +14,14 @@ from pathlib import Path
 
 import pytest
 from proctools import wait_no_procs
-from tournament_runs import DET_BOT
+from tournament_runs import coordinator_jobs, det_bot_folder
 
 from referee.errors import ClusterError
 from referee.tournament.bot_files import check_same_files, files_digest
-from referee.tournament.config import load_config
-from referee.tournament.executors import Placement
 from referee.tournament.game_job import GameJob
-from referee.tournament.run import TournamentRunner, prepare_store
-from referee.tournament.schedule import schedule_for
-from referee.tournament.store import Store
 from referee.tournament.worker import GAMES, run_job
 
 DIFFERS = r"bot 'a' at .*bot differs from the coordinator's copy"
-
-
-def _bot_folder(tmp_path: Path) -> Path:
-    bot_dir = tmp_path / "bot"
-    bot_dir.mkdir()
-    (bot_dir / "det_bot.py").write_text(DET_BOT.read_text())
-    (bot_dir / "_botlib.py").write_text((DET_BOT.parent / "_botlib.py").read_text())
-    return bot_dir
-
-
-def _jobs(tmp_path: Path, marker: str) -> list[GameJob]:
-    """The games of a two-bot tournament whose bots live in `tmp_path/bot`, as the coordinator sends them."""
-    config = tmp_path / "t.toml"
-    lines = [
-        'name = "loop"',
-        "seed = 3",
-        "deal_sets = 2",
-        "sandbox = false",
-        "[rules]",
-        "options = { target_score = 8 }",
-    ]
-    for name in ("a", "b"):
-        lines += ["[[bots]]", f'name = "{name}"', 'dir = "bot"', f'command = "det_bot.py {marker} salt={name}"']
-    config.write_text("\n".join(lines) + "\n")
-    t = load_config(config)
-    store = Store.open(tmp_path / "t.db", create=True, lock=True)
-    try:
-        schedule = schedule_for(t)
-        prepare_store(t, store, schedule)
-        runner = TournamentRunner(
-            t, store, schedule, log_dir=tmp_path / "logs", concurrency=1, placement=Placement(cluster="tcp://x:1")
-        )  # never reached
-        return [runner.job_for(g) for g in schedule]
-    finally:
-        store.close()
 
 
 def _loop_threads() -> list[threading.Thread]:
@@ -72,8 +32,8 @@ def test_every_game_a_worker_gets_is_played_in_one_loop_and_a_file_changed_betwe
     tmp_path: Path,
 ) -> None:
     marker = f"loopmark-{uuid.uuid4().hex}"
-    bot_dir = _bot_folder(tmp_path)
-    jobs = _jobs(tmp_path, marker)
+    bot_dir = det_bot_folder(tmp_path)
+    jobs = coordinator_jobs(tmp_path, marker)
     assert len(jobs) >= 3
     with ThreadPoolExecutor(2) as threads:  # as a Dask worker with 2 threads calls it
         played = list(threads.map(lambda job: run_job(job, sys.executable), jobs[:2]))
@@ -95,7 +55,7 @@ def test_every_game_a_worker_gets_is_played_in_one_loop_and_a_file_changed_betwe
 
 @pytest.mark.parametrize("change", ["added", "removed", "edited in place", "replaced", "folder renamed away"])
 def test_a_checked_bot_is_checked_again_when_any_of_its_files_changes(tmp_path: Path, change: str) -> None:
-    bot_dir = _bot_folder(tmp_path)
+    bot_dir = det_bot_folder(tmp_path)
     (bot_dir / "sub").mkdir()
     (bot_dir / "sub" / "data.txt").write_text("weights 1\n")
     argv = ("det_bot.py",)
@@ -136,8 +96,8 @@ def test_a_bot_named_by_its_command_is_checked_again_when_its_script_changes(tmp
 
 def test_the_loop_survives_a_game_that_fails(tmp_path: Path) -> None:
     marker = f"loopmark-{uuid.uuid4().hex}"
-    _bot_folder(tmp_path)
-    job = _jobs(tmp_path, marker)[0]
+    det_bot_folder(tmp_path)
+    job = coordinator_jobs(tmp_path, marker)[0]
     broken = GameJob(**{**job.__dict__, "game_name": "no-such-game"})
     with pytest.raises(BaseException) as failed:
         GAMES.play(

@@ -20,14 +20,14 @@ from typing import Any
 import pytest
 from proctools import wait_no_procs
 from timing import scaled
-from tournament_runs import DET_BOT, check_games, header_worker, play, standings, write_config
+from tournament_runs import check_games, coordinator_jobs, det_bot_folder, header_worker, play, standings, write_config
 from typer.testing import CliRunner
 
 from referee.cli import app
 from referee.errors import ClusterError, ConfigError
 from referee.tournament.config import load_config
 from referee.tournament.executors import Placement, import_distributed
-from referee.tournament.run import TournamentRunner, prepare_store
+from referee.tournament.run import TournamentRunner
 from referee.tournament.schedule import schedule_for
 from referee.tournament.store import Store
 from referee.tournament.worker import run_job
@@ -69,43 +69,8 @@ async def test_a_cluster_that_loses_a_worker_mid_run_loses_and_doubles_nothing(
 
 def test_a_worker_whose_bot_differs_refuses_the_game(tmp_path: Path) -> None:
     marker = f"execmark-{uuid.uuid4().hex}"
-    bot_dir = tmp_path / "bot"
-    bot_dir.mkdir()
-    (bot_dir / "det_bot.py").write_text(DET_BOT.read_text())
-    (bot_dir / "_botlib.py").write_text((DET_BOT.parent / "_botlib.py").read_text())
-    config = tmp_path / "t.toml"
-    config.write_text(
-        "\n".join(
-            [
-                'name = "differ"',
-                "seed = 3",
-                "deal_sets = 1",
-                "sandbox = false",
-                "[rules]",
-                "options = { target_score = 20 }",
-                "[[bots]]",
-                'name = "a"',
-                'dir = "bot"',
-                f'command = "det_bot.py {marker} salt=a"',
-                "[[bots]]",
-                'name = "b"',
-                'dir = "bot"',
-                f'command = "det_bot.py {marker} salt=b"',
-            ]
-        )
-        + "\n"
-    )
-    t = load_config(config)
-    store = Store.open(tmp_path / "t.db", create=True, lock=True)
-    try:
-        schedule = schedule_for(t)
-        prepare_store(t, store, schedule)
-        runner = TournamentRunner(
-            t, store, schedule, log_dir=None, concurrency=1, placement=Placement(cluster="tcp://127.0.0.1:8786")
-        )  # never reached
-        job = runner.job_for(schedule[0])
-    finally:
-        store.close()
+    bot_dir = det_bot_folder(tmp_path)
+    job = coordinator_jobs(tmp_path, marker)[0]
     (bot_dir / "_botlib.py").write_text((bot_dir / "_botlib.py").read_text() + "\n# edited on one worker\n")
     with pytest.raises(ClusterError, match=r"bot 'a' at .*bot differs from the coordinator's copy"):
         run_job(job, sys.executable)

@@ -39,6 +39,14 @@ async def signed_in(url: str) -> AsyncIterator[tuple[str, dict[str, str]]]:
     yield url.rsplit("/", 2)[0] + "/", {"cookie": headers["set-cookie"].split(";")[0]}
 
 
+@asynccontextmanager
+async def dashboard(folder: Path) -> AsyncIterator[tuple[str, dict[str, str]]]:
+    """A dashboard of an empty match stream in `folder`, served and signed in to."""
+    source, public, private = stream_source(folder / "match.live.ndjson", None)
+    async with open_dashboard(source, public, private, open_browser=False) as served, signed_in(served.url) as inside:
+        yield inside
+
+
 def _lines(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
     return [r for r in caplog.records if r.name.startswith("referee.web") and r.levelno >= logging.WARNING]
 
@@ -51,14 +59,7 @@ async def test_an_error_in_a_route_is_one_line_with_an_id(
 
     monkeypatch.setattr(LiveSource, "summary_bytes", broken)
     caplog.set_level(logging.INFO)
-    source, public, private = stream_source(tmp_path / "match.live.ndjson", None)
-    async with (
-        open_dashboard(source, public, private, open_browser=False) as served,
-        signed_in(served.url) as (
-            root,
-            session,
-        ),
-    ):
+    async with dashboard(tmp_path) as (root, session):
         status, headers, page = await ask(root + "summary", headers={**session, "accept": "text/html"})
         assert (await ask(root + "game/1/page", headers=session))[0] == 404  # the server goes on
     assert status == 500 and headers["content-type"].startswith("text/html")
@@ -121,14 +122,7 @@ async def test_hostile_requests_get_a_plain_answer(tmp_path: Path, caplog: pytes
             status, _, body = await ask(root + "act", "POST", choice, body=b"x" * (1 << 20))
             assert status == 400
         served.stop.set()
-    source, public, private = stream_source(tmp_path / "match.live.ndjson", None)
-    async with (
-        open_dashboard(source, public, private, open_browser=False) as served,
-        signed_in(served.url) as (
-            root,
-            session,
-        ),
-    ):
+    async with dashboard(tmp_path) as (root, session):
         for game in ("9" * 300, "9" * 5000, "-1", "+1", "1_0", "%D9%A3", "0x1", "0", "%201%20"):  # %D9%A3: an Arabic 3
             status, _, _ = await ask(root + f"game/{game}/page", headers=session)
             assert status == 404, game
