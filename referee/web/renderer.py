@@ -84,11 +84,11 @@ class Renderer:
         self.waiting += 1
         try:
             async with self._lock:
+                found = cached()
+                if found is not None:  # made while this one waited: no rest owed for it
+                    return found, False
                 await trio.sleep(self.rest_s)
                 self.rest_s = 0.0
-                found = cached()
-                if found is not None:
-                    return found, False
                 if self._pool is None:  # spawned, never forked: a fork of a running Trio process is not safe
                     context = multiprocessing.get_context("spawn")
                     self._pool = ProcessPoolExecutor(
