@@ -11,7 +11,8 @@ executor plays, and resume stays exact.
   each playing many games at once in one Trio loop, so the referee's work
   spreads over every core; they write logs straight into the log folder.
 * `--cluster tcp://HOST:PORT`: a running Dask scheduler and its workers,
-  on any number of machines (docs/cluster.md).
+  on any number of machines (docs/cluster.md); the games asked for together
+  go to a worker in one Dask task.
 
 Cluster games come back as a `PlayedGame` with the log compressed. When a
 worker dies (pool or cluster), its games are played again on another
@@ -23,7 +24,6 @@ only for `--cluster`.
 from __future__ import annotations
 
 import logging
-import math
 import sys
 from collections import Counter
 from collections.abc import AsyncIterator
@@ -34,7 +34,7 @@ from typing import Any, Protocol
 
 import trio
 
-from referee.errors import ClusterError, ConfigError, RefereeError
+from referee.errors import ClusterError, ConfigError
 from referee.play.watch import WatchGames
 from referee.tournament.game_job import STARTS_AT_ONCE, GameJob, PlayedGame, play_job, worker_info, worker_label
 from referee.tournament.pool import MAX_LOSSES, open_pool
@@ -110,39 +110,50 @@ def import_distributed() -> Any:
     return distributed
 
 
+BATCHES_PER_WORKER = 2  # a worker keeps playing one batch's games while another's last game ends
+MAX_BATCH = 16  # games per Dask task at most: a worker lost costs its batches' games a rerun
+QUIET = 0.02  # seconds with no new game before a batch that is not full is sent
+MAX_WAIT = 0.2  # seconds at most a game waits for its batch to fill
+
+
+def batch_size(concurrency: int, threads: list[int]) -> int:
+    """Games per Dask task, for workers with these numbers of threads: the games
+    in flight spread over `BATCHES_PER_WORKER` tasks per worker (fewer on a
+    worker with fewer threads), so that every worker gets work and a task
+    costs its scheduling once for several games."""
+    tasks = sum(min(BATCHES_PER_WORKER, max(1, n)) for n in threads)
+    return max(1, min(MAX_BATCH, concurrency // max(1, tasks)))
+
+
 class DaskExecutor:
-    """Games submitted to a Dask scheduler. No thread waits for a game: Dask
-    tells the loop when a game's task is done, and one collector fetches the
-    results of every task done by then in one `gather` (a batch, on a thread)."""
+    """Games submitted to a Dask scheduler, a few per task: a Dask task costs
+    about 6.5 ms of CPU over every process whatever it does, so the games
+    asked for together (the runner starts one as another ends, and a batch's
+    games end together) go in one task, played at once by one worker. One
+    coordinator thread waits per batch, not per game; each game gets its own
+    result or failure."""
 
     def __init__(self, client: Any, concurrency: int, run_id: str) -> None:
         self.client = client
+        self.concurrency = concurrency
         self.run_id = run_id
         self.in_flight: Counter[str] = Counter()
-        self._done_send, self._done = trio.open_memory_channel[Any](math.inf)
-        self._waiting: dict[str, _Waiting] = {}
+        self._pending: list[_Waiting] = []  # games asked for, not sent yet, in the order they came
+        self._arrived = trio.Event()
+        self.tasks_sent = 0  # Dask tasks submitted so far (each carries a batch of games)
+        self._games_in: dict[str, int] = {}  # Dask key of a batch in flight -> its games
 
     async def play(self, job: GameJob, part: Path | None) -> PlayedGame:
-        from referee.tournament.worker import run_job
-
-        key = f"chicago-referee-{self.run_id}-{job.key}"
-        waiting = self._waiting[key] = _Waiting(job.key)
-        future = self.client.submit(run_job, job, sys.executable, key=key, pure=False)
-        token = trio.lowlevel.current_trio_token()
-
-        def done(fut: Any) -> None:  # on Dask's callback thread
-            try:
-                token.run_sync_soon(self._done_send.send_nowait, fut)
-            except trio.RunFinishedError:
-                pass  # the run is over: nobody waits for this game
-
+        waiting = _Waiting(job)
+        self._pending.append(waiting)
+        self._arrived.set()
         try:
-            future.add_done_callback(done)
             await waiting.ready.wait()
         finally:
-            self._waiting.pop(key, None)
-            # Never blocks; the scheduler forgets the task (one not started yet never runs).
-            future.release()
+            if waiting.batch is not None:
+                waiting.batch.leave(job.key)
+            elif waiting in self._pending:
+                self._pending.remove(waiting)  # cancelled before its batch was sent
         if isinstance(waiting.result, BaseException):
             raise waiting.result
         played = waiting.result
@@ -150,28 +161,56 @@ class DaskExecutor:
             played.write_into(part)
         return played
 
-    async def collect(self) -> None:
-        """Hand each finished game its result, fetching all finished by then at once."""
-        async for first in self._done:
-            batch = [first]
+    async def send_batches(self) -> None:
+        """Send the games asked for in batches: full ones at once, the rest after a quiet moment."""
+        async with trio.open_nursery() as batches:
             while True:
-                try:
-                    batch.append(self._done.receive_nowait())
-                except trio.WouldBlock:
-                    break
-            batch = [f for f in batch if f.key in self._waiting]
-            if not batch:
-                continue
-            games = {f.key: self._waiting[f.key].game for f in batch}
-            results = await trio.to_thread.run_sync(_results, self.client, batch, games, abandon_on_cancel=True)
-            for key, result in results.items():
-                waiting = self._waiting.get(key)
-                if waiting is not None:
-                    waiting.result = result
-                    waiting.ready.set()
+                await self._arrived.wait()
+                first = trio.current_time()
+                workers = (self.client.scheduler_info().get("workers") or {}).values()
+                size = batch_size(self.concurrency, [int(w.get("nthreads", 1)) for w in workers])
+                while len(self._pending) < size:
+                    self._arrived = trio.Event()
+                    with trio.move_on_at(min(trio.current_time() + QUIET, first + MAX_WAIT)) as quiet:
+                        await self._arrived.wait()
+                    if quiet.cancelled_caught:
+                        break
+                games, self._pending = self._pending[:size], self._pending[size:]
+                self._arrived = trio.Event()
+                if self._pending:
+                    self._arrived.set()
+                if games:
+                    self.tasks_sent += 1
+                    batch = _Batch(f"chicago-referee-{self.run_id}-batch{self.tasks_sent}", games)
+                    batches.start_soon(self._run_batch, batch)
+
+    async def _run_batch(self, batch: _Batch) -> None:
+        """Submit one task for `batch` and hand each game its result. Every game
+        of it gone (cancelled): the task is dropped (one not started never runs)."""
+        from referee.tournament.worker import run_jobs
+
+        keys = list(batch.games)
+        with batch.scope:
+            if not keys:
+                return
+            try:
+                jobs = [w.job for w in batch.games.values()]
+                future = self.client.submit(run_jobs, jobs, sys.executable, key=batch.key, pure=False)
+            except Exception as exc:
+                batch.hand_out(
+                    {k: ClusterError(f"game {k} could not be sent to the Dask scheduler: {exc}") for k in keys}
+                )
+                return
+            self._games_in[batch.key] = len(keys)
+            try:
+                results = await trio.to_thread.run_sync(_results, future, keys, abandon_on_cancel=True)
+            finally:
+                self._games_in.pop(batch.key, None)
+                future.release()  # never blocks; a thread still waiting on it is woken
+            batch.hand_out(results)
 
     async def watch(self, every: float = 1.0) -> None:
-        """Keep `in_flight` up to date: the scheduler's tasks in progress per worker."""
+        """Keep `in_flight` up to date: the games of the scheduler's tasks in progress per worker."""
         while True:
             try:
                 processing = await trio.to_thread.run_sync(self.client.processing, abandon_on_cancel=True)
@@ -182,7 +221,11 @@ class DaskExecutor:
                 for addr, info in (self.client.scheduler_info().get("workers") or {}).items()
             }
             self.in_flight = Counter(
-                {str(names.get(addr, addr)): len(keys) for addr, keys in processing.items() if keys}
+                {
+                    str(names.get(addr, addr)): sum(self._games_in.get(key, 0) for key in keys)
+                    for addr, keys in processing.items()
+                    if any(key in self._games_in for key in keys)
+                }
             )
             await trio.sleep(every)
 
@@ -190,48 +233,60 @@ class DaskExecutor:
 class _Waiting:
     """A game the coordinator waits for: set once its result (or failure) is here."""
 
-    def __init__(self, game: str) -> None:
-        self.game = game
+    def __init__(self, job: GameJob) -> None:
+        self.job = job
         self.ready = trio.Event()
-        self.result: PlayedGame | BaseException = RuntimeError(f"game {game}: no result yet")
+        self.batch: _Batch | None = None
+        self.result: PlayedGame | BaseException = RuntimeError(f"game {job.key}: no result yet")
 
 
-def _results(client: Any, futures: list[Any], games: dict[str, str]) -> dict[str, PlayedGame | BaseException]:
-    """The finished games' results, in one `gather` for those that succeeded;
-    a game that failed (or whose result went missing) alone, as `_result` says."""
-    ok = [f for f in futures if f.status == "finished"]
-    out: dict[str, PlayedGame | BaseException] = {}
-    if ok:
-        try:
-            for f, played in zip(ok, client.gather(ok)):
-                out[f.key] = played
-        except Exception:  # one result lost on the way: each is asked for alone below
-            out.clear()
-    for f in futures:
-        if f.key not in out:
-            try:
-                out[f.key] = _result(f, games[f.key])
-            except Exception as exc:
-                out[f.key] = exc
-    return out
+class _Batch:
+    """Games sent in one Dask task; its task is dropped when none of them waits any more."""
+
+    def __init__(self, key: str, games: list[_Waiting]) -> None:
+        self.key = key
+        self.games = {w.job.key: w for w in games}
+        self.scope = trio.CancelScope()
+        for w in games:
+            w.batch = self
+
+    def leave(self, game: str) -> None:
+        self.games.pop(game, None)
+        if not self.games:
+            self.scope.cancel()
+
+    def hand_out(self, results: dict[str, PlayedGame | BaseException]) -> None:
+        for key, result in results.items():
+            waiting = self.games.get(key)
+            if waiting is not None:
+                waiting.result = result
+                waiting.ready.set()
 
 
-def _result(future: Any, key: str) -> PlayedGame:
-    """A game's result; Dask's failures in words (a refusal by a worker comes through as it is)."""
+def _results(future: Any, games: list[str]) -> dict[str, PlayedGame | BaseException]:
+    """Each game's result once the batch's task is done (this thread waits for it):
+    a game's own failure as the worker sent it (a refusal as it is), a failure of
+    the whole task in words for each of its games."""
     distributed = import_distributed()
     try:
-        return future.result()
-    except RefereeError:
-        raise
-    except distributed.client.FutureCancelledError as exc:
-        raise ClusterError(f"game {key} was cancelled by the Dask scheduler: {exc}") from exc
-    except distributed.KilledWorker as exc:
-        raise ClusterError(
-            f"game {key} was running on {MAX_LOSSES} workers that died; it was given up "
-            "(a bot that kills its worker? see the workers' logs)"
-        ) from exc
+        results = future.result()
     except Exception as exc:
-        raise ClusterError(f"game {key} failed on a worker: {type(exc).__name__}: {exc}") from exc
+        if isinstance(exc, distributed.KilledWorker):
+            why = (
+                f"was running on {MAX_LOSSES} workers that died, in one Dask task with games "
+                f"{', '.join(games)}; it was given up (a bot that kills its worker? see the workers' logs)"
+            )
+        elif isinstance(exc, distributed.client.FutureCancelledError):
+            why = f"was cancelled by the Dask scheduler: {exc}"
+        else:
+            why = f"failed on a worker: {type(exc).__name__}: {exc}"
+        return {key: _chained(ClusterError(f"game {key} {why}"), exc) for key in games}
+    return dict(zip(games, results))
+
+
+def _chained(error: ClusterError, cause: BaseException) -> ClusterError:
+    error.__cause__ = cause
+    return error
 
 
 @asynccontextmanager
@@ -263,7 +318,7 @@ async def open_executor(
         executor = DaskExecutor(client, concurrency, run_id)
         async with trio.open_nursery() as watching:
             watching.start_soon(executor.watch)
-            watching.start_soon(executor.collect)
+            watching.start_soon(executor.send_batches)
             yield executor
             watching.cancel_scope.cancel()
     finally:

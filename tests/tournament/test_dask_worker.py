@@ -1,25 +1,28 @@
 """What a Dask worker does with the games it gets, called as Dask calls it
-(`run_job`, in a thread, no cluster needed): every game in one long-lived
-Trio loop, and a bot whose files change between two games refused at the
-next one, however cheap the check of an unchanged bot has become."""
+(`run_jobs`, in a thread, no cluster needed): every game in one long-lived
+Trio loop, a game refused or failed alone in its batch, and a bot whose
+files change between two games refused at the next one, however cheap the
+check of an unchanged bot has become."""
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 import threading
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from proctools import wait_no_procs
 from tournament_runs import coordinator_jobs, det_bot_folder
 
-from referee.errors import ClusterError
+from referee.errors import ClusterError, ConfigError
 from referee.tournament.bot_files import check_same_files, files_digest
-from referee.tournament.game_job import GameJob
-from referee.tournament.worker import GAMES, run_job
+from referee.tournament.game_job import GameJob, PlayedGame
+from referee.tournament.worker import GAMES, run_jobs
 
 DIFFERS = r"bot 'a' at .*bot differs from the coordinator's copy"
 
@@ -36,21 +39,45 @@ def test_every_game_a_worker_gets_is_played_in_one_loop_and_a_file_changed_betwe
     jobs = coordinator_jobs(tmp_path, marker)
     assert len(jobs) >= 3
     with ThreadPoolExecutor(2) as threads:  # as a Dask worker with 2 threads calls it
-        played = list(threads.map(lambda job: run_job(job, sys.executable), jobs[:2]))
-    assert all(p.record.decisions > 0 and not p.record.failures for p in played)
-    assert all(p.log_zlib for p in played) and {p.record.game_id for p in played} == {j.game.game_id for j in jobs[:2]}
+        played = [p for batch in threads.map(lambda job: run_jobs([job], sys.executable), jobs[:2]) for p in batch]
+    assert all(isinstance(p, PlayedGame) for p in played), played
+    assert all(p.record.decisions > 0 and not p.record.failures for p in played if isinstance(p, PlayedGame))
+    assert all(isinstance(p, PlayedGame) and p.log_zlib for p in played)
+    assert {p.record.game_id for p in played if isinstance(p, PlayedGame)} == {j.game.game_id for j in jobs[:2]}
     assert len(_loop_threads()) == 1, "each game started a Trio loop of its own"
     loop = _loop_threads()[0]
     # Edited on this worker between two games (same size, so only the contents and times differ).
     lib = bot_dir / "_botlib.py"
     text = lib.read_text()
     lib.write_text(text[:-1] + ("#" if text[-1] != "#" else " "))
-    with pytest.raises(ClusterError, match=DIFFERS):
-        run_job(jobs[2], sys.executable)
+    [refused] = run_jobs([jobs[2]], sys.executable)
+    assert isinstance(refused, ClusterError) and re.search(DIFFERS, str(refused)), refused
     assert wait_no_procs(marker) == []  # refused before any bot started
     lib.write_text(text)  # put back: the same files again, the game is played
-    assert run_job(jobs[2], sys.executable).record.game_id == jobs[2].game.game_id
+    assert _game_id(run_jobs([jobs[2]], sys.executable)[0]) == jobs[2].game.game_id
     assert _loop_threads() == [loop]
+
+
+def _game_id(result: PlayedGame | Exception) -> str:
+    assert isinstance(result, PlayedGame), result
+    return result.record.game_id
+
+
+def test_a_game_refused_or_failed_in_a_batch_fails_alone_and_its_batch_mates_are_played(tmp_path: Path) -> None:
+    marker = f"loopmark-{uuid.uuid4().hex}"
+    det_bot_folder(tmp_path)
+    jobs = coordinator_jobs(tmp_path, marker)
+    assert len(jobs) >= 4
+    (bot, _digest, folder), other = jobs[1].bot_digests[0], jobs[1].bot_digests[1:]
+    not_ours = replace(jobs[1], bot_digests=((bot, "0" * 64, folder), *other))  # the coordinator's copy differs
+    unknown_game = replace(jobs[2], game_name="no-such-game")  # fails while being played, not when checked
+    results = run_jobs([jobs[0], not_ours, unknown_game, jobs[3]], sys.executable)
+    assert len(results) == 4
+    assert _game_id(results[0]) == jobs[0].game.game_id and _game_id(results[3]) == jobs[3].game.game_id
+    differs = rf"bot '{bot}' at .*bot differs from the coordinator's copy"
+    assert isinstance(results[1], ClusterError) and re.search(differs, str(results[1])), results[1]
+    assert isinstance(results[2], ConfigError) and "no-such-game" in str(results[2]), results[2]
+    assert wait_no_procs(marker) == []
 
 
 @pytest.mark.parametrize("change", ["added", "removed", "edited in place", "replaced", "folder renamed away"])
@@ -99,13 +126,7 @@ def test_the_loop_survives_a_game_that_fails(tmp_path: Path) -> None:
     det_bot_folder(tmp_path)
     job = coordinator_jobs(tmp_path, marker)[0]
     broken = GameJob(**{**job.__dict__, "game_name": "no-such-game"})
-    with pytest.raises(BaseException) as failed:
-        GAMES.play(
-            broken,
-            {"name": "w"},
-        )
-    assert "no-such-game" in repr(
-        failed.value.exceptions if isinstance(failed.value, BaseExceptionGroup) else failed.value
-    )
-    assert run_job(job, sys.executable).record.game_id == job.game.game_id
+    [failed] = GAMES.play([broken], {"name": "w"})
+    assert isinstance(failed, Exception) and "no-such-game" in repr(failed), failed  # maybe in a group
+    assert _game_id(run_jobs([job], sys.executable)[0]) == job.game.game_id
     assert len(_loop_threads()) == 1
