@@ -61,7 +61,7 @@ class Placement:
 
     def default_concurrency(self) -> int:
         """Games in flight when neither the command nor the config says: 8 per
-        local worker; 64 on a cluster, whose workers' threads bound what runs (0: none)."""
+        local worker; 64 on a cluster, spread over its workers a batch per Dask task (0: none)."""
         if self.cluster:
             return 64
         return 8 * self.workers
@@ -142,6 +142,7 @@ class DaskExecutor:
         self._arrived = trio.Event()
         self.tasks_sent = 0  # Dask tasks submitted so far (each carries a batch of games)
         self._games_in: dict[str, int] = {}  # Dask key of a batch in flight -> its games
+        self.worker_threads: list[int] = []  # each worker's threads, as the scheduler last said
 
     async def play(self, job: GameJob, part: Path | None) -> PlayedGame:
         waiting = _Waiting(job)
@@ -167,8 +168,7 @@ class DaskExecutor:
             while True:
                 await self._arrived.wait()
                 first = trio.current_time()
-                workers = (self.client.scheduler_info().get("workers") or {}).values()
-                size = batch_size(self.concurrency, [int(w.get("nthreads", 1)) for w in workers])
+                size = batch_size(self.concurrency, self.worker_threads)
                 while len(self._pending) < size:
                     self._arrived = trio.Event()
                     with trio.move_on_at(min(trio.current_time() + QUIET, first + MAX_WAIT)) as quiet:
@@ -210,24 +210,32 @@ class DaskExecutor:
             batch.hand_out(results)
 
     async def watch(self, every: float = 1.0) -> None:
-        """Keep `in_flight` up to date: the games of the scheduler's tasks in progress per worker."""
+        """Keep `in_flight` and the workers' threads up to date."""
         while True:
-            try:
-                processing = await trio.to_thread.run_sync(self.client.processing, abandon_on_cancel=True)
-            except (OSError, RuntimeError):  # a scheduler going away: the games' own waits report it
-                processing = {}
-            names = {
-                addr: worker_label(info.get("name", addr))
-                for addr, info in (self.client.scheduler_info().get("workers") or {}).items()
-            }
-            self.in_flight = Counter(
-                {
-                    str(names.get(addr, addr)): sum(self._games_in.get(key, 0) for key in keys)
-                    for addr, keys in processing.items()
-                    if any(key in self._games_in for key in keys)
-                }
-            )
+            await self.look()
             await trio.sleep(every)
+
+    async def look(self) -> None:
+        """Ask the scheduler (on a thread: each question is a round trip) for its
+        workers and their tasks in progress: `in_flight` counts those tasks' games."""
+
+        def ask() -> tuple[dict[str, Any], dict[str, Any]]:
+            return self.client.processing(), self.client.scheduler_info().get("workers") or {}
+
+        try:
+            processing, workers = await trio.to_thread.run_sync(ask, abandon_on_cancel=True)
+        except (OSError, RuntimeError):  # a scheduler going away: the games' own waits report it
+            processing, workers = {}, {}
+        if workers:
+            self.worker_threads = [int(info.get("nthreads", 1)) for info in workers.values()]
+        names = {addr: worker_label(info.get("name", addr)) for addr, info in workers.items()}
+        self.in_flight = Counter(
+            {
+                str(names.get(addr, addr)): sum(self._games_in.get(key, 0) for key in keys)
+                for addr, keys in processing.items()
+                if any(key in self._games_in for key in keys)
+            }
+        )
 
 
 class _Waiting:
@@ -316,6 +324,7 @@ async def open_executor(
                 "one with `dask scheduler` (docs/cluster.md)"
             ) from None
         executor = DaskExecutor(client, concurrency, run_id)
+        await executor.look()  # the workers, before the first batch is sized
         async with trio.open_nursery() as watching:
             watching.start_soon(executor.watch)
             watching.start_soon(executor.send_batches)

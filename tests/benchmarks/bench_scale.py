@@ -156,6 +156,7 @@ def run_once(
         "timeouts": failures.get("timeout", 0),
         "rss_while_full": max(rss, default=0.0),
         "failures": ", ".join(f"{k} {v}" for k, v in sorted(failures.items())) or "none",
+        "dask_tasks": getattr(runner.executor, "tasks_sent", 0),  # a cluster's: each carries a batch of games
     }
 
 
@@ -315,7 +316,11 @@ def throughput(games: int, concurrency: int, rounds: int = ROUNDS) -> None:
             f"{med(r['cpu_per_game'] for r in runs) * 1000:.0f} ms"
         )
     pool, dask = (med(r["games_per_s"] for r in rounds_of[label]) for label in ("--workers 2", DASK_2))
-    print(f"the Dask path on 2 workers reaches {dask / pool:.2f} of --workers 2's pace (medians)")
+    per_task = med(r["games"] / max(1, r["dask_tasks"]) for r in rounds_of[DASK_2])
+    print(
+        f"the Dask path on 2 workers reaches {dask / pool:.2f} of --workers 2's pace (medians), "
+        f"{per_task:.1f} games per Dask task"
+    )
     seq = results["in process, one at a time"]
     n = max(1, seq["games"])
 
