@@ -278,6 +278,9 @@ def _results(future: Any, games: list[str]) -> dict[str, PlayedGame | BaseExcept
     distributed = import_distributed()
     try:
         results = future.result()
+        if not isinstance(results, list) or len(results) != len(games):  # another version of the referee there?
+            got = len(results) if isinstance(results, list) else type(results).__name__
+            raise TypeError(f"{len(games)} games sent, {got} results came back")
     except Exception as exc:
         if isinstance(exc, distributed.KilledWorker):
             why = (

@@ -29,7 +29,7 @@ from typer.testing import CliRunner
 from referee.cli import app
 from referee.errors import ClusterError, ConfigError
 from referee.tournament.config import load_config
-from referee.tournament.executors import Placement, import_distributed, open_executor
+from referee.tournament.executors import MAX_BATCH, Placement, batch_size, import_distributed, open_executor
 from referee.tournament.game_job import PlayedGame
 from referee.tournament.run import TournamentRunner
 from referee.tournament.schedule import schedule_for
@@ -178,6 +178,15 @@ async def test_a_batch_whose_games_are_all_cancelled_is_dropped_before_it_starts
     went = [state for story in stories.values() for state in story]
     assert went and "executing" not in went, stories  # sent to a worker, dropped there before it started
     assert wait_no_procs(marker, within=5.0) == []
+
+
+def test_a_batch_holds_the_games_in_flight_spread_over_two_tasks_per_worker() -> None:
+    assert batch_size(16, [8, 8]) == 4  # the benchmark's cluster: two tasks of 4 on each worker
+    assert batch_size(64, [4] * 10) == 3  # ten workers: 20 tasks
+    assert batch_size(8, [1, 1]) == 4  # a worker of one thread takes one task at a time
+    assert batch_size(1000, [8, 8]) == MAX_BATCH
+    assert batch_size(3, [8, 8, 8]) == 1  # fewer games than tasks: one game a task
+    assert batch_size(16, []) == MAX_BATCH  # no worker known yet: the scheduler holds the tasks
 
 
 def test_a_worker_whose_bot_differs_refuses_the_game(tmp_path: Path) -> None:
