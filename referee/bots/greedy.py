@@ -145,7 +145,7 @@ def _next_seat(active: list[int], seat: int) -> int:
     return active[(i + 1) % len(active)]
 
 
-def _chicago_succeeds(mine: list[int], world: dict[int, list[int]], active: list[int], me: int) -> bool:
+def chicago_succeeds(mine: list[int], world: dict[int, list[int]], active: list[int], me: int) -> bool:
     """Declarer leads every trick: bosses first, then the top of the longest
     suit. Opponents beat the lead when they can, else play low."""
     mine = list(mine)
@@ -191,7 +191,7 @@ def chicago_odds(view: ChicagoView, worlds: int = CHICAGO_WORLDS) -> float:
     sample = _deal_worlds(view, _rng_for(view), worlds)
     if not sample:
         return 0.0
-    wins = sum(_chicago_succeeds(mine, w, list(view.active), view.seat) for w in sample)
+    wins = sum(chicago_succeeds(mine, w, list(view.active), view.seat) for w in sample)
     return wins / len(sample)
 
 

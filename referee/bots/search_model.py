@@ -40,7 +40,7 @@ from typing import Any
 
 from referee.bots.rollout import chicago_keep
 from referee.games.cards import CARD_INT
-from referee.games.poker import category_code, category_index, evaluate
+from referee.games.poker import CATEGORY_CODES, category_code, category_index, evaluate
 
 PARTICLES = 300  # histories of the other seat's deal per decision
 UNLIKELY = 0.1  # the weight of a hand with no keep of its exchange's size (a count a sensible player would not choose)
@@ -49,6 +49,7 @@ QUEEN = 10
 KING = 11
 SHOWDOWN_TRIES = 8  # draws tried for a particle to give the announced showdown
 FIRST_TRIES = 40  # first-round histories tried per particle
+MODELS_KEPT = 8  # built particle sets kept: one per other seat of the deal being played
 
 
 def card_bits(cards: list[int]) -> int:
@@ -163,7 +164,7 @@ class _Particle:
         )
 
 
-_BUILT: dict[tuple, list[_Particle]] = {}
+_BUILT: dict[tuple[tuple, int], list[_Particle]] = {}  # by history and seat
 
 
 class HistoryModel:
@@ -181,15 +182,17 @@ class HistoryModel:
         rules: Any,
         rng: random.Random,
         particles: int = PARTICLES,
+        other: int | None = None,
     ) -> None:
         self.view, self.rules = view, rules
         self.me = view.seat
-        self.other = 1 - view.seat
+        self.other = 1 - view.seat if other is None else other
         held = self._cards_held(events, my_hands)
         self.pool = [c for c in range(52) if c not in held]
         self.counts = {r.round: r.count for r in view.exchanges if r.seat == self.other}
         self.rounds = max(self.counts, default=0)
         my_played, self.played = self._cards_played()
+        self.elsewhere = self._cards_elsewhere(events)  # in a third seat's hand or played by it
         self.voids = self._shown_voids()  # suits the other seat has shown it has none of
         self.showdowns = self._showdowns_met(my_hands, my_played)
         self.particles = self._particles(self._shown_hands(events), particles)
@@ -220,6 +223,16 @@ class HistoryModel:
                 reveals[e.round] = pending
                 pending = None
         return reveals
+
+    def _cards_elsewhere(self, events: list[Any]) -> set[int]:
+        """Cards a third seat has played, or shown (and so may still hold):
+        at a table of three or more, never in the other seat's hand now."""
+        view, mine = self.view, (self.me, self.other)
+        out = {CARD_INT[p.card] for t in [*(t.cards for t in view.tricks), view.trick] for p in t if p.seat not in mine}
+        for e in events:
+            if type(e).__name__ == "HandRevealed" and e.seat not in mine:
+                out |= {CARD_INT[c] for c in e.cards}
+        return out
 
     def _cards_played(self) -> tuple[list[int], list[int]]:
         """The cards this seat and the other seat have played in the tricks so far."""
@@ -262,24 +275,31 @@ class HistoryModel:
             tuple(sorted((r, tuple(c)) for r, c in reveals.items())),
             n,
         )
-        built = _BUILT.get(key)
+        built = _BUILT.get((key, self.other))
         if built is None:
             built = self._build(random.Random(repr(key)), n, reveals)
-            _BUILT.clear()  # one deal's history at a time: the trick decisions share it
-            _BUILT[key] = built
+            if len(_BUILT) >= MODELS_KEPT:
+                _BUILT.clear()  # one deal's histories at a time: the trick decisions share them
+            _BUILT[(key, self.other)] = built
         return built
 
     # ---------------------------------------------------------------- building
 
     def _consistent(self, record: Any, mine: int, hand: list[int]) -> bool:
+        """Would the other seat holding `hand` give the showdown `record`, this
+        seat's hand being worth `mine`? The best hands (winners and exact
+        ties) are of the announced category; nobody else's is better."""
         theirs = evaluate(hand, self.rules.ace_low_straight)
-        if record.tied:
-            return theirs == mine
-        if record.winners == [self.other]:
-            return theirs > mine and category_code(theirs) == record.category
-        if record.winners == [self.me]:
+        top = {*record.winners, *record.tied}
+        if not top:
+            return category_index(theirs) == 0  # nobody scored: high cards only
+        if self.other in top:
+            if category_code(theirs) != record.category:
+                return False
+            return theirs == mine if self.me in top else theirs > mine
+        if self.me in top:
             return theirs < mine
-        return category_index(theirs) == 0  # nobody scored: high cards only
+        return category_index(theirs) <= CATEGORY_CODES.index(record.category)
 
     def _build(self, rng: random.Random, n: int, reveals: dict[int, list[int]]) -> list[_Particle]:
         """Round one by rejection (its hand is only a prior draw, so it is drawn
@@ -401,14 +421,19 @@ class HistoryModel:
 
     def _free_cards(self, p: _Particle, played: list[int], voids: set[int]) -> list[int]:
         before = p.used - set(p.drawn)
-        return [c for c in self.pool if c not in before and c not in p.keep and c not in played and c & 3 not in voids]
+        away = self.elsewhere
+        return [
+            c
+            for c in self.pool
+            if c not in before and c not in p.keep and c not in played and c & 3 not in voids and c not in away
+        ]
 
     def _trick_weight(self, p: _Particle, played: list[int], voids: set[int]) -> float:
         before = p.used - set(p.drawn)
         must = [c for c in played if c not in p.keep]
         if len(must) > len(p.drawn) or any(c in before for c in must):
             return 0.0
-        if any(c & 3 in voids and c not in played for c in p.keep):
+        if any((c & 3 in voids and c not in played) or c in self.elsewhere for c in p.keep):
             return 0.0
         free = len(self._free_cards(p, played, voids))
         slots = len(p.drawn) - len(must)

@@ -12,7 +12,7 @@ import pytest
 from protocol.chicago import CallChicago, ChicagoRules
 from referee.bots import search
 from referee.bots.search_model import PlausibleHands, card_bits, hand_plausible
-from referee.bots.search_tricks import Solver, chicago_call
+from referee.bots.search_tricks import Solver, chicago_call, two_seat
 from referee.games import ChicagoPosition, get_game, seat_knowledge, state_from_position
 from referee.games.cards import CARD_INT, CARD_STR
 from referee.games.rules import build_rules
@@ -163,11 +163,12 @@ def test_the_other_seats_sampled_hand_follows_its_last_exchange() -> None:
     assert biased[True] > uniform[True] + 100  # about 90 % against about 50 % for a random hand
 
 
-def test_the_chicago_question_is_searched_only_where_it_is_played_out_exactly() -> None:
-    """Two seats: the search answers it (exactly); three seats: greedy does,
-    as playouts in uniform worlds call Chicagos that fail; tricks are searched."""
+def test_the_chicago_question_is_played_out_exactly_only_at_two_seats() -> None:
+    """Two seats: the exact search answers it; three seats: the table's hand
+    models do (`search_table`), as playouts in uniform worlds call Chicagos
+    that fail; tricks are searched."""
     state, rules = _call_position("Ah Kh Qd 9c 4s", "2s 2d 7c 8h Jd", (2, 3, 1, 1, 0, 3))
-    assert not search.heuristic(state.view(0))
+    assert not search.heuristic(state.view(0)) and two_seat(state.view(0))
     hands = (("Ah", "Kh", "Qd", "9c", "4s"), ("2s", "2d", "7c", "7h", "Jd"), ("3c", "5d", "8s", "Ts", "Kc"))
     rest = [CARD_STR[c] for c in range(52) if CARD_STR[c] not in [c for h in hands for c in h]]
     three = ChicagoPosition(
@@ -181,7 +182,8 @@ def test_the_chicago_question_is_searched_only_where_it_is_played_out_exactly() 
         exchanged=(2, 0, 3, 1, 0, 2, 1, 0, 3),
     )
     state3 = state_from_position(three, rules)
-    assert state3.view(0).phase == "chicago_call" and search.heuristic(state3.view(0))
+    assert state3.view(0).phase == "chicago_call" and not two_seat(state3.view(0))
+    assert not search.heuristic(state3.view(0))
     state3.apply_action(CallChicago(call=False))
     while state3.view(state3.current_player()).phase == "chicago_call":
         state3.apply_action(CallChicago(call=False))
