@@ -245,12 +245,12 @@ class SearchBot:
                         self.rules,
                         rng,
                         deadline,
-                        history_model(view, self.events, self.my_hands, self.rules, rng),
+                        history_model(view, self.events, self.my_hands, self.rules, rng, deadline),
                     )
                     or legal[0]
                 )
             if phase == "chicago_call" and not two_seat(view):
-                return table_call(view, legal, self.events, self.my_hands, self.rules, rng)
+                return table_call(view, legal, self.events, self.my_hands, self.rules, rng, deadline)
             if phase is not None and heuristic(view):
                 return greedy.choose(view, legal, self.rules)
             knowledge = seat_knowledge(view, self.events, self.rules)

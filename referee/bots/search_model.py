@@ -50,6 +50,7 @@ KING = 11
 SHOWDOWN_TRIES = 8  # draws tried for a particle to give the announced showdown
 FIRST_TRIES = 40  # first-round histories tried per particle
 MODELS_KEPT = 8  # built particle sets kept: one per other seat of the deal being played
+FEWEST = 60  # particles built at least, however late (the decision's deadline passed)
 
 
 def card_bits(cards: list[int]) -> int:
@@ -183,6 +184,7 @@ class HistoryModel:
         rng: random.Random,
         particles: int = PARTICLES,
         other: int | None = None,
+        deadline: Any = None,
     ) -> None:
         self.view, self.rules = view, rules
         self.me = view.seat
@@ -195,6 +197,8 @@ class HistoryModel:
         self.elsewhere = self._cards_elsewhere(events)  # in a third seat's hand or played by it
         self.voids = self._shown_voids()  # suits the other seat has shown it has none of
         self.showdowns = self._showdowns_met(my_hands, my_played)
+        self.deadline = deadline  # building stops early past it, with `FEWEST` particles at least
+        self._cut_short = False
         self.particles = self._particles(self._shown_hands(events), particles)
         self._trick_weights: list[float] | None = None
 
@@ -278,6 +282,8 @@ class HistoryModel:
         built = _BUILT.get((key, self.other))
         if built is None:
             built = self._build(random.Random(repr(key)), n, reveals)
+            if self._cut_short:
+                return built  # not kept: a decision with the time for it builds them all
             if len(_BUILT) >= MODELS_KEPT:
                 _BUILT.clear()  # one deal's histories at a time: the trick decisions share them
             _BUILT[(key, self.other)] = built
@@ -304,11 +310,16 @@ class HistoryModel:
     def _build(self, rng: random.Random, n: int, reveals: dict[int, list[int]]) -> list[_Particle]:
         """Round one by rejection (its hand is only a prior draw, so it is drawn
         until it fits), later rounds by weights, retried draws and resampling."""
-        parts = (
-            [self._first_round(rng, reveals.get(1)) for _ in range(n)]
-            if self.rounds
-            else [self._dealt(rng) for _ in range(n)]
-        )
+        self._cut_short = False
+        if self.rounds:
+            parts = []
+            for _ in range(n):
+                parts.append(self._first_round(rng, reveals.get(1)))
+                if len(parts) >= FEWEST and self.deadline is not None and self.deadline.passed():
+                    self._cut_short = True  # a starved process: fewer particles rather than a late reply
+                    break
+        else:
+            parts = [self._dealt(rng) for _ in range(n)]
         parts = _resampled(parts, rng, force=self.rounds <= 1)
         for r in range(2, self.rounds + 1):
             for p in parts:
@@ -487,17 +498,24 @@ class _Worlds:
 
 
 def history_model(
-    view: Any, events: list[Any], my_hands: dict[int, list[int]] | None, rules: Any, rng: random.Random
+    view: Any,
+    events: list[Any],
+    my_hands: dict[int, list[int]] | None,
+    rules: Any,
+    rng: random.Random,
+    deadline: Any = None,
 ) -> HistoryModel | None:
     """The other seat's history model at a two-seat table, None elsewhere or
     when this seat's own hands of the deal are not known (nor any particle fits)."""
     if view.n_players != 2 or len(view.active) != 2 or my_hands is None:
         return None
-    model = HistoryModel(view, events, my_hands, rules, rng)
+    model = HistoryModel(view, events, my_hands, rules, rng, deadline=deadline)
     return model if model.usable() else None
 
 
 def world_source(decision: Any) -> _Worlds:
     """Where a two-seat trick search gets the other seat's hand in each world."""
-    model = history_model(decision.view, decision.events, decision.my_hands, decision.rules, decision.rng)
+    model = history_model(
+        decision.view, decision.events, decision.my_hands, decision.rules, decision.rng, decision.deadline
+    )
     return _Worlds(model, PlausibleHands(decision.knowledge, decision.view))

@@ -62,7 +62,12 @@ class TableHands:
 
 
 def table_hands(
-    view: Any, events: list[Any], my_hands: dict[int, list[int]] | None, rules: Any, rng: random.Random
+    view: Any,
+    events: list[Any],
+    my_hands: dict[int, list[int]] | None,
+    rules: Any,
+    rng: random.Random,
+    deadline: Any = None,
 ) -> TableHands | None:
     """The other seats' hand models, None where a seat's model has no
     particle that fits (or this seat's own hands of the deal are unknown)."""
@@ -71,7 +76,7 @@ def table_hands(
     models = {}
     for seat in view.active:
         if seat != view.seat:
-            model = HistoryModel(view, events, my_hands, rules, rng, other=seat)
+            model = HistoryModel(view, events, my_hands, rules, rng, other=seat, deadline=deadline)
             if not model.usable():
                 return None
             models[seat] = model
@@ -100,12 +105,13 @@ def table_call(
     my_hands: dict[int, list[int]] | None,
     rules: Any,
     rng: random.Random,
+    deadline: Any = None,
 ) -> Any:
     """The Chicago call at three or four seats (see the module docstring)."""
     calls = [a for a in legal if isinstance(a, CallChicago) and a.call]
     passes = [a for a in legal if isinstance(a, CallChicago) and not a.call]
     leads = rules.chicago_leader == "declarer"  # the line below leads every trick
-    hands = table_hands(view, events, my_hands, rules, rng) if calls and passes and leads else None
+    hands = table_hands(view, events, my_hands, rules, rng, deadline) if calls and passes and leads else None
     odds = chicago_odds(view, hands, rng) if hands is not None else None
     if odds is None:
         return greedy.choose(view, legal, rules)

@@ -8,7 +8,8 @@ import random
 from types import SimpleNamespace
 
 from protocol.chicago import ShowdownRecord
-from referee.bots.search_model import HistoryModel, keep_of_size, world_source
+from referee.bots import search_model
+from referee.bots.search_model import FEWEST, PARTICLES, HistoryModel, keep_of_size, world_source
 from referee.games import PUBLIC, ChicagoPosition, get_game, new_game, seat_knowledge, state_from_position
 from referee.games.cards import CARD_INT, CARD_STR
 from referee.games.poker import category_code, evaluate
@@ -168,6 +169,27 @@ def test_world_source_falls_back_without_the_seats_hands() -> None:
         events=[],
         my_hands=None,
         knowledge=seat_knowledge(view, [], rules),
+        deadline=None,
     )
     source = world_source(decision)
     assert source.model is None and len(source.draw(random.Random(2))[1]) == 5
+
+
+class _Passed:
+    """A decision's deadline that has passed already (a starved process)."""
+
+    def passed(self) -> bool:
+        return True
+
+
+def test_a_late_decision_builds_fewer_particles_and_keeps_none() -> None:
+    """Past the deadline the model stops at `FEWEST` particles, still all
+    fitting the deal, and does not keep them for a decision with more time."""
+    state, rules, my_hands = _flush_position()
+    view = state.view(0)
+    search_model._BUILT.clear()
+    late = HistoryModel(view, [], my_hands, rules, random.Random(4), deadline=_Passed())
+    assert len(late.particles) == FEWEST and not search_model._BUILT
+    assert all(category_code(evaluate(p.hand)) == "FL" for p in late.particles)
+    in_time = HistoryModel(view, [], my_hands, rules, random.Random(4))
+    assert len(in_time.particles) == PARTICLES and len(search_model._BUILT) == 1
