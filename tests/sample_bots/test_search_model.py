@@ -7,10 +7,12 @@ from __future__ import annotations
 import random
 from types import SimpleNamespace
 
+from seat_decisions import decision_points
+
 from protocol.chicago import ShowdownRecord
 from referee.bots import search_model
 from referee.bots.search_model import FEWEST, PARTICLES, HistoryModel, keep_of_size, world_source
-from referee.games import PUBLIC, ChicagoPosition, get_game, new_game, seat_knowledge, state_from_position
+from referee.games import ChicagoPosition, get_game, seat_knowledge, state_from_position
 from referee.games.cards import CARD_INT, CARD_STR
 from referee.games.poker import category_code, evaluate
 from referee.games.rules import build_rules
@@ -75,38 +77,13 @@ def test_a_seat_that_won_with_a_flush_and_stood_pat_holds_a_flush() -> None:
     assert len(suits) == 4  # any suit could be it: nothing seen says which
 
 
-def _decision_points(seed: int):
-    """Seat 0's decisions in a two-seat game of random moves: (view, the
-    deal's events as seat 0 saw them, seat 0's hands at its exchanges)."""
-    state = new_game("chicago", 2, seed)
-    rng = random.Random(seed)
-    events: list[object] = []
-    my_hands: dict[int, list[int]] = {}
-    cursor = 0
-    while not state.is_terminal():
-        for audience, event in state.events[cursor:]:
-            if type(event).__name__ == "DealStarted":
-                events, my_hands = [], {}
-            if audience in (PUBLIC, 0):
-                events.append(event)
-        cursor = len(state.events)
-        seat = state.current_player()
-        legal = state.legal_actions()
-        if seat == 0:
-            view = state.view(0)
-            if view.phase == "exchange":
-                my_hands[view.exchange_round] = _ints(" ".join(view.hand))
-            yield view, list(events), dict(my_hands)
-        state.apply_action(rng.choice(legal))
-
-
 def test_every_world_fits_what_the_seat_has_seen() -> None:
     """In real deals: the other seat's sampled cards are never ones this seat
     has held, hold every card it has played and none of a suit it showed void in."""
     rules = build_rules(get_game("chicago"), None, None)
     checked = 0
     for seed in range(6):
-        for view, events, my_hands in _decision_points(seed):
+        for view, events, my_hands in decision_points(seed):
             if view.phase not in ("trick", "chicago_call") or not my_hands:
                 continue
             model = HistoryModel(view, events, my_hands, rules, random.Random(seed))
@@ -138,7 +115,7 @@ def test_showdowns_constrain_the_particles() -> None:
     rules = build_rules(get_game("chicago"), None, None)
     checked = 0
     for seed in range(8):
-        for view, events, my_hands in _decision_points(seed):
+        for view, events, my_hands in decision_points(seed):
             if view.phase != "exchange" or view.exchange_round != 2 or view.dealer == 0:
                 continue  # seat 0 is eldest here: the other seat's hands are as the showdown saw them
             shown = [s for s in view.showdowns if s.round == 1]

@@ -7,9 +7,11 @@ from __future__ import annotations
 import itertools
 import random
 
+from seat_decisions import decision_points
+
 from protocol.chicago import CallChicago, ShowdownRecord
 from referee.bots.search_table import table_call, table_hands
-from referee.games import PUBLIC, ChicagoPosition, get_game, new_game, state_from_position
+from referee.games import ChicagoPosition, get_game, state_from_position
 from referee.games.cards import CARD_INT, CARD_STR
 from referee.games.poker import category_code, evaluate
 from referee.games.rules import build_rules
@@ -67,30 +69,8 @@ def test_a_sure_chicago_is_called_and_a_hopeless_one_passed() -> None:
     assert table_call(state.view(0), legal, [], None, RULES, random.Random(1)) == CallChicago(call=False)
 
 
-def _call_points(seats: int, seed: int):
-    """Seat 0's Chicago calls in a game of random moves: (view, the deal's
-    events as seat 0 saw them, seat 0's hands at its exchanges)."""
-    state = new_game("chicago", seats, seed)
-    rng = random.Random(seed)
-    events: list[object] = []
-    my_hands: dict[int, list[int]] = {}
-    cursor = 0
-    while not state.is_terminal():
-        for audience, event in state.events[cursor:]:
-            if type(event).__name__ == "DealStarted":
-                events, my_hands = [], {}
-            if audience in (PUBLIC, 0):
-                events.append(event)
-        cursor = len(state.events)
-        seat = state.current_player()
-        legal = state.legal_actions()
-        if seat == 0:
-            view = state.view(0)
-            if view.phase == "exchange":
-                my_hands[view.exchange_round] = _ints(" ".join(view.hand))
-            elif view.phase == "chicago_call":
-                yield view, list(events), dict(my_hands)
-        state.apply_action(rng.choice(legal))
+def _calls(seed: int, seats: int):
+    return ((v, e, h) for v, e, h in decision_points(seed, seats) if v.phase == "chicago_call")
 
 
 def test_joined_worlds_fit_what_the_seat_has_seen() -> None:
@@ -100,7 +80,7 @@ def test_joined_worlds_fit_what_the_seat_has_seen() -> None:
     asked = modelled = 0
     for seats in (3, 4):
         for seed in range(2):
-            for view, events, my_hands in itertools.islice(_call_points(seats, seed), 8):
+            for view, events, my_hands in itertools.islice(_calls(seed, seats), 8):
                 asked += 1
                 hands = table_hands(view, events, my_hands, RULES, random.Random(seed))
                 world = hands.draw(random.Random(seed)) if hands is not None else None
