@@ -1,4 +1,4 @@
-"""Two-seat Chicago: the other seat's hand, inferred from its whole deal.
+"""Chicago: another seat's hand, inferred from its whole deal.
 
 Everything the other seat does in a deal says something about its cards:
 how many it changed in each round, whether it won each showdown and with
@@ -26,9 +26,14 @@ void in; the particle is weighted by the chance of such a draw. So every
 world fits everything seen, and the kept part of the hand carries the
 inference.
 
-Where nothing fits (a seat that plays unlike any sensible player), or away
-from a two-seat table, `PlausibleHands` draws positions filtered only by
-the last exchange's count; `world_source` picks between the two.
+Where nothing fits (a seat that plays unlike any sensible player),
+`PlausibleHands` draws positions filtered only by the last exchange's
+count; `world_source` picks between the two. At three and four seats the
+model runs for each other seat (a showdown then says the same of all of
+them: the winner holds the announced category and nobody holds better),
+and `search_table` joins their hands for the Chicago call; the trick
+search there deals the others' cards uniformly, as the model's worlds
+were worth nothing measurable to it (docs/bots.md).
 """
 
 from __future__ import annotations
@@ -169,8 +174,8 @@ _BUILT: dict[tuple[tuple, int], list[_Particle]] = {}  # by history and seat
 
 
 class HistoryModel:
-    """The other seat of a two-seat deal, as particles (see the module
-    docstring). `my_hands[r]` is this seat's hand when asked to exchange in
+    """Seat `other` of the deal (at two seats, the other one), as particles
+    (see the module docstring). `my_hands[r]` is this seat's hand when asked to exchange in
     round r (so its hand after round r-1). The particles depend only on the
     deal's history, so the decisions between two exchanges share them;
     `rng` draws the worlds."""
@@ -305,6 +310,8 @@ class HistoryModel:
             return theirs == mine if self.me in top else theirs > mine
         if self.me in top:
             return theirs < mine
+        if record.category not in CATEGORY_CODES:
+            return True  # a record that names no category says nothing of this seat
         return category_index(theirs) <= CATEGORY_CODES.index(record.category)
 
     def _build(self, rng: random.Random, n: int, reveals: dict[int, list[int]]) -> list[_Particle]:
