@@ -143,6 +143,9 @@ class DaskExecutor:
         self.tasks_sent = 0  # Dask tasks submitted so far (each carries a batch of games)
         self._games_in: dict[str, int] = {}  # Dask key of a batch in flight -> its games
         self.worker_threads: list[int] = []  # each worker's threads, as the scheduler last said
+        # A thread waits for each batch in flight: its own tokens, so that many batches (a big
+        # cluster, batches of one) are not held to trio's default of 40 threads, nor starve `look`.
+        self._waits = trio.CapacityLimiter(max(1, concurrency))  # a batch holds one game at least
 
     async def play(self, job: GameJob, part: Path | None) -> PlayedGame:
         waiting = _Waiting(job)
@@ -203,7 +206,9 @@ class DaskExecutor:
                 return
             self._games_in[batch.key] = len(keys)
             try:
-                results = await trio.to_thread.run_sync(_results, future, keys, abandon_on_cancel=True)
+                results = await trio.to_thread.run_sync(
+                    _results, future, keys, abandon_on_cancel=True, limiter=self._waits
+                )
             finally:
                 self._games_in.pop(batch.key, None)
                 future.release()  # never blocks; a thread still waiting on it is woken

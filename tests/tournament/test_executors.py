@@ -14,9 +14,11 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import threading
 import uuid
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -29,7 +31,14 @@ from typer.testing import CliRunner
 from referee.cli import app
 from referee.errors import ClusterError, ConfigError
 from referee.tournament.config import load_config
-from referee.tournament.executors import MAX_BATCH, Placement, batch_size, import_distributed, open_executor
+from referee.tournament.executors import (
+    MAX_BATCH,
+    DaskExecutor,
+    Placement,
+    batch_size,
+    import_distributed,
+    open_executor,
+)
 from referee.tournament.game_job import PlayedGame
 from referee.tournament.run import TournamentRunner
 from referee.tournament.schedule import schedule_for
@@ -187,6 +196,55 @@ def test_a_batch_holds_the_games_in_flight_spread_over_two_tasks_per_worker() ->
     assert batch_size(1000, [8, 8]) == MAX_BATCH
     assert batch_size(3, [8, 8, 8]) == 1  # fewer games than tasks: one game a task
     assert batch_size(16, []) == MAX_BATCH  # no worker known yet: the scheduler holds the tasks
+
+
+class _MeetingFuture:
+    """A Dask future whose result comes only once every batch's thread waits
+    for its own (a barrier): batches waited for one at a time never finish."""
+
+    def __init__(self, meeting: threading.Barrier, key: str) -> None:
+        self.meeting, self.key = meeting, key
+
+    def result(self) -> list[str]:
+        self.meeting.wait(timeout=scaled(5))
+        return [f"played {self.key}"]
+
+    def release(self) -> None:
+        pass
+
+
+class _MeetingClient:
+    def __init__(self, batches: int) -> None:
+        self.meeting = threading.Barrier(batches)
+
+    def submit(self, fn: Any, jobs: list[Any], python: str, key: str, pure: bool) -> _MeetingFuture:
+        return _MeetingFuture(self.meeting, jobs[0].key)
+
+
+async def test_batches_in_flight_are_waited_for_at_once_whatever_trio_s_thread_limit() -> None:
+    """Each batch in flight has a thread of its own waiting for it, even where
+    trio's default thread limit (40) is lower than the batches (a big cluster)."""
+    default = trio.to_thread.current_default_thread_limiter()
+    tokens = default.total_tokens
+    default.total_tokens = 1
+    try:
+        executor = DaskExecutor(_MeetingClient(4), 4, "t")
+        executor.worker_threads = [1, 1, 1, 1]  # four tasks of one game
+        got: dict[str, Any] = {}
+
+        async def one(key: str) -> None:
+            got[key] = await executor.play(SimpleNamespace(key=key), None)  # type: ignore[arg-type]
+
+        async with trio.open_nursery() as games:
+            games.start_soon(executor.send_batches)
+            async with trio.open_nursery() as waiting:
+                for key in ("g1", "g2", "g3", "g4"):
+                    waiting.start_soon(one, key)
+            games.cancel_scope.cancel()
+    finally:
+        default.total_tokens = tokens
+    assert got == {k: f"played {k}" for k in ("g1", "g2", "g3", "g4")}
+    assert executor.tasks_sent == 4
 
 
 def test_a_worker_whose_bot_differs_refuses_the_game(tmp_path: Path) -> None:
