@@ -14,7 +14,8 @@ stdlib only, 1 s per decision) through the real tournament runner:
     bots (each worker reports its own and its children's CPU when it closes);
 * the Dask path: a `LocalCluster` of 2 worker processes (threads = C / 2)
   started here beforehand and reached as `--cluster` would be, at
-  concurrency C, once;
+  concurrency C, once, with where the CPU went (each worker is asked its
+  own CPU and its bots' before and after the run);
 * one game at a time (48 games) in process, on `--workers 1` and on a
   1-worker, 1-thread `LocalCluster`, whose differences in wall and CPU time
   per game are what each path adds to a game.
@@ -193,21 +194,35 @@ def local_dask_cluster(workers: int, threads: int) -> Any:
     )
 
 
+def _own_and_children_cpu() -> tuple[float, float]:
+    """CPU seconds of the process this runs in and of its reaped children: asked of each Dask worker."""
+    return _cpu(resource.RUSAGE_SELF), _cpu(resource.RUSAGE_CHILDREN)
+
+
 def dask_run(config: Path, folder: Path, label: str, concurrency: int, workers: int, threads: int) -> dict[str, Any]:
     """A run on a `LocalCluster` started beforehand (timed without its start-up), its CPU counted with
-    the cluster's processes (children here once closed) less what an idle cluster's life costs."""
+    the cluster's processes (children here once closed) less what an idle cluster's life costs. Each
+    worker is asked its own CPU and its bots' before and after the run, as a pool worker reports them."""
+    import distributed
+
     me0, kids0 = _cpu(resource.RUSAGE_SELF), _cpu(resource.RUSAGE_CHILDREN)
     local_dask_cluster(workers, threads).close()
     idle = _cpu(resource.RUSAGE_SELF) - me0 + _cpu(resource.RUSAGE_CHILDREN) - kids0
     me0, kids0 = _cpu(resource.RUSAGE_SELF), _cpu(resource.RUSAGE_CHILDREN)
     cluster = local_dask_cluster(workers, threads)
     try:
-        r = run_once(config, folder, label, concurrency, Placement(cluster=cluster.scheduler_address))
+        with distributed.Client(cluster) as client:
+            before = client.run(_own_and_children_cpu)
+            r = run_once(config, folder, label, concurrency, Placement(cluster=cluster.scheduler_address))
+            after = client.run(_own_and_children_cpu)
     finally:
         cluster.close()
     total = _cpu(resource.RUSAGE_SELF) - me0 + _cpu(resource.RUSAGE_CHILDREN) - kids0 - idle
-    r["cpu_per_game"] = total / max(1, r["games"])
-    r["workers_ms"] = r["bots_ms"] = float("nan")  # not told apart: Dask's workers report nothing
+    n = max(1, r["games"])
+    r["cpu_per_game"] = total / n
+    spent = [(a[0] - before.get(w, (0.0, 0.0))[0], a[1] - before.get(w, (0.0, 0.0))[1]) for w, a in after.items()]
+    r["workers_ms"] = sum(own for own, _ in spent) / n * 1000  # the Dask workers themselves: referee and Dask
+    r["bots_ms"] = sum(kids for _, kids in spent) / n * 1000
     return r
 
 
@@ -342,6 +357,11 @@ def throughput(games: int, concurrency: int, rounds: int = ROUNDS) -> None:
     print(
         f"so the Dask path costs {dask_wall - pool_wall:+.1f} ms wall and {dask_cpu - pool_cpu:+.1f} ms CPU per "
         "game more than the local pool"
+    )
+    one = results["Dask, 1 worker, one at a time"]
+    print(
+        f"one at a time, per game: the Dask worker {one['workers_ms']:.1f} ms and its bots {one['bots_ms']:.1f} ms, "
+        f"the referee in process {seq['coordinator_ms']:.1f} ms and its bots {seq['bots_ms']:.1f} ms"
     )
     print(f"{_load()} after")
 
