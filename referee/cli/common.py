@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import errno
 import functools
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -17,7 +18,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from referee import __version__
-from referee.errors import RefereeError
+from referee.errors import ClusterError, RefereeError
 from referee.games import GAMES, get_game
 from referee.games.rules import build_rules, parse_option
 from referee.seats.sandbox import SandboxLimits, parse_limits
@@ -142,18 +143,38 @@ def expected_errors(fn: F) -> F:
             errors = _expected(exc)
             if errors is None:
                 raise
-            code = EXIT_ERROR
-            errors = list({str(e): e for e in errors}.values())  # games failing alike say it once
-            for error in errors:
-                if isinstance(error, OSError):
-                    code = EXIT_FILES
-                    text = describe_os_error(error)
-                else:
-                    text = str(error)
+            code = EXIT_FILES if any(isinstance(e, OSError) for e in errors) else EXIT_ERROR
+            for text in error_lines(errors):
                 err.print(f"[bold red]error:[/] {escape(text)}", highlight=False, soft_wrap=True)
             raise typer.Exit(code) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+_WORKER = re.compile(r"worker (\S+): ")
+
+
+def error_lines(errors: list[BaseException]) -> list[str]:
+    """One line per failure: games failing alike say it once, and the same
+    refusal from several cluster workers (`worker wA: ...`, `worker wB: ...`,
+    which stop a run together) is one line naming them all."""
+    lines: dict[str, list[str]] = {}  # the text without its worker -> the workers that said it
+    for error in errors:
+        text = describe_os_error(error) if isinstance(error, OSError) else str(error)
+        said = _WORKER.match(text) if isinstance(error, ClusterError) else None
+        rest, worker = (text[said.end() :], said.group(1)) if said else (text, "")
+        workers = lines.setdefault(rest, [])
+        if worker and worker not in workers:
+            workers.append(worker)
+    out = []
+    for rest, workers in lines.items():
+        if len(workers) > 1:
+            out.append(f"workers {', '.join(workers)}: {rest}")
+        elif workers:
+            out.append(f"worker {workers[0]}: {rest}")
+        else:
+            out.append(rest)
+    return out
 
 
 def _version(value: bool) -> None:
