@@ -12,12 +12,12 @@ stdlib only, 1 s per decision) through the real tournament runner:
   - `--workers 1` and `--workers 2` (the local pool of worker processes),
     with where the CPU went: the coordinator, the workers' own loops, the
     bots (each worker reports its own and its children's CPU when it closes);
-* the Dask path: a `LocalCluster` of 2 worker processes (threads = C / 2)
-  started here beforehand and reached as `--cluster` would be, at
+* the Dask path: a `dask scheduler` and 2 `dask worker` processes (threads = C / 2),
+  started here beforehand as docs/cluster.md starts them and reached as `--cluster` would be, at
   concurrency C, once, with where the CPU went (each worker is asked its
   own CPU and its bots' before and after the run);
 * one game at a time (48 games) in process, on `--workers 1` and on a
-  1-worker, 1-thread `LocalCluster`, whose differences in wall and CPU time
+  1-worker, 1-thread cluster, whose differences in wall and CPU time
   per game are what each path adds to a game.
 
 GAMES defaults to 576 (about 40 s a run on 2 cores): a pool starts its
@@ -46,7 +46,10 @@ from __future__ import annotations
 import math
 import os
 import resource
+import shutil
+import signal
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -175,46 +178,93 @@ def pool_start_cost(workers: int) -> tuple[float, float]:
     return time.perf_counter() - t0, _cpu(resource.RUSAGE_SELF) - me0 + _cpu(resource.RUSAGE_CHILDREN) - kids0
 
 
-def local_dask_cluster(workers: int, threads: int) -> Any:
-    """A Dask `LocalCluster` on 127.0.0.1 set up as docs/cluster.md advises (no dashboard, no sampling
-    profiler, a health tick a second): the `--cluster` path on one machine."""
-    import logging
-
-    import dask
-    import distributed
-
-    dask.config.set({"distributed.worker.profile.enabled": False, "distributed.admin.tick.interval": "1s"})
-    return distributed.LocalCluster(
-        n_workers=workers,
-        threads_per_worker=threads,
-        processes=True,
-        dashboard_address=None,
-        silence_logs=logging.ERROR,
-        host="127.0.0.1",
-    )
+DASK = Path(sys.executable).with_name("dask")
+DASK_SETTINGS = {  # docs/cluster.md's settings for a cluster that plays games
+    "DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "False",
+    "DASK_DISTRIBUTED__ADMIN__TICK__INTERVAL": "1s",
+}
 
 
-def _own_and_children_cpu() -> tuple[float, float]:
-    """CPU seconds of the process this runs in and of its reaped children: asked of each Dask worker."""
-    return _cpu(resource.RUSAGE_SELF), _cpu(resource.RUSAGE_CHILDREN)
+class DaskCluster:
+    """A Dask cluster on 127.0.0.1 started as docs/cluster.md starts one: a `dask scheduler` and
+    `dask worker` processes, each in a session of its own as on machines of their own, with its settings; the
+    `--cluster` path on one machine. Its processes are children here, so their CPU counts here
+    once `close` has reaped them."""
+
+    def __init__(self, workers: int, threads: int) -> None:
+        import distributed
+
+        self._folder = Path(tempfile.mkdtemp(prefix="bench-dask-"))
+        self._procs: list[subprocess.Popen[bytes]] = []
+        env = {**os.environ, **DASK_SETTINGS}
+        file = self._folder / "scheduler.json"
+        try:
+            self._start("scheduler", ["--host", "127.0.0.1", "--port", "0", "--no-dashboard"], file, env)
+            deadline = time.monotonic() + 60
+            while not file.exists():
+                if time.monotonic() > deadline or self._procs[0].poll() is not None:
+                    raise RuntimeError(f"dask scheduler did not start: see {self._folder / 'scheduler.log'}")
+                time.sleep(0.05)
+            for i in range(workers):
+                args = ["--name", f"w{i + 1}", "--nthreads", str(threads), "--nworkers", "1", "--no-dashboard"]
+                self._start("worker", [*args, "--host", "127.0.0.1"], file, env, f"w{i + 1}")
+            with distributed.Client(scheduler_file=str(file), set_as_default=False) as client:
+                client.wait_for_workers(workers, timeout=60)
+                self.scheduler_address = client.scheduler.address
+        except BaseException:
+            self.close()
+            raise
+
+    def _start(self, kind: str, args: list[str], file: Path, env: dict[str, str], name: str = "") -> None:
+        with (self._folder / f"{name or kind}.log").open("wb") as log:
+            argv = [str(DASK), kind, *args, "--scheduler-file", str(file)]
+            self._procs.append(
+                subprocess.Popen(
+                    argv,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL,
+                    env=env,
+                    start_new_session=True,
+                    cwd=self._folder,
+                )
+            )
+
+    def close(self) -> None:
+        for proc in reversed(self._procs):  # the workers first, then the scheduler
+            try:
+                os.killpg(proc.pid, signal.SIGTERM)
+                proc.wait(timeout=30)
+            except ProcessLookupError:
+                proc.wait()
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        shutil.rmtree(self._folder, ignore_errors=True)
 
 
 def dask_run(config: Path, folder: Path, label: str, concurrency: int, workers: int, threads: int) -> dict[str, Any]:
-    """A run on a `LocalCluster` started beforehand (timed without its start-up), its CPU counted with
+    """A run on a `DaskCluster` started beforehand (timed without its start-up), its CPU counted with
     the cluster's processes (children here once closed) less what an idle cluster's life costs. Each
     worker is asked its own CPU and its bots' before and after the run, as a pool worker reports them."""
     import distributed
 
+    def own_and_children_cpu() -> tuple[float, float]:  # sent to each worker (by value: they cannot import this)
+        import resource
+
+        own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return own.ru_utime + own.ru_stime, kids.ru_utime + kids.ru_stime
+
     me0, kids0 = _cpu(resource.RUSAGE_SELF), _cpu(resource.RUSAGE_CHILDREN)
-    local_dask_cluster(workers, threads).close()
+    DaskCluster(workers, threads).close()
     idle = _cpu(resource.RUSAGE_SELF) - me0 + _cpu(resource.RUSAGE_CHILDREN) - kids0
     me0, kids0 = _cpu(resource.RUSAGE_SELF), _cpu(resource.RUSAGE_CHILDREN)
-    cluster = local_dask_cluster(workers, threads)
+    cluster = DaskCluster(workers, threads)
     try:
-        with distributed.Client(cluster) as client:
-            before = client.run(_own_and_children_cpu)
+        with distributed.Client(cluster.scheduler_address, set_as_default=False) as client:
+            before = client.run(own_and_children_cpu)
             r = run_once(config, folder, label, concurrency, Placement(cluster=cluster.scheduler_address))
-            after = client.run(_own_and_children_cpu)
+            after = client.run(own_and_children_cpu)
     finally:
         cluster.close()
     total = _cpu(resource.RUSAGE_SELF) - me0 + _cpu(resource.RUSAGE_CHILDREN) - kids0 - idle
@@ -243,7 +293,7 @@ ROUND_RUNS: list[tuple[str, Placement | str]] = [
     ("in process", Placement()),
     ("--workers 1", Placement(workers=1)),
     ("--workers 2", Placement(workers=2)),
-    (DASK_2, "dask-2"),  # a LocalCluster started before the run, not timed
+    (DASK_2, "dask-2"),  # a cluster started before the run, not timed
 ]
 ONCE_RUNS: list[tuple[str, bool, Any]] = [  # label, concurrency C (else 1), where
     ("in process, one at a time", False, Placement()),
@@ -395,7 +445,7 @@ def _timed(n: int, fn: Any) -> tuple[float, float]:
 
 
 def _tree_cpu() -> float:
-    """CPU seconds of this process and every process under it (a LocalCluster's nanny and worker)."""
+    """CPU seconds of this process and every process under it (a cluster's scheduler and worker)."""
     import psutil
 
     me = psutil.Process()
@@ -497,7 +547,7 @@ def parts(n: int) -> None:
         )
     import distributed
 
-    cluster = local_dask_cluster(1, 1)
+    cluster = DaskCluster(1, 1)
     try:
         with distributed.Client(cluster.scheduler_address, set_as_default=False) as client:
             payload = b"x" * size
