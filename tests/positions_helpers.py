@@ -6,7 +6,9 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
-from referee.games import new_game
+from referee.games import ChicagoPosition, get_game, new_game, state_from_position
+from referee.games.cards import CARD_STR
+from referee.games.rules import build_rules
 
 # (game, seats, preset): every seat count and the presets that bring up each phase.
 TABLES = [
@@ -32,3 +34,24 @@ def random_positions(game: str, n: int, preset: str | None, seed: int, every: fl
             yield state
         legal = state.legal_actions()
         state.apply_action(legal[rng.randrange(len(legal))])
+
+
+def chicago_call_position(hands: tuple[tuple[str, ...], ...], exchanged: tuple[int, ...], **extra: Any) -> Any:
+    """A Chicago state at its Chicago question: these hands (seat 0 asked
+    first, the last seat dealing, 20 points each), twenty of the other cards in
+    the stock and the rest discarded; `extra` are further position fields."""
+    dealt = {c for hand in hands for c in hand}
+    rest = [CARD_STR[c] for c in range(52) if CARD_STR[c] not in dealt]
+    n = len(hands)
+    position = ChicagoPosition(
+        n_players=n,
+        dealer=n - 1,
+        hands=hands,
+        stock=tuple(rest[:20]),
+        discards=tuple(rest[20:]),
+        scores=(20,) * n,
+        phase="chicago_call",
+        exchanged=exchanged,
+        **extra,
+    )
+    return state_from_position(position, build_rules(get_game("chicago"), None, None))

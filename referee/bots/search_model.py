@@ -504,6 +504,29 @@ class _Worlds:
         return self.plain.draw(rng)
 
 
+def seat_models(
+    view: Any,
+    events: list[Any],
+    my_hands: dict[int, list[int]] | None,
+    rules: Any,
+    rng: random.Random,
+    deadline: Any = None,
+) -> dict[int, HistoryModel] | None:
+    """A history model for every other seat in the deal, None when this
+    seat's own hands of the deal are not known or a seat's model has no
+    particle that fits."""
+    if my_hands is None:
+        return None
+    models = {}
+    for seat in view.active:
+        if seat != view.seat:
+            model = HistoryModel(view, events, my_hands, rules, rng, other=seat, deadline=deadline)
+            if not model.usable():
+                return None
+            models[seat] = model
+    return models
+
+
 def history_model(
     view: Any,
     events: list[Any],
@@ -514,10 +537,10 @@ def history_model(
 ) -> HistoryModel | None:
     """The other seat's history model at a two-seat table, None elsewhere or
     when this seat's own hands of the deal are not known (nor any particle fits)."""
-    if view.n_players != 2 or len(view.active) != 2 or my_hands is None:
+    if view.n_players != 2 or len(view.active) != 2:
         return None
-    model = HistoryModel(view, events, my_hands, rules, rng, deadline=deadline)
-    return model if model.usable() else None
+    models = seat_models(view, events, my_hands, rules, rng, deadline)
+    return next(iter(models.values())) if models else None
 
 
 def world_source(decision: Any) -> _Worlds:

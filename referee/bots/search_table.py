@@ -25,7 +25,7 @@ from typing import Any
 
 from protocol.chicago import CallChicago
 from referee.bots import greedy
-from referee.bots.search_model import HistoryModel
+from referee.bots.search_model import HistoryModel, seat_models
 from referee.games.cards import CARD_INT
 
 CALL_WORLDS = 200  # joint worlds for the call
@@ -71,16 +71,8 @@ def table_hands(
 ) -> TableHands | None:
     """The other seats' hand models, None where a seat's model has no
     particle that fits (or this seat's own hands of the deal are unknown)."""
-    if my_hands is None:
-        return None
-    models = {}
-    for seat in view.active:
-        if seat != view.seat:
-            model = HistoryModel(view, events, my_hands, rules, rng, other=seat, deadline=deadline)
-            if not model.usable():
-                return None
-            models[seat] = model
-    return TableHands(models)
+    models = seat_models(view, events, my_hands, rules, rng, deadline)
+    return TableHands(models) if models is not None else None
 
 
 def chicago_odds(view: Any, hands: TableHands, rng: random.Random) -> float | None:

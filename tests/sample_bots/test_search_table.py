@@ -7,12 +7,13 @@ from __future__ import annotations
 import itertools
 import random
 
+from positions_helpers import chicago_call_position
 from seat_decisions import decision_points
 
 from protocol.chicago import CallChicago, ShowdownRecord
 from referee.bots.search_table import table_call, table_hands
-from referee.games import ChicagoPosition, get_game, state_from_position
-from referee.games.cards import CARD_INT, CARD_STR
+from referee.games import get_game
+from referee.games.cards import CARD_INT
 from referee.games.poker import category_code, evaluate
 from referee.games.rules import build_rules
 
@@ -27,22 +28,14 @@ def _three_seats(mine: str, flush: str) -> tuple[object, dict[int, list[int]]]:
     """Seat 0 to call; seat 1 won both showdowns with `flush` (a flush) and
     stood pat in the last exchange; seat 2 changed three cards in it."""
     hands = (tuple(mine.split()), tuple(flush.split()), ("3h", "4h", "8h", "Jc", "7c"))
-    dealt = {c for h in hands for c in h}
-    rest = [CARD_STR[c] for c in range(52) if CARD_STR[c] not in dealt]
     won = {"winners": [1], "category": "FL", "description": "a flush", "points": 5, "tied": []}
-    position = ChicagoPosition(
-        n_players=3,
-        dealer=2,
-        hands=hands,
-        stock=tuple(rest[:20]),
-        discards=tuple(rest[20:]),
-        scores=(20, 20, 20),
-        phase="chicago_call",
-        exchanged=(3, 1, 2, 2, 0, 1, 5, 0, 3),
+    state = chicago_call_position(
+        hands,
+        (3, 1, 2, 2, 0, 1, 5, 0, 3),
         showdowns=(ShowdownRecord(round=1, **won), ShowdownRecord(round=2, **won)),
     )
     my_hands = {1: _ints("3c 4d 9c Th 2c"), 2: _ints("9c 9h 4d Th Qd"), 3: _ints("9c 9h Qd Th 6d")}
-    return state_from_position(position, RULES), my_hands
+    return state, my_hands
 
 
 def test_a_seat_that_won_with_a_flush_and_stood_pat_holds_one_in_every_world() -> None:

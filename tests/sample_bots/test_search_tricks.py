@@ -8,14 +8,14 @@ import random
 from collections import Counter
 
 import pytest
+from positions_helpers import chicago_call_position
 
 from protocol.chicago import CallChicago, ChicagoRules
 from referee.bots import search
 from referee.bots.search_model import PlausibleHands, card_bits, hand_plausible
 from referee.bots.search_tricks import Solver, chicago_call, two_seat
-from referee.games import ChicagoPosition, get_game, seat_knowledge, state_from_position
+from referee.games import seat_knowledge
 from referee.games.cards import CARD_INT, CARD_STR
-from referee.games.rules import build_rules
 
 RULES = ChicagoRules()
 
@@ -113,20 +113,8 @@ def test_the_keep_model_reads_a_hand_as_its_exchange_left_it() -> None:
 
 
 def _call_position(mine: str, theirs: str, exchanged: tuple[int, ...]) -> tuple[object, object]:
-    rules = build_rules(get_game("chicago"), None, None)
-    mine_t, theirs_t = tuple(mine.split()), tuple(theirs.split())
-    rest = [CARD_STR[c] for c in range(52) if CARD_STR[c] not in mine_t + theirs_t]
-    position = ChicagoPosition(
-        n_players=2,
-        dealer=1,
-        hands=(mine_t, theirs_t),
-        stock=tuple(rest[:20]),
-        discards=tuple(rest[20:]),
-        scores=(20, 20),
-        phase="chicago_call",
-        exchanged=exchanged,
-    )
-    return state_from_position(position, rules), rules
+    state = chicago_call_position((tuple(mine.split()), tuple(theirs.split())), exchanged)
+    return state, state.rules
 
 
 def _decision(state: object, rules: object, seed: int = 1) -> search.Decision:
@@ -167,21 +155,10 @@ def test_the_chicago_question_is_played_out_exactly_only_at_two_seats() -> None:
     """Two seats: the exact search answers it; three seats: the table's hand
     models do (`search_table`), as playouts in uniform worlds call Chicagos
     that fail; tricks are searched."""
-    state, rules = _call_position("Ah Kh Qd 9c 4s", "2s 2d 7c 8h Jd", (2, 3, 1, 1, 0, 3))
+    state, _ = _call_position("Ah Kh Qd 9c 4s", "2s 2d 7c 8h Jd", (2, 3, 1, 1, 0, 3))
     assert not search.heuristic(state.view(0)) and two_seat(state.view(0))
     hands = (("Ah", "Kh", "Qd", "9c", "4s"), ("2s", "2d", "7c", "7h", "Jd"), ("3c", "5d", "8s", "Ts", "Kc"))
-    rest = [CARD_STR[c] for c in range(52) if CARD_STR[c] not in [c for h in hands for c in h]]
-    three = ChicagoPosition(
-        n_players=3,
-        dealer=2,
-        hands=hands,
-        stock=tuple(rest[:20]),
-        discards=tuple(rest[20:]),
-        scores=(20, 20, 20),
-        phase="chicago_call",
-        exchanged=(2, 0, 3, 1, 0, 2, 1, 0, 3),
-    )
-    state3 = state_from_position(three, rules)
+    state3 = chicago_call_position(hands, (2, 0, 3, 1, 0, 2, 1, 0, 3))
     assert state3.view(0).phase == "chicago_call" and not two_seat(state3.view(0))
     assert not search.heuristic(state3.view(0))
     state3.apply_action(CallChicago(call=False))
