@@ -48,6 +48,9 @@ class InFlight:
     unsolicited: int = 0  # lines that answered nothing, and their bytes
     unsolicited_bytes: int = 0
     cpu_sent: float = 0.0  # the bot's CPU seconds when the request went out
+    elapsed: float = 0.0  # the wall time to the reply, once it came
+    reply: bytes | None = None  # the answer's line and its log time, until the runner logs them
+    reply_t: float = 0.0
 
 
 async def read_reply(bot: Seat, p: InFlight, log: GameRecorder, budget: LogBudget) -> None:
@@ -72,6 +75,11 @@ async def read_reply(bot: Seat, p: InFlight, log: GameRecorder, budget: LogBudge
                 p.stale = line  # not explained by a timeout: a bot that only sends these gets `stale_id`
             take_unsolicited(p, line, log, budget)
             continue
+        if msg.id == rid and len(line) <= REENCODE_OVER:  # the answer: logged by the runner, after the next request
+            if log.enabled:
+                p.reply, p.reply_t = line, log.t()
+            p.outcome = msg
+            return
         if len(line) <= REENCODE_OVER:
             log.received(seat, line)
         else:  # padded with whitespace: logged as what it means, compactly (a cut line would not verify)

@@ -130,10 +130,10 @@ class GameRecorder:
             write_line(_EVENT_LINE(to=aud, event=ev))
         self.logged_events = len(events)
 
-    def received(self, seat: int, line: bytes, **extra: Any) -> None:
-        """A line a seat wrote (cut to the logged length)."""
+    def received(self, seat: int, line: bytes, at: float | None = None, **extra: Any) -> None:
+        """A line a seat wrote (cut to the logged length), received now or `at` (a `t()` taken then)."""
         if self.enabled:
-            self.writer.write_line(_RECV_LINE(seat=seat, t=self.t(), line=cut(line), **extra))
+            self.writer.write_line(_RECV_LINE(seat=seat, t=self.t() if at is None else at, line=cut(line), **extra))
 
     def action(
         self,

@@ -93,9 +93,12 @@ class GameRunner:
         self._scope: trio.CancelScope | None = None  # the game's; see "Deadlines" below
         self._scope_deadline = math.inf
         self._pending: InFlight | None = None
+        self._answered: InFlight | None = None  # applied; its CPU time, log and watcher wait (`_catch_up`)
+        self._unlogged_request: tuple[int, int, list[Any], Any] | None = None
         self._unasked = 0  # decisions of seats that are out, played by the referee
 
     def _fail(self, seat: int, reason: str, message: str, detail: str = "") -> None:
+        self._catch_up()
         self.failures.append(SeatFailure(seat=seat, reason=reason, message=message))
         bot = self.seats[seat].bot
         stderr = bot.stderr_text(600).strip() if bot is not None else ""
@@ -121,6 +124,7 @@ class GameRunner:
         """Send a message that needs no reply to a bot that may be dead or
         stuck; a failure is recorded once. Shielded: a deadline of the game's
         scope must not cut a decision in half."""
+        self._catch_up()
         s = self.seats[seat]
         bot = s.bot
         if bot is None or bot.dead:
@@ -190,7 +194,11 @@ class GameRunner:
         data += b"\n"  # one buffer, not a copy of the request with a newline
         # The view and legal list are a pure function of the game so far and are
         # re-created by `verify`; logging them would make logs ten times larger.
-        self.log.request(seat, rid, events, req.clock)
+        if self.log.enabled:
+            self._unlogged_request = (seat, rid, events, req.clock)
+        answered = self._answered
+        if answered is not None and answered.seat == seat:
+            self._catch_up()  # its last CPU time is read before this decision's starts
         cpu = s.meter.start()  # thawed before its clock starts
         now = self._now()
         p = InFlight(seat, rid, legal, limit, now, now + limit, data, cpu_sent=cpu)
@@ -212,39 +220,67 @@ class GameRunner:
                     await bot.flush()  # the rest of a request an early deadline interrupted
                 else:
                     p.sending = True
-                    for line in bot.ready_lines(
-                        MAX_UNSOLICITED_BYTES, MAX_UNSOLICITED + 1
-                    ):  # written before the request
-                        take_unsolicited(p, line, self.log, s.log_budget)
+                    early = bot.ready_lines(MAX_UNSOLICITED_BYTES, MAX_UNSOLICITED + 1)  # written before the request
+                    if early:
+                        self._catch_up()  # logged in their place: after the last decision and this request
+                        for line in early:
+                            take_unsolicited(p, line, self.log, s.log_budget)
                     await bot.send(p.data)
                 p.sent = True
+                self._catch_up()  # the last decision's bookkeeping, while this bot thinks
             await read_reply(bot, p, self.log, s.log_budget)
         except BotError as exc:
             p.outcome = exc
         self._pending = None
         started = perf_counter()
-        elapsed = self._now() - p.t_sent
+        p.elapsed = elapsed = self._now() - p.t_sent
         s.clock.charge(elapsed)
         self.think[seat] += elapsed
-        cpu = s.meter.stop(p.cpu_sent)
+        s.meter.idle()  # frozen now; its CPU time is read with the rest (`_catch_up`)
         outcome = p.outcome
         if isinstance(outcome, BotError):
+            cpu = s.meter.used_since(p.cpu_sent)
             self._bot_error(seat, bot, outcome)
         else:
             action = outcome.action
             try:
                 self.state.apply_action(action)  # checks first: an illegal action changes nothing
             except RefereeError as exc:
+                cpu = s.meter.used_since(p.cpu_sent)
+                self._log_reply(p)
                 text = _encoder.encode(action).decode()
                 self._on_failure(seat, "illegal_action", f"illegal action {text}: {exc}", "", fatal=False)
             else:
                 self.decisions += 1
-                self.log.action(seat, p.rid, "bot", action, elapsed, cpu, self.state)
-                if self.watch is not None:
-                    self.watch.acted(self, seat, "bot", action, elapsed)
+                self._answered = p
                 self.overhead += perf_counter() - started
                 return
         await self._play_default(seat, p.legal, p.rid, elapsed, cpu)
+
+    def _catch_up(self) -> None:
+        """What an applied decision leaves until the next request is out: the
+        bot's CPU time (read once it is frozen or waiting), its log records and
+        the watcher's call. The bots wait for none of it. Everything else that
+        logs, watches or reads a CPU time calls this first, so the log's order
+        is the same as if it had been done at once."""
+        p = self._answered
+        if p is not None:
+            self._answered = None
+            cpu = self.seats[p.seat].meter.used_since(p.cpu_sent)
+            action = p.outcome.action
+            self._log_reply(p)
+            self.log.action(p.seat, p.rid, "bot", action, p.elapsed, cpu, self.state)
+            if self.watch is not None:
+                self.watch.acted(self, p.seat, "bot", action, p.elapsed)
+        request = self._unlogged_request
+        if request is not None:
+            self._unlogged_request = None
+            self.log.request(*request)
+
+    def _log_reply(self, p: InFlight) -> None:
+        if p.reply is not None:
+            self.log.received(p.seat, p.reply, at=p.reply_t)
+            p.reply = None
 
     def _bot_error(self, seat: int, bot: Seat, exc: BotError) -> None:
         fatal = isinstance(exc, BotCrashed) or exc.reason in _FATAL_REASONS
@@ -257,6 +293,7 @@ class GameRunner:
     async def _timed_out(self, p: InFlight) -> None:
         """Settle a request whose deadline has passed, then play the default."""
         self._pending = None
+        self._catch_up()
         s = self.seats[p.seat]
         bot = s.bot
         assert bot is not None
@@ -316,18 +353,21 @@ class GameRunner:
         for s in self.seats:  # freeze_idle: nobody runs until asked
             s.meter.idle()
         self.log.engine(self.state)  # the first deal's events come before the first action
-        while not self._over():
-            p = self._pending
-            deadline = p.deadline if p is not None else self._first_deadline()
-            with trio.CancelScope(deadline=deadline) as scope:
-                self._scope, self._scope_deadline = scope, deadline
-                if p is not None:
-                    await self._decide(p)  # an early deadline interrupted it: wait on
-                await self._play()
-            self._scope = None
-            p = self._pending
-            if scope.cancelled_caught and p is not None and trio.current_time() >= p.deadline:
-                await self._timed_out(p)
+        try:
+            while not self._over():
+                p = self._pending
+                deadline = p.deadline if p is not None else self._first_deadline()
+                with trio.CancelScope(deadline=deadline) as scope:
+                    self._scope, self._scope_deadline = scope, deadline
+                    if p is not None:
+                        await self._decide(p)  # an early deadline interrupted it: wait on
+                    await self._play()
+                self._scope = None
+                p = self._pending
+                if scope.cancelled_caught and p is not None and trio.current_time() >= p.deadline:
+                    await self._timed_out(p)
+        finally:
+            self._catch_up()  # also when the game is cancelled: its log keeps every decision made
         self.log.engine(self.state)
         return await self._finish()
 
@@ -366,6 +406,7 @@ class GameRunner:
         self, seat: int, legal: Sequence[Any], rid: int | None, elapsed: float | None, cpu: float | None = None
     ) -> None:
         """After a failure (or for a seat that is out): the first legal action."""
+        self._catch_up()
         started = perf_counter()
         s = self.seats[seat]
         if elapsed is not None and not s.out and s.bot is not None and not s.bot.dead:  # it was asked

@@ -116,10 +116,11 @@ class DecisionMeter:
     """One seat's CPU time per decision, and `freeze_idle`'s stop and start.
 
     A seat that tells its CPU time (`measures_cpu`: a bot process, not a
-    person) is read when its request's clock starts and when its reply
-    arrives, and every seat is frozen in between its turns (`freeze`, `thaw`:
-    a no-op for one that cannot be); the thaw comes before the clock starts,
-    so it is not the seat's time."""
+    person) is read when its request's clock starts and again after its
+    reply, once it is frozen or waiting for its next turn; every seat is
+    frozen in between its turns (`freeze`, `thaw`: a no-op for one that
+    cannot be); the thaw comes before the clock starts, so it is not the
+    seat's time."""
 
     def __init__(self, seat: Seat | None) -> None:
         self._seat = seat
@@ -133,13 +134,20 @@ class DecisionMeter:
         return self._seat.cpu_seconds() if self._seat is not None and self._measured else 0.0
 
     def stop(self, started_cpu: float) -> float | None:
-        """The reply came (or the deadline passed): this decision's CPU seconds
-        (None if not measured), then freeze."""
-        self.asked += 1
-        used = max(0.0, self._seat.cpu_seconds() - started_cpu) if self._seat is not None and self._measured else None
+        """The reply came (or the deadline passed): freeze, then this
+        decision's CPU seconds (None if not measured)."""
         self.idle()
-        if used is not None:
-            self.cpu_s += used
+        return self.used_since(started_cpu)
+
+    def used_since(self, started_cpu: float) -> float | None:
+        """This decision's CPU seconds (None if not measured), read after `idle`
+        and before the seat's next `start`: the runner reads it once the next
+        request is out, while the seat is frozen or waiting for its turn."""
+        self.asked += 1
+        if self._seat is None or not self._measured:
+            return None
+        used = max(0.0, self._seat.cpu_seconds() - started_cpu)
+        self.cpu_s += used
         return used
 
     def idle(self) -> None:

@@ -21,6 +21,12 @@
    wait (so its CPU time, `time.thread_time`, which a busy machine inflates
    less than wall time), logs off (as in `bench`) and on, and with the live
    stream `serve` watches; the least of five passes.
+4. The bots' wait: in those games, the wall time from the moment a seat's
+   reply is handed to the runner to the moment the next request is handed
+   to a seat (what a bot process waits for, beyond the pipe), logs off and
+   on; the median decision of the pass with the least CPU time. Work the
+   runner does once the request is out (a decision's log records, the CPU
+   time of the seat that answered) is not in it.
 
 Run: python tests/benchmarks/bench_decision.py [ROUNDS]
 Figures of a shared machine are noisy: compare runs made in one session.
@@ -241,16 +247,20 @@ class _AnsweringSeat(Unmetered):
     late_id = 0
     pid = 0
 
-    def __init__(self, replies: list[bytes], tree: ProcessTreeCpu) -> None:
+    def __init__(self, replies: list[bytes], tree: ProcessTreeCpu, waits: list[int]) -> None:
         self._replies = replies
         self._tree = tree
         self._answer = b""
+        self._waits = waits  # ns from a reply handed over to the next request; [-1] holds the reply's time
 
     def cpu_seconds(self) -> float:
         return self._tree.seconds()
 
     def send_nowait(self, data: bytes | bytearray) -> bool:
         if data.startswith(b'{"type":"request"'):
+            now = time.perf_counter_ns()
+            if self._waits and self._waits[-1] < 0:
+                self._waits[-1] += now
             self._answer = self._replies.pop()
         return True
 
@@ -264,6 +274,7 @@ class _AnsweringSeat(Unmetered):
         return []
 
     async def receive_line(self) -> bytes:
+        self._waits.append(-time.perf_counter_ns())
         return self._answer
 
     async def close(self, farewell: bytes | None = None) -> None:
@@ -289,14 +300,16 @@ def _replies(seed: int) -> list[bytes]:
     return out[::-1]
 
 
-async def runner_alone(count: int, logged: bool, watched: bool = False) -> float:
+async def runner_alone(count: int, logged: bool, watched: bool = False) -> tuple[float, float]:
     """Microseconds per decision of whole games through the runner, seats
-    answering at once; `watched`: with the live stream (`serve`'s watcher)."""
+    answering at once, and the median wait from a reply to the next request
+    (wall); `watched`: with the live stream (`serve`'s watcher)."""
     sleeper = subprocess.Popen([sys.executable, "-S", "-c", "import time; time.sleep(600)"])
     tree = ProcessTreeCpu(sleeper.pid)
     tree.seconds()
     decisions = 0
     spent = 0.0
+    waits: list[int] = []
     try:
         with tempfile.TemporaryDirectory() as tmp:
             live = None
@@ -307,7 +320,7 @@ async def runner_alone(count: int, logged: bool, watched: bool = False) -> float
                 )
             for game_id, seed in enumerate(_seeds(count), start=1):
                 replies = _replies(seed)
-                seats: list[Seat | None] = [_AnsweringSeat(replies, tree), _AnsweringSeat(replies, tree)]
+                seats: list[Seat | None] = [_AnsweringSeat(replies, tree, waits), _AnsweringSeat(replies, tree, waits)]
                 spec = _spec(game_id, seed)
                 log = GameLogWriter(Path(tmp) / f"game-{game_id}.jsonl" if logged else None)
                 players = [PlayerInfo(seat=s, name=f"b{s}", argv=["b"]) for s in range(2)]
@@ -322,7 +335,7 @@ async def runner_alone(count: int, logged: bool, watched: bool = False) -> float
         sleeper.kill()
         sleeper.wait()
         tree.close()
-    return spent / decisions * 1e6
+    return spent / decisions * 1e6, statistics.median(w for w in waits if w > 0) / 1000
 
 
 def main() -> None:
@@ -342,9 +355,10 @@ def main() -> None:
     print(f"  {'write':<12} {write:6.2f}  (CPU; the raw stream pays it too)")
     print(f"  {'read':<12} {read:6.2f}  (CPU, trio's wait included; the raw stream pays it too)")
     for logged, watched in ((False, False), (True, False), (False, True)):
-        us = min(trio.run(runner_alone, GAMES, logged, watched) for _ in range(5))
+        us, wait = min(trio.run(runner_alone, GAMES, logged, watched) for _ in range(5))
         what = "log on" if logged else "log off, live stream on" if watched else "log off"
-        print(f"the runner alone, seats answering at once, {what}: {us:6.2f} us per decision")
+        print(f"the runner alone, seats answering at once, {what}: {us:6.2f} us CPU per decision,")
+        print(f"  the bots' wait from a reply to the next request {wait:6.2f} us (wall, median decision)")
 
 
 if __name__ == "__main__":
