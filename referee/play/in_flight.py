@@ -54,7 +54,9 @@ class InFlight:
 
 
 async def read_reply(bot: Seat, p: InFlight, log: GameRecorder, budget: LogBudget) -> None:
-    """Read lines until the answer to request `p.rid` (its outcome); earlier ids are dropped."""
+    """Read lines until the answer to request `p.rid` (its outcome); earlier ids
+    are dropped. The answer's own line waits in `p.reply` for the runner, which
+    logs it with the action once the next request is out."""
     seat, rid = p.seat, p.rid
     while True:
         line = await bot.receive_line()

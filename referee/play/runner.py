@@ -11,6 +11,7 @@ being played.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -366,8 +367,11 @@ class GameRunner:
                 p = self._pending
                 if scope.cancelled_caught and p is not None and trio.current_time() >= p.deadline:
                     await self._timed_out(p)
-        finally:
-            self._catch_up()  # also when the game is cancelled: its log keeps every decision made
+        except BaseException:  # cancelled (Ctrl-C, a match stopping): the log keeps every decision made
+            with contextlib.suppress(Exception):  # what stopped the game is the error to report
+                self._catch_up()
+            raise
+        self._catch_up()
         self.log.engine(self.state)
         return await self._finish()
 
