@@ -372,6 +372,10 @@ class GameRunner:
                 self._catch_up()
             raise
         self._catch_up()
+        # A game cancelled meanwhile is no result, even one that ended by itself:
+        # its bots may have died of the cancellation (a shielded send found them
+        # gone), and a forfeit for that must not be recorded.
+        await trio.lowlevel.checkpoint()
         self.log.engine(self.state)
         return await self._finish()
 

@@ -5,7 +5,7 @@ that answered, writes the decision's log records and tells the watcher: the
 bots wait for none of that. What must not change: each decision is charged
 its own CPU time (also when the same seat acts twice in a row), the log's
 records keep their order, and a game cancelled from outside still logs every
-decision it applied.
+decision it applied. And a cancelled game is never a result.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import trio
 from logfiles import log_records
 
 from protocol.messages import TimeControl
+from referee.errors import BotCrashed
 from referee.games import get_game
 from referee.games.rules import build_rules
 from referee.logs.gamelog import GameLogWriter
@@ -144,3 +145,30 @@ async def test_a_game_cancelled_before_its_next_request_is_out_logs_every_decisi
     requests = [r for r in records if r["type"] == "send" and r["msg"]["type"] == "request"]
     assert len(actions) == runner.decisions == len(requests) - 1  # the last request was never answered
     assert records[-1] == requests[-1]  # and it is the last record: the decision before it is logged
+
+
+class GoneSeat(MeteredSeat):
+    """A bot whose stdin is already closed: every write fails."""
+
+    def send_nowait(self, data: bytes | bytearray) -> bool:
+        return False
+
+    async def flush(self) -> None:
+        raise BotCrashed("bot's stdin is closed (exited?)")
+
+
+async def test_a_cancelled_game_whose_bots_died_of_it_is_no_result(tmp_path: Path) -> None:
+    """A tournament cancelled while a game sends `game_start` kills that game's
+    bots; the shielded sends then find them gone, both seats forfeit and the
+    game would end by itself. It must stop as cancelled, not as a result with
+    two crashes that a resumed tournament would keep."""
+    runner = _runner([GoneSeat(), GoneSeat()], tmp_path / "g.jsonl")
+    with trio.CancelScope() as scope:
+        scope.cancel()
+        try:
+            await runner.run(PLAYERS, {})
+        finally:
+            runner.log.close()
+    assert scope.cancelled_caught
+    assert [f.reason for f in runner.failures] == ["crash", "crash"]  # what it had seen by then
+    assert not any(r["type"] == "result" for r in log_records(tmp_path / "g.jsonl"))
