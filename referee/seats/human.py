@@ -162,9 +162,3 @@ class HumanSeat(Unmetered):
     async def close(self, farewell: bytes | None = None) -> None:
         self._closed = True
         self._stop_asking()
-
-    def stderr_text(self, limit: int = 2000) -> str:
-        return ""
-
-    def exit_note(self) -> str:
-        return ""

@@ -61,7 +61,7 @@ class Seat(Protocol):
 class Unmetered:
     """The part of `Seat` a seat without a process of its own offers (a
     person, a test's scripted bot): its time is not measured, it is never
-    frozen, it has no sandbox limits to run into."""
+    frozen, it has no sandbox limits to run into, no stderr and no exit code."""
 
     measures_cpu = False
 
@@ -76,3 +76,9 @@ class Unmetered:
 
     def limit_breach(self) -> tuple[str, str] | None:
         return None
+
+    def stderr_text(self, limit: int = 2000) -> str:
+        return ""
+
+    def exit_note(self) -> str:
+        return ""

@@ -280,12 +280,6 @@ class _AnsweringSeat(Unmetered):
     async def close(self, farewell: bytes | None = None) -> None:
         pass
 
-    def stderr_text(self, limit: int = 2000) -> str:
-        return ""
-
-    def exit_note(self) -> str:
-        return ""
-
 
 def _replies(seed: int) -> list[bytes]:
     """first-legal's replies in a game of this seed, last first (popped)."""

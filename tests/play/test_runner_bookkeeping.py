@@ -82,12 +82,6 @@ class MeteredSeat(Unmetered):
     async def close(self, farewell: bytes | None = None) -> None:
         pass
 
-    def stderr_text(self, limit: int = 2000) -> str:
-        return ""
-
-    def exit_note(self) -> str:
-        return ""
-
 
 def _runner(seats: list[Any], log: Path, seed: int = 11) -> GameRunner:
     spec = GameSpec(
