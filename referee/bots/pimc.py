@@ -40,6 +40,7 @@ from typing import Any
 
 from referee.bots.rollout import finish_deal
 from referee.bots.search import Decision, main, rewards
+from referee.bots.search_endgame import endgame, pimc_endgame
 from referee.bots.search_tricks import pimc_two_seat, two_seat
 from referee.games import state_from_position
 
@@ -61,6 +62,8 @@ def pimc(decision: Decision) -> object:
         return pimc_two_seat(decision)
     candidates = list(decision.legal)
     seat = decision.seat
+    if endgame(decision.view):
+        return pimc_endgame(decision)
     rounds = max(1, math.ceil(math.log2(len(candidates))))
     per_round = decision.iterations / rounds
     totals = dict.fromkeys(range(len(candidates)), 0.0)
