@@ -13,6 +13,10 @@ a few dozen worlds separate close options.
 Chicago exchanges and the face-up card are not searched (see
 `search`: exchanges by cheap draws in `search_exchange`).
 
+Late tricks are solved, not played out: at two seats the whole trick phase
+(`search_tricks`), at three and four seats the last three tricks
+(`search_endgame`), in worlds drawn from the other seats' hand models.
+
 Candidates: every legal action. The
 playouts are shared out by sequential halving (Karnin, Koren and Somekh
 2013): a few worlds for every candidate, then more for the better half, and
@@ -60,10 +64,10 @@ def pimc(decision: Decision) -> object:
     the budget goes where the choice is close."""
     if two_seat(decision.view):
         return pimc_two_seat(decision)
-    candidates = list(decision.legal)
-    seat = decision.seat
     if endgame(decision.view):
         return pimc_endgame(decision)
+    candidates = list(decision.legal)
+    seat = decision.seat
     rounds = max(1, math.ceil(math.log2(len(candidates))))
     per_round = decision.iterations / rounds
     totals = dict.fromkeys(range(len(candidates)), 0.0)

@@ -7,7 +7,8 @@ best card), which misjudges the endgame: who wins the fourth trick leads the
 fifth, and a seat that can lead a suit the others are void in takes the
 scoring last trick with any card of it. With three cards or fewer in each
 hand the rest is small enough to search in full (at most 3!^4 lines at four
-seats), so the playout's rule is replaced there by exact play.
+seats), so pimc plays those tricks exactly in each world (`pimc_endgame`),
+as it plays the whole trick phase at two seats.
 
 **Several players.** Each seat plays to maximise its own points minus the
 others' mean (max^n, Luckhardt and Irani 1986), the same reward the search
@@ -16,25 +17,22 @@ indifferent between their cards; such a tie goes against the searching seat
 (the paranoid reading, Sturtevant and Korf 2000), so that a line is not
 counted on that needs an opponent's goodwill.
 
-`EndgameSolver.finish` plays a world's engine state to the end of the trick
-phase by that rule, so the deal's remaining scoring (the final showdown, the
-game's end) is the engine's own, as after a playout.
+The worlds are drawn from the other seats' history models
+(`search_table.table_hands`), as the Chicago call's are; where those fit
+nothing, from plain samples of what this seat knows.
 """
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 from protocol.common import PlayCard
 from referee.bots.search_table import table_hands
 from referee.bots.search_tricks import TRICK_WORLDS, worlds_for
 from referee.games import state_from_position
-from referee.games.cards import CARD_INT, CARD_STR
+from referee.games.cards import CARD_INT
 
 ENDGAME_CARDS = 3  # exact play once the seat to act holds this many cards or fewer
-
-_PLAY = {c: PlayCard(card=CARD_STR[c]) for c in range(52)}
 
 
 def _cards(bits: int) -> list[int]:
@@ -126,31 +124,23 @@ class EndgameSolver:
         self.memo[node] = best
         return best
 
-    def node_of(self, state: Any) -> tuple[Any, ...]:
-        """The node of an engine state in the trick phase."""
-        hands = [0] * self.n
-        for s in self.active:
-            for c in state.hand(s):
-                hands[s] |= 1 << c
-        trick = state.trick()
-        led = win_seat = win_card = -1
-        for s, c in trick:
-            if led < 0:
-                led, win_seat, win_card = c & 3, s, c
-            elif c & 3 == led and c > win_card:
-                win_seat, win_card = s, c
-        return (tuple(hands), state.current_player(), led, win_seat, win_card, len(trick))
 
-    def finish(self, state: Any, rng: random.Random) -> list[int]:
-        """Play `state`, in the trick phase, (in place) to the end of its deal
-        or of the game by exact play; each seat's score change. The signature
-        is `rollout.finish_deal`'s, whose place it takes (`rng` is not needed)."""
-        before = state.scores()
-        deal = state.deal_number
-        apply = state.apply_action
-        while not state.is_terminal() and state.deal_number == deal:  # the trick phase ends the deal
-            apply(_PLAY[self.solve(self.node_of(state))[1]])
-        return [a - b for a, b in zip(state.scores(), before)]
+def endgame_node(
+    hands: dict[int, list[int]], to_act: int, trick: list[tuple[int, int]], n_players: int
+) -> tuple[Any, ...]:
+    """The solver's node: every active seat's unplayed cards, the seat to act
+    and the cards on the table as (seat, card) in the order played."""
+    bits = [0] * n_players
+    for seat, cards in hands.items():
+        for c in cards:
+            bits[seat] |= 1 << c
+    led = win_seat = win_card = -1
+    for seat, c in trick:
+        if led < 0:
+            led, win_seat, win_card = c & 3, seat, c
+        elif c & 3 == led and c > win_card:
+            win_seat, win_card = seat, c
+    return (tuple(bits), to_act, led, win_seat, win_card, len(trick))
 
 
 def endgame(view: Any) -> bool:
@@ -169,16 +159,8 @@ def pimc_endgame(decision: Any) -> Any:
     seat, rng = view.seat, decision.rng
     solver = EndgameSolver(decision.rules, view.active, view.n_players, seat, view.chicago_declarer)
     table = table_hands(view, decision.events, decision.my_hands, decision.rules, rng, decision.deadline)
-    mine = 0
-    for c in view.hand:
-        mine |= 1 << CARD_INT[c]
-    led = win_seat = win_card = -1
-    for played in view.trick:
-        c = CARD_INT[played.card]
-        if led < 0:
-            led, win_seat, win_card = c & 3, played.seat, c
-        elif c & 3 == led and c > win_card:
-            win_seat, win_card = played.seat, c
+    mine = [CARD_INT[c] for c in view.hand]
+    trick = [(played.seat, CARD_INT[played.card]) for played in view.trick]
     totals = [0.0] * len(options)
     for i in range(worlds_for(decision, TRICK_WORLDS)):
         if i and decision.deadline.passed():
@@ -187,12 +169,7 @@ def pimc_endgame(decision: Any) -> Any:
         if hands is None:
             state: Any = state_from_position(decision.knowledge.sample(rng), decision.rules)
             hands = {s: state.hand(s) for s in view.active if s != seat}
-        bits = [0] * view.n_players
-        bits[seat] = mine
-        for s, cards in hands.items():
-            for c in cards:
-                bits[s] |= 1 << c
-        node = (tuple(bits), seat, led, win_seat, win_card, len(view.trick))
+        node = endgame_node({**hands, seat: mine}, seat, trick, view.n_players)
         for j, action in enumerate(options):
             final, nxt = solver.after(node, CARD_INT[action.card])
             points = final if final is not None else solver.solve(nxt)[0]  # type: ignore[arg-type]

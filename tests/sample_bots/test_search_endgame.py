@@ -1,7 +1,7 @@
 """The search bots' exact endgame at three and four Chicago seats
 (`referee/bots/search_endgame.py`): hand-worked positions, a plain max^n
 without memo as the reference, and the engine's own scoring of the lines
-the solver plays."""
+the solver plays, and pimc's use of it."""
 
 from __future__ import annotations
 
@@ -10,8 +10,12 @@ import random
 import pytest
 
 from protocol.chicago import ChicagoRules
+from protocol.common import PlayCard
+from referee.bots import search
+from referee.bots.pimc import pimc
 from referee.bots.rollout import playout_action
-from referee.bots.search_endgame import EndgameSolver, endgame
+from referee.bots.search_endgame import EndgameSolver, endgame, endgame_node
+from referee.games import seat_knowledge
 from referee.games.cards import CARD_INT, CARD_STR
 from referee.games.playout import new_game
 
@@ -116,6 +120,11 @@ def test_the_solver_agrees_with_plain_max_n_on_random_deals(n: int, declarer: in
         assert solver.solve((bits, leader, -1, -1, -1, 0)) == _naive(hands, order, [], me, declarer)
 
 
+def _state_node(state, active: list[int]) -> tuple:
+    hands = {s: state.hand(s) for s in active}
+    return endgame_node(hands, state.current_player(), state.trick(), state.n_players)
+
+
 def _late_trick(state) -> bool:
     return state.phase() == "trick" and len(state.hand(state.current_player())) <= 3
 
@@ -136,11 +145,11 @@ def test_the_engine_scores_the_solved_line_as_the_solver_said(n: int) -> None:
         view = state.view(state.current_player())
         assert endgame(view)
         solver = EndgameSolver(state.rules, view.active, n, view.seat, state.declarer())
-        predicted = solver.solve(solver.node_of(state))[0]
+        predicted = solver.solve(_state_node(state, view.active))[0]
         deal = state.deal_number
         state.events.clear()
-        solver.finish(state, rng)
-        assert state.is_terminal() or state.deal_number == deal + 1
+        while not state.is_terminal() and state.deal_number == deal:  # the trick phase ends the deal
+            state.apply_action(PlayCard(card=CARD_STR[solver.solve(_state_node(state, view.active))[1]]))
         scored = [0] * n
         for _, event in state.events:
             if type(event).__name__ == "ScoreChanged" and event.reason in ("last_trick", "chicago", "chicago_failed"):
@@ -165,3 +174,28 @@ def test_only_late_tricks_at_three_and_four_seats_are_played_exactly() -> None:
     while len(two.hand(two.current_player())) > 3:
         two.apply_action(playout_action(two, rng))
     assert not endgame(two.view(two.current_player()))  # two seats: `search_tricks` solves all of it
+
+
+def test_pimc_keeps_the_boss_for_the_last_trick_and_throws_the_deuce() -> None:
+    """Last to play to trick four, void in the led suit, holding the highest
+    heart left and a deuce: the deuce can never take the last trick and the
+    ace takes it whenever hearts are led, so in every world the deuce goes."""
+    state = new_game("chicago", 3, 14)
+    rng = random.Random(14)
+    view = state.view(state.current_player())
+    while not (view.deal == 49 and view.phase == "trick" and len(view.hand) == 2 and len(view.trick) == 2):
+        legal = state.legal_actions()
+        state.apply_action(legal[rng.randrange(len(legal))])
+        view = state.view(state.current_player())
+    assert sorted(view.hand) == ["2d", "Ah"] and [p.card for p in view.trick] == ["7s", "Jh"]
+    assert endgame(view)
+    decision = search.Decision(
+        view,
+        state.legal_actions(),
+        seat_knowledge(view, [], state.rules),
+        state.rules,
+        random.Random(1),
+        400,
+        search.Deadline(float("inf"), 1000),
+    )
+    assert pimc(decision) == PlayCard(card="2d")
