@@ -27,21 +27,13 @@ from __future__ import annotations
 from typing import Any
 
 from protocol.common import PlayCard
+from referee.bots.search_model import bits_cards
 from referee.bots.search_table import table_hands
 from referee.bots.search_tricks import TRICK_WORLDS, worlds_for
 from referee.games import state_from_position
 from referee.games.cards import CARD_INT
 
 ENDGAME_CARDS = 3  # exact play once the seat to act holds this many cards or fewer
-
-
-def _cards(bits: int) -> list[int]:
-    out = []
-    while bits:
-        low = bits & -bits
-        out.append(low.bit_length() - 1)
-        bits ^= low
-    return out
 
 
 class EndgameSolver:
@@ -99,7 +91,7 @@ class EndgameSolver:
 
     def _choices(self, node: tuple[Any, ...]) -> list[int]:
         hands, seat, led = node[0], node[1], node[2]
-        cards = _cards(hands[seat])
+        cards = bits_cards(hands[seat])
         if led >= 0:
             follow = [c for c in cards if c & 3 == led]
             return follow or cards

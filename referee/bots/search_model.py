@@ -65,6 +65,16 @@ def card_bits(cards: list[int]) -> int:
     return out
 
 
+def bits_cards(bits: int) -> list[int]:
+    """The cards of a card bitmask, lowest first: `card_bits` undone."""
+    out = []
+    while bits:
+        low = bits & -bits
+        out.append(low.bit_length() - 1)
+        bits ^= low
+    return out
+
+
 def _made(keep: tuple[int, ...]) -> bool:
     """Every card pairs with another (pairs, two pair, trips, quads, full house)."""
     ranks = [c >> 2 for c in keep]

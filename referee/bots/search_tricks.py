@@ -26,21 +26,12 @@ from typing import Any
 
 from protocol.chicago import CallChicago
 from protocol.common import PlayCard
-from referee.bots.search_model import card_bits, world_source
+from referee.bots.search_model import bits_cards, card_bits, world_source
 from referee.games.cards import CARD_INT
 
 TRICK_WORLDS = 120  # worlds per trick decision
 CALL_WORLDS = 120  # worlds for the Chicago question
 CALL_MARGIN_POINTS = 2.0  # a call must beat not calling by this many points on average
-
-
-def _cards(bits: int) -> list[int]:
-    out = []
-    while bits:
-        low = bits & -bits
-        out.append(low.bit_length() - 1)
-        bits ^= low
-    return out
 
 
 def worlds_for(decision: Any, at_default: int) -> int:
@@ -72,7 +63,7 @@ class Solver:
         hand = mine if my_turn else theirs
         cards = self.cards_of.get(hand)
         if cards is None:
-            cards = self.cards_of[hand] = _cards(hand)
+            cards = self.cards_of[hand] = bits_cards(hand)
         if led >= 0:
             follow = [c for c in cards if c & 3 == led & 3]
             return follow or cards
