@@ -89,6 +89,21 @@ class EndgameSolver:
             return self._points(win_seat, pts), None
         return None, (hands, win_seat, -1, -1, -1, 0)
 
+    def node(self, hands: dict[int, list[int]], to_act: int, trick: list[tuple[int, int]]) -> tuple[Any, ...]:
+        """The node of every active seat's unplayed cards, the seat to act and
+        the cards on the table as (seat, card) in the order played: those
+        cards handed back and played again through `after`."""
+        bits = [0] * self.n
+        for seat, cards in hands.items():
+            for c in cards:
+                bits[seat] |= 1 << c
+        for seat, c in trick:
+            bits[seat] |= 1 << c
+        node: tuple[Any, ...] = (tuple(bits), trick[0][0] if trick else to_act, -1, -1, -1, 0)
+        for _, c in trick:
+            node = self.after(node, c)[1]  # type: ignore[assignment]  # an unfinished trick ends nothing
+        return node
+
     def _choices(self, node: tuple[Any, ...]) -> list[int]:
         hands, seat, led = node[0], node[1], node[2]
         cards = bits_cards(hands[seat])
@@ -117,24 +132,6 @@ class EndgameSolver:
         return best
 
 
-def endgame_node(
-    hands: dict[int, list[int]], to_act: int, trick: list[tuple[int, int]], n_players: int
-) -> tuple[Any, ...]:
-    """The solver's node: every active seat's unplayed cards, the seat to act
-    and the cards on the table as (seat, card) in the order played."""
-    bits = [0] * n_players
-    for seat, cards in hands.items():
-        for c in cards:
-            bits[seat] |= 1 << c
-    led = win_seat = win_card = -1
-    for seat, c in trick:
-        if led < 0:
-            led, win_seat, win_card = c & 3, seat, c
-        elif c & 3 == led and c > win_card:
-            win_seat, win_card = seat, c
-    return (tuple(bits), to_act, led, win_seat, win_card, len(trick))
-
-
 def endgame(view: Any) -> bool:
     """Is this a trick of a three- or four-seat Chicago deal that `EndgameSolver` plays exactly?"""
     return view.phase == "trick" and len(view.active) > 2 and len(view.hand) <= ENDGAME_CARDS
@@ -161,7 +158,7 @@ def pimc_endgame(decision: Any) -> Any:
         if hands is None:
             state: Any = state_from_position(decision.knowledge.sample(rng), decision.rules)
             hands = {s: state.hand(s) for s in view.active if s != seat}
-        node = endgame_node({**hands, seat: mine}, seat, trick, view.n_players)
+        node = solver.node({**hands, seat: mine}, seat, trick)
         for j, action in enumerate(options):
             final, nxt = solver.after(node, CARD_INT[action.card])
             points = final if final is not None else solver.solve(nxt)[0]  # type: ignore[arg-type]

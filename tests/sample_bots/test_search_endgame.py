@@ -14,7 +14,7 @@ from protocol.common import PlayCard
 from referee.bots import search
 from referee.bots.pimc import pimc
 from referee.bots.rollout import playout_action
-from referee.bots.search_endgame import EndgameSolver, endgame, endgame_node
+from referee.bots.search_endgame import EndgameSolver, endgame
 from referee.games import seat_knowledge
 from referee.games.cards import CARD_INT, CARD_STR
 from referee.games.playout import new_game
@@ -22,16 +22,13 @@ from referee.games.playout import new_game
 RULES = ChicagoRules()
 
 
-def _node(hands: dict[int, str], to_act: int, n: int = 3) -> tuple:
-    bits = [0] * n
-    for seat, cards in hands.items():
-        for c in cards.split():
-            bits[seat] |= 1 << CARD_INT[c]
-    return (tuple(bits), to_act, -1, -1, -1, 0)
+def _node(solver: EndgameSolver, hands: dict[int, str], to_act: int) -> tuple:
+    return solver.node({s: [CARD_INT[c] for c in cards.split()] for s, cards in hands.items()}, to_act, [])
 
 
 def _solve(hands: dict[int, str], to_act: int, me: int = 0, declarer: int | None = None, rules=RULES):
-    points, card = EndgameSolver(rules, sorted(hands), len(hands), me, declarer).solve(_node(hands, to_act, len(hands)))
+    solver = EndgameSolver(rules, sorted(hands), len(hands), me, declarer)
+    points, card = solver.solve(_node(solver, hands, to_act))
     return points, CARD_STR[card]
 
 
@@ -40,7 +37,7 @@ def test_the_leader_gives_up_trick_four_to_lead_into_its_ace() -> None:
     trick four to 3h, and seat 1 must lead 4s into the As."""
     assert _solve({0: "2h As", 1: "3h 4s", 2: "5c 6c"}, to_act=0) == ((5, 0, 0), "2h")
     solver = EndgameSolver(RULES, [0, 1, 2], 3, 0, None)
-    node = _node({0: "2h As", 1: "3h 4s", 2: "5c 6c"}, 0)
+    node = _node(solver, {0: "2h As", 1: "3h 4s", 2: "5c 6c"}, 0)
     final, after_ace = solver.after(node, CARD_INT["As"])
     assert final is None and solver.solve(after_ace)[0] == (0, 5, 0)
 
@@ -120,9 +117,9 @@ def test_the_solver_agrees_with_plain_max_n_on_random_deals(n: int, declarer: in
         assert solver.solve((bits, leader, -1, -1, -1, 0)) == _naive(hands, order, [], me, declarer)
 
 
-def _state_node(state, active: list[int]) -> tuple:
-    hands = {s: state.hand(s) for s in active}
-    return endgame_node(hands, state.current_player(), state.trick(), state.n_players)
+def _state_node(state, solver: EndgameSolver, active: list[int]) -> tuple:
+    """The node of an engine state: the trick so far played through `after`, as the bot builds it."""
+    return solver.node({s: state.hand(s) for s in active}, state.current_player(), state.trick())
 
 
 def _late_trick(state) -> bool:
@@ -145,11 +142,11 @@ def test_the_engine_scores_the_solved_line_as_the_solver_said(n: int) -> None:
         view = state.view(state.current_player())
         assert endgame(view)
         solver = EndgameSolver(state.rules, view.active, n, view.seat, state.declarer())
-        predicted = solver.solve(_state_node(state, view.active))[0]
+        predicted = solver.solve(_state_node(state, solver, view.active))[0]
         deal = state.deal_number
         state.events.clear()
         while not state.is_terminal() and state.deal_number == deal:  # the trick phase ends the deal
-            state.apply_action(PlayCard(card=CARD_STR[solver.solve(_state_node(state, view.active))[1]]))
+            state.apply_action(PlayCard(card=CARD_STR[solver.solve(_state_node(state, solver, view.active))[1]]))
         scored = [0] * n
         for _, event in state.events:
             if type(event).__name__ == "ScoreChanged" and event.reason in ("last_trick", "chicago", "chicago_failed"):
